@@ -1,0 +1,52 @@
+"""JSON errors for every path: `{"error": {"code", "message"}}` with the right status, never HTML."""
+import logging
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """An error a route raises on purpose; becomes a JSON response with `status`."""
+
+    def __init__(self, status: int, code: str, message: str, **extra):
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+
+def error_response(status: int, code: str, message: str, **extra):
+    """Builds the standard JSON error response."""
+    body = {"error": {"code": code, "message": message, **extra}}
+    return jsonify(body), status
+
+
+def json_body(required: bool = True) -> dict:
+    """The request's JSON object; anything else (a form post, bad JSON, a list) is a 4xx."""
+    if not request.is_json:
+        if not required and not request.get_data():
+            return {}
+        raise ApiError(415, "unsupported_media_type",
+                       "Send the request body as JSON (Content-Type: application/json).")
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid_json", "The request body must be a JSON object.")
+    return data
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Turns ApiError, HTTP errors and unexpected exceptions into JSON responses."""
+
+    @app.errorhandler(ApiError)
+    def _api_error(err: ApiError):
+        return error_response(err.status, err.code, err.message, **err.extra)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException):
+        code = (err.name or "error").lower().replace(" ", "_")
+        return error_response(err.code or 500, code, err.description or err.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(err: Exception):
+        log.exception("Unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "internal_error", "Something went wrong on the server.")

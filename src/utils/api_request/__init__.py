@@ -1,0 +1,4 @@
+"""The only package that talks to the anthropic SDK; callers see our own types."""
+from .client import ApiClient
+
+__all__ = ["ApiClient"]

@@ -1,0 +1,1 @@
+"""Application services: each owns one concern and receives its collaborators in `__init__`."""

@@ -1,0 +1,93 @@
+"""SQLite access. Migrations are the numbered `.sql` files in `migrations/`, applied in order once."""
+import logging
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """Opens `path` in WAL mode with foreign keys on and a generous busy timeout."""
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, immediate: bool = True):
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (connections run in autocommit)."""
+    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Applies every migration not yet recorded; returns the names applied now."""
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                 "name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (datetime('now')))")
+    applied = []
+    for path in sorted(MIGRATIONS_DIR.glob("*.sql")):
+        with transaction(conn):
+            done = conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?",
+                                (path.stem,)).fetchone()
+            if done:
+                continue
+            for statement in _statements(path.read_text(encoding="utf-8")):
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (path.stem,))
+            applied.append(path.stem)
+    if applied:
+        log.info("Applied migrations: %s", ", ".join(applied))
+    return applied
+
+
+def _statements(sql: str) -> list[str]:
+    """Splits a migration file into complete statements, dropping `--` comment lines."""
+    statements, pending = [], ""
+    for line in sql.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {pending.strip()[:80]}")
+    return statements
+
+
+class Database:
+    """The app's database file: migrated once at start-up, one connection per thread."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._local = threading.local()
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with_conn = connect(path)
+        try:
+            migrate(with_conn)
+        finally:
+            with_conn.close()
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = connect(self.path)
+        return conn
+
+    def transaction(self, immediate: bool = True):
+        """A write transaction on this thread's connection."""
+        return transaction(self.conn(), immediate)

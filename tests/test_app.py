@@ -1,0 +1,107 @@
+"""The skeleton: factory, health, JSON errors, provider, config and the serve entry."""
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from src.app import create_app, is_loopback
+from src.utils import provider
+
+
+def test_healthz(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.get_json() == {"status": "ok"}
+
+
+def test_unknown_path_is_json_404(client):
+    response = client.get("/api/nope")
+    assert response.status_code == 404
+    assert response.is_json
+    assert response.get_json()["error"]["code"] == "not_found"
+
+
+def test_provider_raises_before_init():
+    from flask import Flask
+    bare = Flask("bare")
+    with bare.app_context(), pytest.raises(RuntimeError, match="not initialised"):
+        provider.get_api_client()
+
+
+def test_provider_hands_out_one_client(app):
+    with app.app_context():
+        assert provider.get_api_client() is provider.get_api_client()
+
+
+def test_database_migrated_in_data_dir(app, data_dir):
+    assert (data_dir / "app.db").exists()
+    with app.app_context():
+        names = {r["name"] for r in provider.get_db().conn().execute(
+            "SELECT name FROM schema_migrations")}
+    assert "0001_settings" in names
+
+
+def test_environment_and_dotenv(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("PERSONA_MODEL=model-from-dotenv\nPERSONA_PORT=6001\n")
+    monkeypatch.setenv("PERSONA_DATA_DIR", str(tmp_path / "d"))
+    monkeypatch.setenv("PERSONA_PORT", "6002")
+    app = create_app()
+    assert app.config["MODEL"] == "model-from-dotenv"
+    assert app.config["PORT"] == 6002
+    assert app.config["DATA_DIR"] == str(tmp_path / "d")
+
+
+@pytest.mark.parametrize("host,expected", [
+    ("127.0.0.1", True), ("localhost", True), ("::1", True),
+    ("0.0.0.0", False), ("192.168.1.5", False), ("example.org", False),
+])
+def test_is_loopback(host, expected):
+    assert is_loopback(host) is expected
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_entry_point_serves_healthz(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "PERSONA_DATA_DIR": str(tmp_path), "PERSONA_PORT": str(port)}
+    env.pop("ANTHROPIC_API_KEY", None)
+    with subprocess.Popen([sys.executable, "-m", "src.app"], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
+        try:
+            body = _wait_for(f"http://127.0.0.1:{port}/healthz", proc)
+            assert b'"ok"' in body
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def test_entry_point_refuses_public_bind_without_token(tmp_path):
+    env = {**os.environ, "PERSONA_DATA_DIR": str(tmp_path), "PERSONA_HOST": "0.0.0.0"}
+    env.pop("PERSONA_ACCESS_TOKEN", None)
+    result = subprocess.run([sys.executable, "-m", "src.app"], env=env, capture_output=True,
+                            timeout=30)
+    assert result.returncode == 2
+    assert b"PERSONA_ACCESS_TOKEN" in result.stderr
+
+
+def _wait_for(url: str, proc: subprocess.Popen) -> bytes:
+    """Polls until the server answers; fails fast if the process dies."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(proc.stdout.read().decode())
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:
+                return response.read()
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("server did not start")
