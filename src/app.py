@@ -6,13 +6,14 @@ import sys
 from flask import Flask
 
 from . import config as config_module
-from .routes import health
+from .routes import chat, cortex, health, pages, personas, sessions, settings
 from .routes.errors import register_error_handlers
+from .routes.ws import sock
 from .utils import provider
 from .utils.logsafe import configure_logging
 
 log = logging.getLogger(__name__)
-BLUEPRINTS = (health.bp,)
+BLUEPRINTS = (health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -24,6 +25,7 @@ def create_app(config: dict | None = None) -> Flask:
     register_error_handlers(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    sock.init_app(app)
     return app
 
 
