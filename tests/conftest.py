@@ -30,3 +30,12 @@ def app_config(data_dir):
 def app(app_config):
     """The Flask app under test (pytest-flask builds `client` from it)."""
     return create_app(app_config)
+
+
+@pytest.fixture
+def server(app):
+    """The app served by a real threaded HTTP server (WebSockets included) on a free port."""
+    from tests.support.live_server import LiveServer
+
+    with LiveServer(app) as live:
+        yield live

@@ -105,3 +105,8 @@ def _wait_for(url: str, proc: subprocess.Popen) -> bytes:
         except OSError:
             time.sleep(0.05)
     raise AssertionError("server did not start")
+
+
+def test_live_server_fixture_serves(server):
+    with urllib.request.urlopen(server.url + "/healthz", timeout=5) as response:
+        assert response.status == 200
