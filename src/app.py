@@ -6,14 +6,16 @@ import sys
 from flask import Flask
 
 from . import config as config_module
-from .routes import chat, cortex, health, pages, personas, sessions, settings
+from .routes import chat, cortex, health, messages, pages, personas, sessions, settings
+from .routes import cortex_jobs
 from .routes.errors import register_error_handlers
 from .routes.ws import sock
 from .utils import provider
 from .utils.logsafe import configure_logging
 
 log = logging.getLogger(__name__)
-BLUEPRINTS = (health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp)
+BLUEPRINTS = (health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
+              messages.bp, cortex_jobs.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -23,6 +25,7 @@ def create_app(config: dict | None = None) -> Flask:
     configure_logging(app.config["LOG_LEVEL"])
     provider.init_services(app)
     register_error_handlers(app)
+    app.url_map.merge_slashes = False
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     sock.init_app(app)

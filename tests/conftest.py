@@ -39,3 +39,16 @@ def server(app):
 
     with LiveServer(app) as live:
         yield live
+
+
+@pytest.fixture
+def claude():
+    """A started Claude fake (tests/fakes/claude.py); closed after the test, which fails if a
+    scripted reply crashed inside the fake."""
+    from tests.fakes.claude import FakeClaude
+
+    fake = FakeClaude()
+    yield fake
+    fake.close()
+    if fake.errors:
+        raise fake.errors[0]

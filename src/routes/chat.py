@@ -1,4 +1,26 @@
-"""Routes: chat (placeholder blueprint, filled in by its feature)."""
+"""Chat over Server-Sent Events for REST clients; the browser uses the WebSocket (routes/ws.py).
+
+Requests that are wrong before a reply starts get a JSON 4xx; once the stream runs, failures
+arrive as an `error` event in it. A client that disconnects cancels the upstream request.
+"""
 from flask import Blueprint
 
+from ..utils.provider import get_chat_service
+from ..utils.services.errors import ServiceError
+from ..utils.services.validation import reject_unknown
+from .errors import json_body
+from .guards import service_error
+from .streaming import sse_response
+
 bp = Blueprint("chat", __name__)
+bp.register_error_handler(ServiceError, service_error)
+
+
+@bp.post("/api/chat/stream")
+def stream():
+    """Stores the message and streams the reply as `text/event-stream` (start, chunk…, done)."""
+    body = json_body()
+    reject_unknown(body, ("session_id", "message"))
+    chat = get_chat_service()
+    chat.check_turn(body.get("session_id"), body.get("message"))
+    return sse_response(chat.run_turn(body["session_id"], body["message"]))

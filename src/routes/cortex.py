@@ -1,4 +1,182 @@
-"""Routes: cortex (placeholder blueprint, filled in by its feature)."""
-from flask import Blueprint
+"""Cortex files over REST (DESIGN §7): read, edit with ETag/If-Match, history, restore, settings.
+
+Views are thin: they validate the ids, check that the persona exists, and call CortexService;
+the service's errors become JSON errors through this blueprint's handlers.
+"""
+import re
+
+from flask import Blueprint, current_app, jsonify, request
+
+from ..utils.cortex import (CortexSizeError, InvalidContent, InvalidFilename, InvalidPersonaId,
+                            RevisionConflict, RevisionNotFound, UnsafePath)
+from ..utils.cortex.paths import validate_filename, validate_persona_id
+from ..utils.cortex.personas_lookup import persona_exists
+from ..utils.cortex.settings import InvalidSetting, load_cortex_settings, save_cortex_settings
+from ..utils.provider import get_cortex_service, get_db
+from .errors import ApiError, error_response, json_body
 
 bp = Blueprint("cortex", __name__)
+FILE_URL = "/api/personas/<pid>/cortex/<filename>"
+_ETAG = re.compile(r'"([0-9]{1,18})"')
+# An id with encoded slashes ("..%2f%2f") must be a 404, not a redirect to a "merged" path.
+_RULE = {"merge_slashes": False}
+
+
+@bp.get("/api/personas/<pid>/cortex", **_RULE)
+def read_cortex(pid: str):
+    """All three files of a persona with their revisions and sizes."""
+    service = get_cortex_service()
+    files = service.read_all_info(_persona(pid))
+    return jsonify({"persona_id": pid, "budget": service.budget, "hard_cap": service.hard_cap,
+                    "files": [f.to_dict() for f in files]})
+
+
+@bp.get(FILE_URL, **_RULE)
+def read_file(pid: str, filename: str):
+    """One file; `ETag` is its revision (304 when `If-None-Match` still matches)."""
+    pid, filename = _persona(pid), _filename(filename)
+    info = get_cortex_service().read_file_info(pid, filename)
+    if request.if_none_match.contains(str(info.revision)):
+        response = current_app.response_class(status=304)
+        response.set_etag(str(info.revision))
+        return response
+    return _file_response(info)
+
+
+@bp.put(FILE_URL, **_RULE)
+def write_file(pid: str, filename: str):
+    """Replaces a file's content; needs `If-Match` with the revision the edit was based on."""
+    pid, filename = _persona(pid), _filename(filename)
+    expected = _expected_revision(required=True)
+    content = json_body().get("content")
+    if not isinstance(content, str):
+        raise ApiError(400, "invalid_content", 'Send {"content": "<the whole file as text>"}.')
+    service = get_cortex_service()
+    service.write_file(pid, filename, content, author="user", expected_revision=expected)
+    return _file_response(service.read_file_info(pid, filename))
+
+
+@bp.post(FILE_URL + "/reset", **_RULE)
+def reset_file(pid: str, filename: str):
+    """Puts the template back (a new revision; the old text stays in the history)."""
+    pid, filename = _persona(pid), _filename(filename)
+    json_body(required=False)
+    service = get_cortex_service()
+    service.reset(pid, filename, expected_revision=_expected_revision(required=False))
+    return _file_response(service.read_file_info(pid, filename))
+
+
+@bp.get(FILE_URL + "/history", **_RULE)
+def file_history(pid: str, filename: str):
+    """The file's revisions, newest first."""
+    pid, filename = _persona(pid), _filename(filename)
+    revisions = get_cortex_service().history(pid, filename)
+    return jsonify({"persona_id": pid, "filename": filename, "revisions": revisions})
+
+
+@bp.get(FILE_URL + "/history/<int:rev>", **_RULE)
+def file_revision(pid: str, filename: str, rev: int):
+    """One revision: its content and a unified diff to the revision before it."""
+    pid, filename = _persona(pid), _filename(filename)
+    return jsonify(get_cortex_service().get_revision(pid, filename, rev))
+
+
+@bp.post(FILE_URL + "/history/<int:rev>/restore", **_RULE)
+def restore_revision(pid: str, filename: str, rev: int):
+    """Makes an old revision current again (optional `If-Match` guards against a stale view)."""
+    pid, filename = _persona(pid), _filename(filename)
+    json_body(required=False)
+    service = get_cortex_service()
+    service.restore(pid, filename, rev, expected_revision=_expected_revision(required=False))
+    return _file_response(service.read_file_info(pid, filename))
+
+
+@bp.get("/api/cortex/settings", **_RULE)
+def read_settings():
+    """`{enabled, frequency, idle_minutes}`."""
+    return jsonify(load_cortex_settings(get_db().conn()))
+
+
+@bp.put("/api/cortex/settings", **_RULE)
+def write_settings():
+    """Changes any of `enabled`, `frequency`, `idle_minutes`; returns all three."""
+    return jsonify(save_cortex_settings(get_db().conn(), json_body()))
+
+
+def _persona(pid: str) -> str:
+    validate_persona_id(pid)
+    if not persona_exists(get_db().conn(), pid):
+        raise ApiError(404, "persona_not_found", "No persona with that id.")
+    return pid
+
+
+def _filename(filename: str) -> str:
+    return validate_filename(filename)
+
+
+def _expected_revision(required: bool) -> int | None:
+    """The revision named by `If-Match` ("*" means any); a tag that is no revision never matches."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        if required:
+            raise ApiError(428, "precondition_required",
+                           "Send If-Match with the ETag you read (e.g. If-Match: \"12\"), so a "
+                           "change made meanwhile is not overwritten.")
+        return None
+    tags = [tag.strip() for tag in header.split(",") if tag.strip()]
+    if tags == ["*"]:
+        return None
+    if len(tags) != 1:
+        raise ApiError(400, "invalid_if_match", "Send exactly one ETag in If-Match.")
+    match = _ETAG.fullmatch(tags[0])
+    return int(match.group(1)) if match else 0
+
+
+def _file_response(info):
+    response = jsonify(info.to_dict())
+    response.set_etag(str(info.revision))
+    return response
+
+
+@bp.errorhandler(InvalidPersonaId)
+def _invalid_persona(err):
+    return error_response(404, "persona_not_found", str(err))
+
+
+@bp.errorhandler(InvalidFilename)
+def _invalid_filename(err):
+    return error_response(404, "cortex_file_not_found", str(err))
+
+
+@bp.errorhandler(UnsafePath)
+def _unsafe_path(err):
+    return error_response(400, "unsafe_path", str(err))
+
+
+@bp.errorhandler(InvalidContent)
+def _invalid_content(err):
+    return error_response(400, "invalid_content", str(err))
+
+
+@bp.errorhandler(CortexSizeError)
+def _too_large(err: CortexSizeError):
+    return error_response(413, "cortex_file_too_large", str(err), chars=err.chars,
+                          limit=err.limit)
+
+
+@bp.errorhandler(RevisionConflict)
+def _conflict(err: RevisionConflict):
+    response, status = error_response(412, "revision_conflict", str(err),
+                                      current=err.current.to_dict())
+    response.set_etag(str(err.current.revision))
+    return response, status
+
+
+@bp.errorhandler(RevisionNotFound)
+def _no_revision(err):
+    return error_response(404, "revision_not_found", str(err))
+
+
+@bp.errorhandler(InvalidSetting)
+def _invalid_setting(err: InvalidSetting):
+    return error_response(400, "invalid_setting", str(err), field=err.field)

@@ -1,4 +1,46 @@
-"""Routes: pages (placeholder blueprint, filled in by its feature)."""
-from flask import Blueprint
+"""The two HTML pages; everything dynamic happens in the static JS modules over the JSON API.
+
+Pages send a strict Content-Security-Policy: scripts and styles only from our own origin (no
+inline code at all), no plugins, no framing, and images only from us, so model output that slips
+past the sanitiser still cannot run code or call out to another host.
+"""
+from flask import Blueprint, render_template
 
 bp = Blueprint("pages", __name__)
+
+CONTENT_SECURITY_POLICY = "; ".join((
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+))
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+
+def _page(template: str, **context):
+    response = render_template(template, **context)
+    return response, 200, SECURITY_HEADERS
+
+
+@bp.get("/")
+def chat():
+    """The chat page: personas and sessions on the left, the conversation on the right."""
+    return _page("pages/chat.html", page="chat")
+
+
+@bp.get("/settings")
+def settings():
+    """The settings page: API key, model, personas and the cortex editor."""
+    return _page("pages/settings.html", page="settings")

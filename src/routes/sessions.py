@@ -1,4 +1,73 @@
-"""Routes: sessions (placeholder blueprint, filled in by its feature)."""
-from flask import Blueprint
+"""Sessions over REST (DESIGN §7): thin views over SessionService.
 
-bp = Blueprint("sessions", __name__)
+Regenerate and edit/delete of the last message belong to the chat feature: `routes/messages.py`.
+"""
+import re
+
+from flask import Blueprint, jsonify, request
+
+from ..utils.provider import get_session_service
+from ..utils.services.errors import ServiceError, invalid
+from ..utils.services.validation import reject_unknown
+from .errors import ApiError, json_body
+from .guards import no_body_or_json, service_error, session_id
+
+bp = Blueprint("sessions", __name__, url_prefix="/api/sessions")
+bp.register_error_handler(ServiceError, service_error)
+_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+@bp.get("")
+def list_sessions():
+    """One persona's sessions (`?persona_id=` is required), most recently active first."""
+    pid = request.args.get("persona_id")
+    if not pid:
+        raise ApiError(400, "missing_parameter",
+                       "persona_id: is required, e.g. GET /api/sessions?persona_id=default",
+                       field="persona_id")
+    return jsonify({"sessions": get_session_service().list(pid)})
+
+
+@bp.post("")
+def create_session():
+    """Starts a session with a persona; 201 with the session object."""
+    body = json_body()
+    reject_unknown(body, ("persona_id",))
+    return jsonify(get_session_service().create(body.get("persona_id"))), 201
+
+
+@bp.get("/<sid>")
+def get_session(sid: str):
+    """The session with one page of messages (`?before=<message_id>&limit=`)."""
+    sid = session_id(sid)
+    before = _number_arg("before")
+    limit = _number_arg("limit")
+    page = {} if limit is None else {"limit": limit}
+    return jsonify(get_session_service().get(sid, before, **page))
+
+
+@bp.patch("/<sid>")
+def rename_session(sid: str):
+    """Renames the session (`{"title"}`)."""
+    sid = session_id(sid)
+    body = json_body()
+    reject_unknown(body, ("title",))
+    return jsonify(get_session_service().rename(sid, body.get("title")))
+
+
+@bp.delete("/<sid>")
+def delete_session(sid: str):
+    """Deletes the session and its messages."""
+    sid = session_id(sid)
+    no_body_or_json()
+    get_session_service().delete(sid)
+    return jsonify({"id": sid, "deleted": True})
+
+
+def _number_arg(name: str) -> int | None:
+    value = request.args.get(name)
+    if value is None:
+        return None
+    if not _NUMBER.fullmatch(value):
+        raise invalid(name, "must be a positive integer")
+    return int(value)

@@ -1,4 +1,35 @@
-"""Routes: settings (placeholder blueprint, filled in by its feature)."""
-from flask import Blueprint
+"""Settings and the API key over REST (DESIGN §7); the key itself is never returned."""
+from flask import Blueprint, jsonify
 
-bp = Blueprint("settings", __name__)
+from ..utils.provider import get_settings_service
+from ..utils.services.errors import ServiceError
+from .errors import json_body
+from .guards import no_body_or_json, service_error
+
+bp = Blueprint("settings", __name__, url_prefix="/api/settings")
+bp.register_error_handler(ServiceError, service_error)
+
+
+@bp.get("")
+def get_settings():
+    """The settings with defaults filled in, and the API key status."""
+    return jsonify(get_settings_service().get())
+
+
+@bp.put("")
+def update_settings():
+    """Applies a partial update; all fields valid or nothing is written."""
+    return jsonify(get_settings_service().update(json_body()))
+
+
+@bp.put("/api-key")
+def set_api_key():
+    """Checks the key upstream, then stores it; answers with its status only."""
+    return jsonify({"api_key": get_settings_service().set_api_key(json_body())})
+
+
+@bp.delete("/api-key")
+def delete_api_key():
+    """Removes the stored key (the environment's key, if any, applies again)."""
+    no_body_or_json()
+    return jsonify({"api_key": get_settings_service().delete_api_key()})

@@ -1,4 +1,15 @@
 """WebSocket routes (flask-sock); `sock` is bound to the app in `create_app`."""
 from flask_sock import Sock
 
+from ..utils import provider
+from ..utils.services.chat_socket import run_chat_socket
+
 sock = Sock()
+
+
+@sock.route("/ws/chat")
+def chat(ws):
+    """The browser's chat connection (frames and events: see README, Chat)."""
+    run_chat_socket(ws, provider.get_chat_service(),
+                    subscribe_jobs=provider.get_cortex_worker().subscribe,
+                    titles=provider.get_title_generator())

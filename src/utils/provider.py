@@ -3,15 +3,27 @@
 Routes call the `get_*` accessors; nothing else constructs services. Each service is built by
 its own `_build_*` step so the wiring order stays readable.
 """
+import atexit
 import logging
 import os
 
 from flask import Flask, current_app
 
 from .api_request import ApiClient
+from .cortex import CortexService
+from .cortex.service import DEFAULT_BUDGET
+from .cortex.trigger import CortexTrigger
+from .cortex.update import CortexUpdateService
+from .cortex.worker import CortexWorker
 from .logsafe import register_secret
+from .services.chat_service import ChatService
+from .services.chat_titles import TitleGenerator
+from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
+from .services.session_service import SessionService
+from .services.settings_service import SettingsService
 from .storage import Database
+from .storage.settings import get_setting
 
 log = logging.getLogger(__name__)
 EXTENSION = "persona_cortex"
@@ -23,8 +35,14 @@ def init_services(app: Flask) -> dict:
     os.makedirs(config["DATA_DIR"], exist_ok=True)
     services: dict = {"config": config}
     services["db"] = Database(os.path.join(config["DATA_DIR"], "app.db"))
+    services["cortex"] = _build_cortex(config, services["db"])
     services["secrets"] = SecretStore(config["DATA_DIR"])
     services["api_client"] = _build_api_client(config, services["secrets"])
+    services["settings"] = _build_settings_service(config, services)
+    services["personas"] = _build_persona_service(services)
+    services["sessions"] = SessionService(services["db"])
+    services.update(_build_cortex_updates(config, services))
+    services["chat"] = _build_chat_service(services)
     app.extensions[EXTENSION] = services
     return services
 
@@ -40,6 +58,56 @@ def _build_api_client(config, secrets: SecretStore) -> ApiClient:
         max_retries=int(config["ANTHROPIC_MAX_RETRIES"]),
         default_model=config["MODEL"],
     )
+
+
+def _build_settings_service(config, services: dict) -> SettingsService:
+    """The model default and the environment's key come from config; the rest from SQLite."""
+    return SettingsService(services["db"], services["secrets"], services["api_client"],
+                           default_model=config["MODEL"],
+                           env_api_key=config.get("ANTHROPIC_API_KEY"))
+
+
+def _build_persona_service(services: dict) -> PersonaService:
+    """Seeds the shipped default persona (in the configured language) so one always exists."""
+    personas = PersonaService(services["db"], services["cortex"])
+    personas.ensure_default(services["settings"].values()["language"])
+    return personas
+
+
+def _build_cortex(config, db: Database) -> CortexService:
+    """Templates follow the "app" settings (language, user name); `default` exists at start-up."""
+    cortex = CortexService(config["DATA_DIR"], db,
+                           settings=lambda: get_setting(db.conn(), "app", {}),
+                           budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)))
+    cortex.ensure_cortex_files("default")
+    return cortex
+
+
+def _build_cortex_updates(config, services: dict) -> dict:
+    """Update service, worker and trigger; the worker thread runs only if CORTEX_WORKER is set."""
+    db = services["db"]
+
+    def app_settings() -> dict:
+        return get_setting(db.conn(), "app", {})
+
+    update = CortexUpdateService(services["api_client"], services["cortex"], db, app_settings,
+                                 default_model=config["MODEL"])
+    worker = CortexWorker(db, update)
+    worker.recover_interrupted()
+    trigger = CortexTrigger(db, worker, app_settings)
+    if config.get("CORTEX_WORKER"):
+        worker.start(tick=trigger.scan_idle)
+        atexit.register(worker.stop)
+    return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger}
+
+
+def _build_chat_service(services: dict) -> ChatService:
+    """Chat streams through the shared ApiClient; titles are written in the background."""
+    titles = TitleGenerator(services["db"], services["api_client"], services["sessions"],
+                            services["settings"])
+    return ChatService(services["db"], services["api_client"], services["cortex"],
+                       services["settings"], titles=titles,
+                       trigger=services["cortex_trigger"].check_and_trigger)
 
 
 def _get(name: str, app: Flask | None = None):
@@ -62,3 +130,48 @@ def get_secret_store(app: Flask | None = None) -> SecretStore:
 def get_api_client(app: Flask | None = None) -> ApiClient:
     """The one ApiClient of this app."""
     return _get("api_client", app)
+
+
+def get_persona_service(app: Flask | None = None) -> PersonaService:
+    """Persona CRUD (creates and removes cortex directories alongside)."""
+    return _get("personas", app)
+
+
+def get_session_service(app: Flask | None = None) -> SessionService:
+    """Sessions and their paginated messages."""
+    return _get("sessions", app)
+
+
+def get_settings_service(app: Flask | None = None) -> SettingsService:
+    """General settings and the API key."""
+    return _get("settings", app)
+
+
+def get_cortex_service(app: Flask | None = None) -> CortexService:
+    """The cortex store (files, revisions, per-persona locks)."""
+    return _get("cortex", app)
+
+
+def get_chat_service(app: Flask | None = None) -> ChatService:
+    """Chat turns as event streams, for the WebSocket and SSE routes."""
+    return _get("chat", app)
+
+
+def get_title_generator(app: Flask | None = None) -> TitleGenerator:
+    """Writes session titles in the background; the WebSocket listens for them."""
+    return get_chat_service(app).titles
+
+
+def get_update_service(app: Flask | None = None) -> CortexUpdateService:
+    """Runs one cortex update (tool_use) for a persona."""
+    return _get("update", app)
+
+
+def get_cortex_trigger(app: Flask | None = None) -> CortexTrigger:
+    """Decides when a persona's cortex is due and queues updates."""
+    return _get("cortex_trigger", app)
+
+
+def get_cortex_worker(app: Flask | None = None) -> CortexWorker:
+    """Runs queued cortex updates; `subscribe` reports finished jobs."""
+    return _get("cortex_worker", app)

@@ -1,4 +1,15 @@
 """The only package that talks to the anthropic SDK; callers see our own types."""
 from .client import ApiClient
+from .errors import ApiFailure
+from .handler import ToolHandler
+from .streaming import ToolCallAccumulator, ToolCallStreamHandler
+from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, ChunkResponse, RequestConfig,
+                    SegmentEvent, StreamEvent, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
+                    ToolDefinition, ToolExecutor, ToolResult)
 
-__all__ = ["ApiClient"]
+__all__ = [
+    "ApiClient", "ApiFailure", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
+    "DEFAULT_MODEL", "MAX_TOOL_ROUNDS", "ApiResponse", "ChunkResponse", "RequestConfig",
+    "SegmentEvent", "StreamEvent", "SystemBlock", "ToolCall", "ToolCallDelta", "ToolChoice",
+    "ToolDefinition", "ToolExecutor", "ToolResult",
+]

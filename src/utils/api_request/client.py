@@ -1,13 +1,129 @@
-"""PLACEHOLDER: replaced by the full client (issue 2)."""
+"""`ApiClient`: the app's one door to Claude, returning our own types and stable error codes.
+
+The SDK client is rebuilt whenever the key changes; each call takes a reference under the lock,
+so a request in flight finishes on the client it started with. The SDK's own retries and
+timeouts are used as configured.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Iterator
+
+from ..logsafe import register_secret
+from .anthropic import text_of, usage_dict
+from .errors import ApiFailure, failure, from_exception
+from .handler import ToolHandler
+from .request_builder import build_kwargs
+from .sdk import make_sdk_client
+from .stream_run import error_event, run_stream
+from .tool_loop import ToolLoop
+from .types import DEFAULT_MODEL, ApiResponse, RequestConfig, StreamEvent, ToolExecutor
+
+log = logging.getLogger(__name__)
 
 
 class ApiClient:
-    """Placeholder."""
+    """Sends requests to the Messages API: plain, streaming, and with a tool_use loop."""
 
-    def __init__(self, api_key=None, base_url=None, timeout=60.0, max_retries=2,
-                 default_model=None):
-        self._api_key = api_key
+    def __init__(self, api_key: str | None = None, base_url: str | None = None,
+                 timeout: float = 60.0, max_retries: int = 2, default_model: str | None = None):
+        self.base_url = base_url
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.default_model = default_model or DEFAULT_MODEL
+        self._lock = threading.Lock()
+        self._key: str | None = None
+        self._sdk: Any = None
+        self.set_api_key(api_key)
 
     @property
     def is_ready(self) -> bool:
-        return bool(self._api_key)
+        """Whether a key is configured (not whether it is valid: see `check_key`)."""
+        return self._sdk is not None
+
+    def set_api_key(self, key: str | None) -> None:
+        """Uses `key` from now on (None or "" forgets it); requests in flight are not disturbed."""
+        key = key.strip() if key else None
+        register_secret(key)
+        sdk = self._new_sdk(key) if key else None
+        with self._lock:
+            self._key, self._sdk = key, sdk
+
+    def close(self) -> None:
+        """Releases the HTTP connections of the current SDK client."""
+        with self._lock:
+            sdk = self._sdk
+        if sdk is not None:
+            sdk.close()
+
+    def __enter__(self) -> "ApiClient":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def request(self, config: RequestConfig) -> ApiResponse:
+        """One non-streaming request; the text of the reply (without the prefill) in `content`."""
+        sdk, key = self._current()
+        if sdk is None:
+            return _failed(failure("not_configured"))
+        try:
+            response = sdk.messages.create(**build_kwargs(config, self._model(config)))
+        except Exception as exc:
+            return _failed(from_exception(exc, key))
+        return ApiResponse(success=True, content=text_of(response.content),
+                           usage=usage_dict(response.usage), raw_response=response.model_dump(mode="json"),
+                           stop_reason=response.stop_reason)
+
+    def stream(self, config: RequestConfig, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
+        """Yields `chunk`s as they arrive, then exactly one `done` or `error`.
+
+        With `config.tools`, tool calls also stream as `segment` events and `done` carries
+        `tool_calls` and `invalid_tool_calls`. Setting `cancel` closes the upstream connection
+        and ends the stream with `done` (stop_reason "cancelled", the partial text).
+        """
+        sdk, key = self._current()
+        if sdk is None:
+            yield error_event(failure("not_configured"))
+            return
+        kwargs = build_kwargs(config, self._model(config))
+        yield from run_stream(sdk, kwargs, cancel, bool(config.tools), key)
+
+    def tool_request(self, config: RequestConfig, executor: ToolExecutor | ToolHandler) -> ApiResponse:
+        """Runs the tool_use loop (seed 000) with `executor(name, input) -> (ok, text)` or a ToolHandler."""
+        sdk, key = self._current()
+        if sdk is None:
+            return _failed(failure("not_configured"))
+        return ToolLoop(sdk.messages.create, config, self._model(config), executor, key).run()
+
+    def check_key(self, key: str) -> ApiResponse:
+        """Validates `key` with one tiny request on a temporary client, before anyone stores it."""
+        key = (key or "").strip()
+        if not key:
+            return _failed(failure("not_configured"))
+        register_secret(key)
+        config = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
+                               max_tokens=1, request_type="check_key")
+        try:
+            with self._new_sdk(key, max_retries=0) as sdk:
+                response = sdk.messages.create(**build_kwargs(config, self.default_model))
+        except Exception as exc:
+            return _failed(from_exception(exc, key))
+        return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
+
+    def _new_sdk(self, key: str, max_retries: int | None = None) -> Any:
+        retries = self.max_retries if max_retries is None else max_retries
+        return make_sdk_client(key, self.base_url, self.timeout, retries)
+
+    def _current(self) -> tuple[Any, str | None]:
+        with self._lock:
+            return self._sdk, self._key
+
+    def _model(self, config: RequestConfig) -> str:
+        return config.model or self.default_model
+
+
+def _failed(problem: ApiFailure) -> ApiResponse:
+    return ApiResponse(success=False, error=problem.code, error_message=problem.message,
+                       retryable=problem.retryable)

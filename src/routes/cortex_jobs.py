@@ -1,0 +1,41 @@
+"""Cortex updates over REST: start one on demand, and follow its job (DESIGN §7)."""
+import re
+
+from flask import Blueprint, jsonify
+
+from ..utils.cortex.jobs import get_job, job_for_api
+from ..utils.cortex.paths import DEFAULT_PERSONA
+from ..utils.cortex.personas_lookup import persona_exists
+from ..utils.cortex.trigger import CortexDisabled
+from ..utils.provider import get_cortex_trigger, get_db
+from .errors import ApiError, json_body
+
+bp = Blueprint("cortex_jobs", __name__)
+_PERSONA_ID = re.compile(r"[a-z0-9]{8,32}", re.ASCII)
+_JOB_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
+
+
+@bp.post("/api/personas/<pid>/cortex/update", merge_slashes=False)
+def start_update(pid: str):
+    """Queues an update of the persona's cortex (joins one already queued): 202 with the job."""
+    if not (pid == DEFAULT_PERSONA or _PERSONA_ID.fullmatch(pid)) \
+            or not persona_exists(get_db().conn(), pid):
+        raise ApiError(404, "persona_not_found", "No persona with that id.")
+    json_body(required=False)
+    try:
+        job, created = get_cortex_trigger().request_update(pid)
+    except CortexDisabled as err:
+        raise ApiError(409, "cortex_disabled", str(err)) from None
+    response = jsonify({"job_id": job["id"], "status": job["status"], "created": created,
+                        "job": job_for_api(job)})
+    response.headers["Location"] = f"/api/cortex/jobs/{job['id']}"
+    return response, 202
+
+
+@bp.get("/api/cortex/jobs/<job_id>", merge_slashes=False)
+def read_job(job_id: str):
+    """One update job: `{id, persona_id, status, files, error, ...}`."""
+    job = get_job(get_db().conn(), job_id) if _JOB_ID.fullmatch(job_id) else None
+    if job is None:
+        raise ApiError(404, "job_not_found", "No cortex update job with that id.")
+    return jsonify(job_for_api(job))

@@ -1,0 +1,31 @@
+"""Checks shared by the JSON API blueprints: id shapes, body rules, and service errors as JSON."""
+from flask import request
+
+from ..utils.services.errors import ServiceError
+from ..utils.services.ids import is_persona_id, is_session_id
+from .errors import ApiError, error_response, json_body
+
+
+def service_error(err: ServiceError):
+    """Error handler: a ServiceError becomes the standard JSON error with its status."""
+    return error_response(err.status, err.code, err.message, **err.extra)
+
+
+def persona_id(value: str) -> str:
+    """`value` if it can be a persona id; 404 before any lookup or path otherwise."""
+    if not is_persona_id(value):
+        raise ApiError(404, "persona_not_found", "No persona with that id.")
+    return value
+
+
+def session_id(value: str) -> str:
+    """`value` if it can be a session id; 404 otherwise."""
+    if not is_session_id(value):
+        raise ApiError(404, "session_not_found", "No session with that id.")
+    return value
+
+
+def no_body_or_json() -> None:
+    """For DELETE: no body at all, or a JSON one; a form or text body is refused (415)."""
+    if request.get_data(cache=True):
+        json_body()

@@ -1,0 +1,194 @@
+// The chat page: wires the sidebar, the conversation, the composer, the memory indicator and the
+// first-run key setup. The URL (?persona=&session=) names what is open, so reloads keep it.
+import { api, listOf, seg } from './lib/api.js';
+import { byId } from './lib/dom.js';
+import { confirmAction, toast } from './lib/ui.js';
+import { Composer } from './chat/composer.js';
+import { Conversation } from './chat/conversation.js';
+import { KeySetup } from './chat/key_setup.js';
+import { MemoryIndicator } from './chat/memory.js';
+import { Sidebar, sessionTitle } from './chat/sidebar.js';
+import { ChatSocket } from './chat/socket.js';
+
+const LAST_PERSONA = 'persona-cortex:persona';
+
+const state = { personas: [], personaId: null, sessions: [], sessionId: null };
+const socket = new ChatSocket();
+const memory = new MemoryIndicator();
+const sidebar = new Sidebar({
+  selectPersona: (id) => selectPersona(id),
+  selectSession: (id) => selectSession(id),
+  newSession: () => newSession(),
+  renameSession: (session, title) => renameSession(session, title),
+  deleteSession: (session) => deleteSession(session),
+  refreshSessions: () => renderSessions(),
+});
+const composer = new Composer({
+  onSend: (text) => conversation.send(text),
+  onStop: () => conversation.stop(),
+});
+const keySetup = new KeySetup({
+  onConfigured: () => {
+    composer.setLocked(false);
+    toast('API key saved. You can start chatting.');
+    composer.focus();
+  },
+});
+const conversation = new Conversation({
+  socket, composer, memory,
+  handlers: {
+    createSession: () => createSession(),
+    replyFinished: () => refreshSessions(),
+    titleChanged: (frame) => titleChanged(frame),
+    keyMissing: () => requireKey(),
+    notify: (message, error = false) => toast(message, { error }),
+  },
+});
+
+function persona() {
+  return state.personas.find((p) => p.id === state.personaId) || null;
+}
+
+function session() {
+  return state.sessions.find((s) => s.id === state.sessionId) || null;
+}
+
+function updateUrl() {
+  const params = new URLSearchParams();
+  if (state.personaId) params.set('persona', state.personaId);
+  if (state.sessionId) params.set('session', state.sessionId);
+  window.history.replaceState(null, '', `/?${params}`);
+}
+
+function renderHeader() {
+  const current = persona();
+  byId('chat-title').textContent = current ? current.name : 'Chat';
+  byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : 'New conversation';
+  document.title = current ? `${current.name} · Persona Cortex` : 'Persona Cortex';
+}
+
+function renderSessions() {
+  sidebar.renderSessions(state.sessions, state.sessionId);
+}
+
+async function refreshSessions() {
+  if (!state.personaId) return;
+  const data = await api.get(`/api/sessions?persona_id=${seg(state.personaId)}`);
+  state.sessions = listOf(data, 'sessions');
+  renderSessions();
+  renderHeader();
+}
+
+async function selectPersona(personaId, sessionId = null) {
+  state.personaId = personaId;
+  window.localStorage.setItem(LAST_PERSONA, personaId);
+  sidebar.renderPersonas(state.personas, personaId);
+  memory.setPersona(personaId);
+  memory.load();
+  socket.send({ type: 'subscribe', persona_id: personaId }).catch(() => {});
+  await refreshSessions();
+  const target = sessionId && state.sessions.some((s) => s.id === sessionId)
+    ? sessionId : (state.sessions[0] && state.sessions[0].id) || null;
+  await selectSession(target);
+}
+
+async function selectSession(sessionId) {
+  state.sessionId = sessionId;
+  renderSessions();
+  renderHeader();
+  updateUrl();
+  await conversation.open(persona(), session());
+  composer.focus();
+}
+
+async function createSession() {
+  const created = await api.post('/api/sessions', { persona_id: state.personaId });
+  state.sessions = [created, ...state.sessions.filter((s) => s.id !== created.id)];
+  state.sessionId = created.id;
+  renderSessions();
+  renderHeader();
+  updateUrl();
+  return created;
+}
+
+async function newSession() {
+  try {
+    await createSession();
+    await conversation.open(persona(), session());
+    composer.focus();
+  } catch (err) {
+    toast(err.message, { error: true });
+  }
+}
+
+async function renameSession(target, title) {
+  try {
+    const updated = await api.patch(`/api/sessions/${seg(target.id)}`, { title });
+    state.sessions = state.sessions.map((s) => (s.id === updated.id ? { ...s, ...updated } : s));
+  } catch (err) {
+    toast(err.message, { error: true });
+  }
+  renderSessions();
+  renderHeader();
+}
+
+async function deleteSession(target) {
+  const ok = await confirmAction(
+    `“${sessionTitle(target)}” and all its messages will be deleted. What the persona already `
+    + 'remembers from it stays in its memory.',
+    { title: 'Delete this conversation?', confirm: 'Delete' },
+  );
+  if (!ok) return;
+  try {
+    await api.del(`/api/sessions/${seg(target.id)}`);
+  } catch (err) {
+    toast(err.message, { error: true });
+    return;
+  }
+  state.sessions = state.sessions.filter((s) => s.id !== target.id);
+  toast('Conversation deleted');
+  if (state.sessionId === target.id) {
+    await selectSession(state.sessions[0] ? state.sessions[0].id : null);
+  } else {
+    renderSessions();
+  }
+}
+
+function titleChanged(frame) {
+  const target = state.sessions.find((s) => s.id === frame.session_id);
+  if (!target) return;
+  target.title = frame.title;
+  renderSessions();
+  renderHeader();
+}
+
+function requireKey() {
+  composer.setLocked(true, 'Add your API key to chat');
+  keySetup.show(true);
+}
+
+socket.addEventListener('open', () => {
+  if (state.personaId) socket.send({ type: 'subscribe', persona_id: state.personaId }).catch(() => {});
+});
+
+async function start() {
+  const params = new URLSearchParams(window.location.search);
+  try {
+    const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas')]);
+    state.personas = listOf(personas, 'personas');
+    if (!settings.api_key || !settings.api_key.configured) requireKey();
+    const wanted = params.get('persona') || window.localStorage.getItem(LAST_PERSONA);
+    const first = state.personas.find((p) => p.id === wanted) || state.personas[0];
+    if (!first) {
+      toast('No persona found: create one in Settings.', { error: true });
+      return;
+    }
+    socket.connect().catch(() => {});
+    await selectPersona(first.id, params.get('session'));
+  } catch (err) {
+    toast(err.message, { error: true });
+  }
+  document.body.dataset.ready = 'true';
+}
+
+start();

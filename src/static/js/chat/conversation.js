@@ -1,0 +1,293 @@
+// One session's messages and the reply that is streaming into it. The server is the source of
+// truth: after each reply the session is read back, so ids, incomplete marks and order match it.
+import { api, seg } from '../lib/api.js';
+import { byId, h } from '../lib/dom.js';
+import {
+  bubble, copyText, emptyState, errorBlock, markIncomplete, setText, typingIndicator,
+} from './bubbles.js';
+import { addActions, editLastMessage, removeActions } from './message_actions.js';
+
+const PAGE = 200;
+const STOPPED = { cancelled: 'Incomplete', max_tokens: 'Cut off (length limit)' };
+const CONNECTION_LOST = {
+  code: 'connection_error', retryable: true,
+  message: 'The connection to the server was lost before the reply finished.',
+};
+
+/** Renders a session and drives replies over the chat socket. */
+export class Conversation {
+  constructor({ socket, composer, memory, handlers }) {
+    this.list = byId('messages');
+    this.socket = socket;
+    this.composer = composer;
+    this.memory = memory;
+    this.handlers = handlers;
+    this.session = null;
+    this.persona = null;
+    this.messages = [];
+    this.hasMore = false;
+    this.stream = null;
+    this.errorEl = null;
+    this.renderPending = false;
+    socket.addEventListener('frame', (event) => this.receive(event.detail));
+    socket.addEventListener('close', () => {
+      if (this.stream) this.fail(CONNECTION_LOST);
+    });
+  }
+
+  /** Shows `session` (or the empty state for `persona` when there is none yet). */
+  async open(persona, session) {
+    if (this.stream) this.abandonStream();
+    this.persona = persona;
+    this.session = session;
+    this.errorEl = null;
+    this.hasMore = false;
+    this.messages = session ? await this.fetchMessages(session.id) : [];
+    this.render();
+  }
+
+  /** The newest page of a session's messages (remembers whether older ones exist). */
+  async fetchMessages(sessionId) {
+    const data = await api.get(`/api/sessions/${seg(sessionId)}?limit=${PAGE}`);
+    this.hasMore = Boolean(data.has_more);
+    return Array.isArray(data.messages) ? data.messages : [];
+  }
+
+  async loadEarlier() {
+    const first = this.messages[0];
+    if (!first || !this.session) return;
+    const data = await api.get(`/api/sessions/${seg(this.session.id)}?limit=${PAGE}&before=${first.id}`);
+    this.hasMore = Boolean(data.has_more);
+    const height = this.list.scrollHeight;
+    this.messages = [...(data.messages || []), ...this.messages];
+    this.render(false);
+    this.list.scrollTop = this.list.scrollHeight - height;
+  }
+
+  /** Reads the session back from the server and re-renders it. */
+  async reload() {
+    if (!this.session) return;
+    const sessionId = this.session.id;
+    try {
+      const messages = await this.fetchMessages(sessionId);
+      if (this.session && this.session.id === sessionId && !this.stream) {
+        this.messages = messages;
+        this.render();
+      }
+    } catch (err) {
+      this.handlers.notify(err.message, true);
+    }
+  }
+
+  render(toEnd = true) {
+    const nodes = this.messages.map((message) => bubble(message));
+    if (!nodes.length) nodes.push(emptyState(this.persona));
+    if (this.hasMore && this.messages.length) {
+      nodes.unshift(h('button', {
+        type: 'button', class: 'btn btn-quiet btn-small load-earlier', text: 'Show earlier messages',
+        onClick: () => this.loadEarlier().catch((err) => this.handlers.notify(err.message, true)),
+      }));
+    }
+    this.list.replaceChildren(...nodes);
+    if (!this.stream) this.addActions();
+    if (this.errorEl) this.list.append(this.errorEl);
+    if (toEnd) this.scrollToEnd(true);
+  }
+
+  addActions() {
+    addActions(this.list, {
+      regenerate: () => this.regenerate(),
+      copy: (el) => this.copy(el),
+      edit: (el) => this.startEdit(el),
+    });
+  }
+
+  /** Starts a reply to `text`; creates the session first when there is none. */
+  async send(text) {
+    if (this.stream) return;
+    this.clearError();
+    if (!this.session) {
+      try {
+        this.session = await this.handlers.createSession();
+      } catch (err) {
+        this.composer.restore(text);
+        this.handlers.notify(err.message, true);
+        return;
+      }
+    }
+    const userEl = bubble({ role: 'user', content: text });
+    this.list.querySelector('.empty-state')?.remove();
+    removeActions(this.list);
+    this.list.append(userEl);
+    this.begin({ kind: 'chat', userText: text, userEl },
+      { type: 'chat', session_id: this.session.id, message: text });
+  }
+
+  /** Replaces the last reply with a new one. */
+  regenerate() {
+    if (this.stream || !this.session) return;
+    this.clearError();
+    const last = this.list.querySelector('.msg:last-of-type');
+    if (last && last.dataset.role === 'assistant') last.remove();
+    removeActions(this.list);
+    this.begin({ kind: 'regenerate' }, { type: 'regenerate', session_id: this.session.id });
+  }
+
+  /** Asks the server to stop the reply; it answers with `done` (stop_reason "cancelled"). */
+  stop() {
+    if (!this.stream) return;
+    this.composer.stop.disabled = true;
+    this.socket.send({ type: 'stop' }).catch(() => this.fail(CONNECTION_LOST));
+  }
+
+  begin(stream, frame) {
+    const replyEl = bubble({ role: 'assistant', content: '' });
+    replyEl.classList.add('msg-streaming');
+    replyEl.querySelector('.msg-body').append(typingIndicator());
+    this.list.append(replyEl);
+    this.stream = { ...stream, replyEl, text: '', started: false, sessionId: this.session.id };
+    this.list.setAttribute('aria-busy', 'true');
+    this.composer.setStreaming(true);
+    this.scrollToEnd(true);
+    this.socket.send(frame).catch(() => this.fail(CONNECTION_LOST));
+  }
+
+  receive(frame) {
+    const handler = {
+      start: () => this.started(frame),
+      chunk: () => this.chunk(frame),
+      done: () => this.finish(frame),
+      error: () => this.fail(frame),
+      cortex: () => this.memory.jobEvent(frame),
+      title: () => this.handlers.titleChanged(frame),
+    }[frame.type];
+    if (handler) handler();
+  }
+
+  started(frame) {
+    if (!this.stream) return;
+    this.stream.started = true;
+    if (this.stream.userEl && frame.message_id != null) {
+      this.stream.userEl.dataset.id = String(frame.message_id);
+    }
+  }
+
+  chunk(frame) {
+    if (!this.stream || typeof frame.text !== 'string') return;
+    this.stream.text += frame.text;
+    if (this.renderPending) return;
+    this.renderPending = true;
+    requestAnimationFrame(() => {
+      this.renderPending = false;
+      if (!this.stream) return;
+      setText(this.stream.replyEl, this.stream.text);
+      this.scrollToEnd();
+    });
+  }
+
+  finish(frame) {
+    const stream = this.stream;
+    if (!stream) return;
+    this.endStream();
+    const text = typeof frame.text === 'string' ? frame.text : stream.text;
+    if (!text && frame.message_id == null) {
+      stream.replyEl.remove();
+    } else {
+      stream.replyEl.dataset.id = frame.message_id ?? '';
+      setText(stream.replyEl, text);
+      const label = STOPPED[frame.stop_reason];
+      markIncomplete(stream.replyEl, Boolean(label), label);
+    }
+    this.memory.update(frame.cortex);
+    this.handlers.replyFinished(stream.sessionId);
+    this.reload();
+  }
+
+  fail(frame) {
+    const stream = this.stream;
+    const message = frame.message || 'The reply failed.';
+    if (!stream) {
+      this.handlers.notify(message, true);
+      return;
+    }
+    this.endStream();
+    stream.replyEl.remove();
+    if (stream.kind === 'chat' && !stream.started) {
+      stream.userEl.classList.add('msg-unsent');
+      this.composer.restore(stream.userText);
+    }
+    this.errorEl = errorBlock(message, () => this.retry(stream));
+    this.list.append(this.errorEl);
+    this.scrollToEnd(true);
+    if (frame.code === 'not_configured') this.handlers.keyMissing();
+    if (stream.started) this.reload();
+  }
+
+  retry(stream) {
+    this.clearError();
+    if (stream.kind === 'chat' && !stream.started) {
+      stream.userEl.remove();
+      if (this.composer.text() === stream.userText) this.composer.setText('');
+      this.send(stream.userText);
+    } else {
+      this.regenerate();
+    }
+  }
+
+  clearError() {
+    if (this.errorEl) this.errorEl.remove();
+    this.errorEl = null;
+    this.list.querySelectorAll('.msg-unsent').forEach((el) => el.remove());
+  }
+
+  endStream() {
+    this.stream = null;
+    this.renderPending = false;
+    this.list.removeAttribute('aria-busy');
+    this.composer.setStreaming(false);
+    this.list.querySelector('.msg-streaming')?.classList.remove('msg-streaming');
+  }
+
+  /** Leaving a session while it streams: the server stops and keeps the partial reply. */
+  abandonStream() {
+    this.socket.send({ type: 'stop' }).catch(() => {});
+    this.endStream();
+  }
+
+  copy(el) {
+    const message = this.messages.find((m) => m.id === Number(el.dataset.id));
+    copyText(message ? message.content : el.textContent)
+      .then(() => this.handlers.notify('Copied'))
+      .catch(() => this.handlers.notify('Copying is not allowed here.', true));
+  }
+
+  startEdit(el) {
+    const id = Number(el.dataset.id);
+    const message = this.messages.find((m) => m.id === id);
+    if (!message || this.stream) return;
+    removeActions(this.list);
+    editLastMessage(el, message.content, {
+      save: (text) => this.saveEdit(text),
+      cancel: () => this.render(),
+    });
+  }
+
+  async saveEdit(text) {
+    try {
+      await api.put(`/api/sessions/${seg(this.session.id)}/messages/last`, { content: text });
+    } catch (err) {
+      this.handlers.notify(err.message, true);
+      return false;
+    }
+    this.messages = await this.fetchMessages(this.session.id);
+    this.render();
+    this.regenerate();
+    return true;
+  }
+
+  scrollToEnd(force = false) {
+    const scroller = this.list;
+    const nearEnd = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
+    if (force || nearEnd) scroller.scrollTop = scroller.scrollHeight;
+  }
+}

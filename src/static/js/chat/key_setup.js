@@ -1,0 +1,63 @@
+// First start: without an API key the chat asks for one; the server checks it before storing it.
+import { request } from '../lib/api.js';
+import { byId } from '../lib/dom.js';
+
+/** The welcome card that collects and validates the API key. */
+export class KeySetup {
+  constructor({ onConfigured }) {
+    this.root = byId('key-setup');
+    this.form = byId('key-form');
+    this.input = byId('key-input');
+    this.error = byId('key-error');
+    this.submit = byId('key-submit');
+    this.onConfigured = onConfigured;
+    this.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.save();
+    });
+  }
+
+  /** Shows the card (and focuses the key field) or hides it. */
+  show(visible) {
+    this.root.hidden = !visible;
+    if (visible) this.input.focus();
+  }
+
+  async save() {
+    const key = this.input.value.trim();
+    this.error.textContent = '';
+    if (!key) {
+      this.error.textContent = 'Paste your API key first.';
+      this.input.focus();
+      return;
+    }
+    this.submit.disabled = true;
+    this.submit.textContent = 'Checking…';
+    this.input.setAttribute('aria-invalid', 'false');
+    try {
+      const { data } = await request('PUT', '/api/settings/api-key', { body: { api_key: key } });
+      this.input.value = '';
+      this.show(false);
+      this.onConfigured(data.api_key || data);
+    } catch (err) {
+      this.input.setAttribute('aria-invalid', 'true');
+      this.error.textContent = keyErrorMessage(err);
+      this.input.focus();
+      this.input.select();
+    } finally {
+      this.submit.disabled = false;
+      this.submit.textContent = 'Save key';
+    }
+  }
+}
+
+/** A person-facing explanation of why a key was not accepted. */
+export function keyErrorMessage(err) {
+  if (err.code === 'invalid_api_key') {
+    return 'That key was not accepted by Anthropic. Check that you copied all of it and that it is still active.';
+  }
+  if (err.code === 'validation_error') {
+    return 'That does not look like an API key: it should be one line without spaces (it starts with “sk-ant-”).';
+  }
+  return err.message;
+}

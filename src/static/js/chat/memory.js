@@ -1,0 +1,136 @@
+// The memory indicator in the chat header: progress towards the persona's next cortex update
+// (from `done.cortex`), a live state while an update runs (the WebSocket `cortex` event, with job
+// polling as a fallback), and afterwards a link to the diff of what changed.
+import { api, seg } from '../lib/api.js';
+import { byId } from '../lib/dom.js';
+
+const POLL_MS = 1000;
+const FILE_LABELS = { 'memory.md': 'memory', 'soul.md': 'soul', 'relationship.md': 'relationship' };
+
+/** Keeps the header's memory indicator in step with the persona's cortex. */
+export class MemoryIndicator {
+  constructor() {
+    this.root = byId('memory');
+    this.link = byId('memory-link');
+    this.label = byId('memory-label');
+    this.ring = this.root.querySelector('.memory-ring');
+    this.personaId = null;
+    this.jobId = null;
+    this.timer = null;
+  }
+
+  /** Resets the indicator for another persona. */
+  setPersona(personaId) {
+    if (personaId === this.personaId) return;
+    this.personaId = personaId;
+    this.stopPolling();
+    this.jobId = null;
+    this.setProgress(null);
+    this.render('idle', 'Memory', 'Memory: open the cortex editor');
+  }
+
+  /** Loads the persona's progress before any reply (`GET …/cortex/status`; optional). */
+  async load() {
+    const personaId = this.personaId;
+    try {
+      const status = await api.get(`/api/personas/${seg(personaId)}/cortex/status`);
+      if (personaId === this.personaId) this.update(status);
+    } catch {
+      // older servers have no status endpoint: the first reply brings the progress
+    }
+  }
+
+  /** Applies a `done` event's `cortex` object `{triggered, job_id, progress, frequency, …}`. */
+  update(cortex) {
+    if (!cortex) return;
+    if (cortex.enabled === false) {
+      this.stopPolling();
+      this.jobId = null;
+      this.setProgress(null);
+      this.render('off', 'Memory off', 'Memory updates are switched off in Settings');
+      return;
+    }
+    if (cortex.job_id && (cortex.triggered || !this.jobId)) {
+      this.follow(cortex.job_id);
+      return;
+    }
+    if (this.jobId || typeof cortex.progress !== 'number') return;
+    const fraction = Math.max(0, Math.min(1, cortex.progress));
+    const percent = Math.round(fraction * 100);
+    const counted = typeof cortex.unprocessed === 'number' && typeof cortex.threshold === 'number'
+      ? ` (${cortex.unprocessed} of ${cortex.threshold} messages)` : '';
+    this.setProgress(fraction);
+    this.render('idle', `Memory ${percent}%`,
+      `${percent}% of the way to the next memory update${counted}`);
+  }
+
+  /** Shows a running update and follows it until it ends. */
+  follow(jobId) {
+    if (this.jobId === jobId) return;
+    this.stopPolling();
+    this.jobId = jobId;
+    this.render('running', 'Updating memory…', 'The persona is updating its memory now');
+    this.timer = setInterval(() => this.poll(), POLL_MS);
+  }
+
+  /** Applies a WebSocket `cortex` event `{job_id, status, files}`. */
+  jobEvent(event) {
+    if (event.persona_id && event.persona_id !== this.personaId) return;
+    if (event.status === 'queued' || event.status === 'running') {
+      this.follow(event.job_id);
+    } else {
+      this.finish(event);
+    }
+  }
+
+  async poll() {
+    const jobId = this.jobId;
+    if (!jobId) return;
+    try {
+      const job = await api.get(`/api/cortex/jobs/${seg(jobId)}`);
+      if (this.jobId === jobId && (job.status === 'done' || job.status === 'failed')) {
+        this.finish({ ...job, job_id: job.id });
+      }
+    } catch {
+      // keep polling; the WebSocket event may still arrive
+    }
+  }
+
+  finish(job) {
+    if (job.job_id && this.jobId && job.job_id !== this.jobId) return;
+    this.stopPolling();
+    this.jobId = null;
+    this.setProgress(0);
+    if (job.status === 'failed') {
+      this.render('failed', 'Memory update failed',
+        `The memory update failed${job.error ? ` (${job.error})` : ''}; it will be retried.`);
+      return;
+    }
+    const files = Array.isArray(job.files) ? job.files : [];
+    const names = files.map((file) => FILE_LABELS[file] || file);
+    const text = names.length ? 'Memory updated · see changes' : 'Memory checked · no changes';
+    this.render('updated', text, names.length ? `Changed: ${names.join(', ')}. Open the diff.`
+      : 'Nothing needed to change', files[0]);
+  }
+
+  stopPolling() {
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  setProgress(fraction) {
+    this.ring.style.setProperty('--progress', fraction === null ? '0' : String(fraction));
+  }
+
+  render(state, text, title, file = 'memory.md') {
+    this.root.dataset.state = state;
+    this.label.textContent = text;
+    this.link.title = title;
+    this.link.setAttribute('aria-label', `${text}. ${title}`);
+    const params = new URLSearchParams();
+    if (this.personaId) params.set('persona', this.personaId);
+    params.set('file', file || 'memory.md');
+    if (state === 'updated') params.set('view', 'history');
+    this.link.href = `/settings?${params}#memory`;
+  }
+}

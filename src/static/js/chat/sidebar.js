@@ -1,0 +1,119 @@
+// The sidebar: personas, the chosen persona's sessions (new, rename, delete), and on narrow
+// screens the drawer that holds them.
+import { byId, formatRelative, h, initials } from '../lib/dom.js';
+import { icon } from '../lib/icons.js';
+
+const NARROW = window.matchMedia('(max-width: 860px)');
+
+/** Renders personas and sessions and reports what the person picks through callbacks. */
+export class Sidebar {
+  constructor(handlers) {
+    this.handlers = handlers;
+    this.root = byId('sidebar');
+    this.personaList = byId('persona-list');
+    this.sessionList = byId('session-list');
+    this.empty = byId('session-empty');
+    this.openButton = byId('sidebar-open');
+    this.scrim = byId('scrim');
+    byId('new-session').addEventListener('click', () => this.handlers.newSession());
+    this.openButton.addEventListener('click', () => this.open());
+    byId('sidebar-close').addEventListener('click', () => this.close());
+    this.scrim.addEventListener('click', () => this.close());
+    this.root.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.root.classList.contains('open')) this.close();
+    });
+  }
+
+  /** Lists the personas, marking `activeId`. */
+  renderPersonas(personas, activeId) {
+    this.personaList.replaceChildren(...personas.map((persona) => {
+      const active = persona.id === activeId;
+      const button = h('button', {
+        type: 'button', class: 'persona-btn', 'aria-current': active ? 'true' : null,
+        dataset: { personaId: persona.id },
+        onClick: () => { this.handlers.selectPersona(persona.id); this.closeIfNarrow(); },
+      }, h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(persona.name) }),
+      h('span', { class: 'persona-name', text: persona.name }));
+      return h('li', { class: active ? 'active' : null }, button);
+    }));
+  }
+
+  /** Lists the persona's sessions, marking `activeId`. */
+  renderSessions(sessions, activeId) {
+    this.empty.hidden = sessions.length > 0;
+    this.sessionList.replaceChildren(...sessions.map((session) => this.sessionItem(session, activeId)));
+  }
+
+  sessionItem(session, activeId) {
+    const title = sessionTitle(session);
+    const active = session.id === activeId;
+    const open = h('button', {
+      type: 'button', class: 'session-btn', 'aria-current': active ? 'true' : null,
+      dataset: { sessionId: session.id },
+      onClick: () => { this.handlers.selectSession(session.id); this.closeIfNarrow(); },
+    }, h('span', { class: 'session-title', text: title }),
+    h('span', { class: 'session-time', text: formatRelative(session.updated_at) }));
+    const rename = h('button', {
+      type: 'button', class: 'icon-btn icon-btn-sm', 'aria-label': `Rename “${title}”`,
+      title: 'Rename', onClick: () => this.startRename(item, session),
+    }, icon('pencil', 15));
+    const remove = h('button', {
+      type: 'button', class: 'icon-btn icon-btn-sm danger', 'aria-label': `Delete “${title}”`,
+      title: 'Delete', onClick: () => this.handlers.deleteSession(session),
+    }, icon('trash', 15));
+    const item = h('li', { class: `session-item${active ? ' active' : ''}` }, open,
+      h('span', { class: 'session-actions' }, rename, remove));
+    return item;
+  }
+
+  startRename(item, session) {
+    const input = h('input', {
+      type: 'text', class: 'rename-input', value: sessionTitle(session), maxlength: 120,
+      'aria-label': 'New conversation title',
+    });
+    let finished = false;
+    const finish = async (save) => {
+      if (finished) return;
+      finished = true;
+      const title = input.value.trim();
+      if (save && title && title !== session.title) {
+        await this.handlers.renameSession(session, title);
+      } else {
+        this.handlers.refreshSessions();
+      }
+    };
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') { event.preventDefault(); finish(true); }
+      if (event.key === 'Escape') { event.preventDefault(); event.stopPropagation(); finish(false); }
+    });
+    input.addEventListener('blur', () => finish(true));
+    item.replaceChildren(h('div', { class: 'rename-row' }, input));
+    input.focus();
+    input.select();
+  }
+
+  open() {
+    this.root.classList.add('open');
+    this.scrim.hidden = false;
+    this.openButton.setAttribute('aria-expanded', 'true');
+    const current = this.root.querySelector('[aria-current="true"]') || byId('new-session');
+    current.focus();
+  }
+
+  close() {
+    if (!this.root.classList.contains('open')) return;
+    this.root.classList.remove('open');
+    this.scrim.hidden = true;
+    this.openButton.setAttribute('aria-expanded', 'false');
+    this.openButton.focus();
+  }
+
+  closeIfNarrow() {
+    if (NARROW.matches) this.close();
+  }
+}
+
+/** The title shown for a session (untitled ones get a neutral label). */
+export function sessionTitle(session) {
+  return (session && session.title) || 'New conversation';
+}

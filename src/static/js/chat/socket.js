@@ -1,0 +1,59 @@
+// One WebSocket to /ws/chat for the page. Frames out: {type: chat|stop|regenerate|subscribe};
+// frames in: {type: start|chunk|done|error|cortex|title, ...}. Reconnects with backoff.
+
+const MAX_BACKOFF_MS = 8000;
+
+/** The page's chat socket; emits `frame`, `open` and `close` events. */
+export class ChatSocket extends EventTarget {
+  constructor(path = '/ws/chat') {
+    super();
+    const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+    this.url = `${scheme}//${window.location.host}${path}`;
+    this.ws = null;
+    this.backoff = 500;
+    this.opened = null;
+  }
+
+  /** Opens the socket (once); resolves when it is ready to send. */
+  connect() {
+    if (this.ws && this.ws.readyState <= WebSocket.OPEN) return this.opened;
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    this.opened = new Promise((resolve, reject) => {
+      ws.addEventListener('open', () => {
+        this.backoff = 500;
+        resolve();
+        this.dispatchEvent(new Event('open'));
+      }, { once: true });
+      ws.addEventListener('close', () => reject(new Error('closed')), { once: true });
+    });
+    this.opened.catch(() => {});
+    ws.addEventListener('message', (event) => this.receive(event.data));
+    ws.addEventListener('close', () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.dispatchEvent(new Event('close'));
+      setTimeout(() => this.connect(), this.backoff);
+      this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
+    });
+    return this.opened;
+  }
+
+  /** Sends a frame, connecting first if needed; rejects when the server cannot be reached. */
+  async send(frame) {
+    await this.connect();
+    this.ws.send(JSON.stringify(frame));
+  }
+
+  receive(raw) {
+    let frame;
+    try {
+      frame = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    if (frame && typeof frame.type === 'string') {
+      this.dispatchEvent(new CustomEvent('frame', { detail: frame }));
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// The JSON API client. Every error becomes an ApiError carrying the server's code and message.
+
+/** A failed request: `status` (0 for network errors), stable `code`, readable `message`. */
+export class ApiError extends Error {
+  constructor(status, code, message, data = null) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** Sends one request; returns `{status, data, headers}` or throws ApiError. */
+export async function request(method, path, { body, headers = {} } = {}) {
+  const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, 'network_error', 'The server could not be reached. Check that it is running.');
+  }
+  const data = await readJson(response);
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(response.status, error.code || `http_${response.status}`,
+      error.message || `The request failed (${response.status}).`, data);
+  }
+  return { status: response.status, data, headers: response.headers };
+}
+
+async function readJson(response) {
+  if (response.status === 204) return null;
+  const text = await response.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+async function dataOf(method, path, body) {
+  return (await request(method, path, { body })).data;
+}
+
+export const api = {
+  get: (path) => dataOf('GET', path),
+  post: (path, body = {}) => dataOf('POST', path, body),
+  put: (path, body) => dataOf('PUT', path, body),
+  patch: (path, body) => dataOf('PATCH', path, body),
+  del: (path) => dataOf('DELETE', path),
+};
+
+/** A list from a response that is either the list itself or `{[key]: list}`. */
+export function listOf(data, key) {
+  if (Array.isArray(data)) return data;
+  if (data && Array.isArray(data[key])) return data[key];
+  return [];
+}
+
+/** Encodes one path segment. */
+export function seg(value) {
+  return encodeURIComponent(String(value));
+}

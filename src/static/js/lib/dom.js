@@ -1,0 +1,63 @@
+// Small DOM helpers. Text always goes in as text nodes: nothing here ever parses HTML.
+
+/** Creates an element; `attrs` keys: class, text, dataset, onEvent handlers, any attribute. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key.startsWith('on') && typeof value === 'function') {
+      el.addEventListener(key.slice(2).toLowerCase(), value);
+    } else if (value === true) el.setAttribute(key, '');
+    else el.setAttribute(key, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** The element with `id` (throws early when a template and a script disagree). */
+export function byId(id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`#${id} is missing from the page`);
+  return el;
+}
+
+/** Up to two initials for an avatar ("Ada Lovelace" → "AL"). */
+export function initials(name) {
+  const parts = String(name || '?').trim().split(/\s+/).filter(Boolean);
+  return (parts.slice(0, 2).map((part) => part[0]).join('') || '?').toUpperCase();
+}
+
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const RELATIVE = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+/** "12 May 2025, 14:03" for an ISO timestamp. */
+export function formatDateTime(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso ?? '') : DATE_TIME.format(date);
+}
+
+/** "5 minutes ago" for an ISO timestamp (falls back to the date after a week). */
+export function formatRelative(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
+  const steps = [[60, 'second'], [3600, 'minute'], [86400, 'hour'], [604800, 'day']];
+  if (Math.abs(seconds) < 45) return 'just now';
+  for (let i = 1; i < steps.length; i += 1) {
+    if (Math.abs(seconds) < steps[i][0]) {
+      return RELATIVE.format(Math.round(seconds / steps[i - 1][0]), steps[i - 1][1]);
+    }
+  }
+  if (Math.abs(seconds) < 604800) return RELATIVE.format(Math.round(seconds / 86400), 'day');
+  return formatDateTime(iso);
+}

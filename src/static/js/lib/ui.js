@@ -1,0 +1,32 @@
+// Shared page furniture: the confirmation dialog and a short-lived status toast.
+import { byId } from './dom.js';
+
+/** Asks before something irreversible; resolves true when the person confirmed. */
+export function confirmAction(text, { title = 'Are you sure?', confirm = 'Delete' } = {}) {
+  const dialog = byId('confirm-dialog');
+  byId('confirm-title').textContent = title;
+  byId('confirm-text').textContent = text;
+  byId('confirm-ok').textContent = confirm;
+  const opener = document.activeElement;
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => {
+      resolve(dialog.returnValue === 'ok');
+      if (opener && opener.isConnected) opener.focus();
+    }, { once: true });
+    dialog.returnValue = '';
+    dialog.showModal();
+    byId('confirm-cancel').focus();
+  });
+}
+
+let toastTimer = null;
+
+/** Shows a brief message at the bottom of the screen (also read out by screen readers). */
+export function toast(message, { error = false } = {}) {
+  const el = byId('toast');
+  el.textContent = message;
+  el.classList.toggle('toast-error', error);
+  el.classList.add('toast-visible');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => el.classList.remove('toast-visible'), error ? 6000 : 3000);
+}

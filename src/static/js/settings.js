@@ -1,0 +1,75 @@
+// The settings page: general settings, personas, and the cortex editor with its history and
+// update controls. `?persona=&file=&view=history` opens a file's latest change directly.
+import { byId, h } from './lib/dom.js';
+import { confirmAction, toast } from './lib/ui.js';
+import { CortexEditor, FILES } from './settings/cortex_editor.js';
+import { CortexHistory } from './settings/cortex_history.js';
+import { CortexJobs } from './settings/cortex_jobs.js';
+import { GeneralSettings } from './settings/general.js';
+import { PersonaSettings } from './settings/personas.js';
+
+const params = new URLSearchParams(window.location.search);
+const personaSelect = byId('cortex-persona');
+let personaId = null;
+
+const history = new CortexHistory({
+  onRestored: (response) => editor.applyRestored(response),
+  isDirty: (filename) => editor.isDirty(filename),
+});
+const editor = new CortexEditor({
+  onSaved: (filename) => history.load(personaId, filename, 'latest'),
+  onSelect: (filename) => history.load(personaId, filename, 'latest').catch(report),
+});
+const jobs = new CortexJobs({
+  onFinished: async (job) => {
+    const changed = (job.files || []).filter((name) => FILES.includes(name));
+    await Promise.all(changed.map((name) => editor.refresh(name)));
+    await history.load(personaId, editor.filename, 'latest');
+  },
+});
+const general = new GeneralSettings();
+const personas = new PersonaSettings({ onChange: (list) => personasChanged(list) });
+
+function report(err) {
+  toast(err.message, { error: true });
+}
+
+function personasChanged(list) {
+  const wanted = list.some((p) => p.id === personaId) ? personaId
+    : (list.find((p) => p.id === params.get('persona')) || list[0] || {}).id;
+  personaSelect.replaceChildren(...list.map((p) => h('option', { value: p.id, text: p.name })));
+  if (wanted) personaSelect.value = wanted;
+  if (wanted && wanted !== personaId) return openPersona(wanted, params.get('file') || undefined).catch(report);
+  return null;
+}
+
+async function openPersona(id, filename) {
+  personaId = id;
+  personaSelect.value = id;
+  jobs.setPersona(id);
+  await editor.load(id, filename);
+}
+
+personaSelect.addEventListener('change', async () => {
+  const next = personaSelect.value;
+  if (editor.anyDirty()) {
+    const ok = await confirmAction('Your unsaved changes to this persona\'s memory are discarded.',
+      { title: 'Switch persona?', confirm: 'Discard and switch' });
+    if (!ok) {
+      personaSelect.value = personaId;
+      return;
+    }
+  }
+  openPersona(next).catch(report);
+});
+
+async function start() {
+  await Promise.all([general.load(), personas.load(), jobs.load()]);
+  if (params.get('view') === 'history') {
+    byId('history-heading').scrollIntoView({ block: 'start' });
+  } else if (window.location.hash) {
+    document.getElementById(window.location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+  }
+}
+
+start().catch(report).finally(() => { document.body.dataset.ready = 'true'; });

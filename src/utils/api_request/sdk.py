@@ -1,0 +1,84 @@
+"""Building the SDK client, and the two places where we reach below it: retry waits and aborts.
+
+The SDK honours any `retry-after` the server sends, however long. A middleware (the SDK's public
+hook, run once per attempt inside its retry loop) marks error responses that ask for a longer wait
+than `MAX_RETRY_WAIT` as not retryable, so a person waits at most that long before seeing
+`rate_limited` / `overloaded` instead of a silent minute-long hang.
+"""
+from __future__ import annotations
+
+import email.utils
+import logging
+import socket
+import time
+from typing import Any
+
+import anthropic
+
+log = logging.getLogger(__name__)
+
+MAX_RETRY_WAIT = 10.0
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """The wait a response asks for (`retry-after-ms`, `retry-after` seconds or date), if any."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) * scale
+        except ValueError:
+            parsed = email.utils.parsedate_tz(value)
+            if parsed is not None:
+                return email.utils.mktime_tz(parsed) - time.time()
+    return None
+
+
+class _BoundedRetryWait(anthropic.Middleware):
+    """Refuses retries whose requested wait exceeds the bound (the error then surfaces at once)."""
+
+    def __init__(self, max_wait: float):
+        self.max_wait = max_wait
+
+    def handle(self, request, call_next):
+        response = call_next(request)
+        http_response = response.http_response
+        if not http_response.is_success:
+            wait = retry_after_seconds(http_response.headers)
+            if wait is not None and wait > self.max_wait:
+                log.info("not retrying: the API asked to wait %.0f s", wait)
+                http_response.headers["x-should-retry"] = "false"
+        return response
+
+
+def make_sdk_client(api_key: str, base_url: str | None, timeout: float, max_retries: int,
+                    max_retry_wait: float = MAX_RETRY_WAIT) -> anthropic.Anthropic:
+    """An SDK client for one key; the key is passed explicitly so no other credential is read."""
+    return anthropic.Anthropic(
+        api_key=api_key,
+        base_url=base_url or None,
+        timeout=timeout,
+        max_retries=max_retries,
+        middleware=[_BoundedRetryWait(max_retry_wait)],
+    )
+
+
+def abort_connection(response: Any) -> None:
+    """Breaks off a streaming response from any thread, waking a reader blocked on the socket.
+
+    Closing a socket does not wake a thread blocked in `recv` on it; shutting it down does, and
+    sends the FIN that tells the server we left. Falls back to closing the response.
+    """
+    network_stream = response.extensions.get("network_stream")
+    sock = network_stream.get_extra_info("socket") if network_stream is not None else None
+    if isinstance(sock, socket.socket):
+        try:
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            return
+        except OSError:
+            return
+    try:
+        response.close()
+    except Exception:
+        log.debug("closing the aborted response failed", exc_info=True)

@@ -1,0 +1,45 @@
+"""Errors the cortex store raises; routes map each to one JSON status (see src/routes/cortex.py)."""
+
+
+class InvalidPersonaId(ValueError):
+    """The persona id is not `default` or `^[a-z0-9]{8,32}$`; no path was built from it."""
+
+
+class InvalidFilename(ValueError):
+    """The filename is not one of memory.md, soul.md, relationship.md."""
+
+
+class InvalidContent(ValueError):
+    """The content is not a string that can be stored as UTF-8."""
+
+
+class CortexSizeError(ValueError):
+    """The content is over the hard cap; nothing was written."""
+
+    def __init__(self, filename: str, chars: int, limit: int):
+        super().__init__(
+            f"{filename} would have {chars} characters; the limit is {limit}. "
+            "Shorten or consolidate it; nothing was written.")
+        self.filename, self.chars, self.limit = filename, chars, limit
+
+
+class RevisionConflict(Exception):
+    """The caller's expected revision is stale; `current` is the file as it is now."""
+
+    def __init__(self, current, expected):
+        super().__init__(
+            f"{current.filename} is at revision {current.revision}, not {expected}: "
+            "someone changed it meanwhile. Reload it and apply your change again.")
+        self.current, self.expected = current, expected
+
+
+class RevisionNotFound(LookupError):
+    """No revision with that id exists for this persona and file."""
+
+    def __init__(self, persona_id: str, filename: str, rev):
+        super().__init__(f"{filename} of persona {persona_id} has no revision {rev}.")
+        self.persona_id, self.filename, self.rev = persona_id, filename, rev
+
+
+class UnsafePath(ValueError):
+    """A cortex path resolves outside `<data_dir>/cortex` (e.g. through a symlink); not touched."""

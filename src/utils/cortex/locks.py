@@ -1,0 +1,63 @@
+"""Per-persona locks that hold across threads and processes.
+
+A threading.RLock orders the threads of one process; `fcntl.flock` on
+`<lock_dir>/<persona_id>.lock` orders processes. The flock is taken when a thread first enters
+and released when it leaves its outermost `with`, so the lock is re-entrant within a thread.
+The kernel drops a flock when its holder dies, so a killed writer never leaves the persona locked.
+Lock files are never deleted: removing one while held would let a second process lock a new inode.
+"""
+import fcntl
+import os
+import threading
+from contextlib import contextmanager
+
+
+class _Entry:
+    def __init__(self):
+        self.rlock = threading.RLock()
+        self.depth = 0
+        self.fd: int | None = None
+
+
+class PersonaLocks:
+    """Hands out the lock of each persona; `persona_id` must already be validated."""
+
+    def __init__(self, lock_dir: str):
+        self.lock_dir = lock_dir
+        self._entries: dict[str, _Entry] = {}
+        self._guard = threading.Lock()
+
+    @contextmanager
+    def hold(self, persona_id: str):
+        """Holds the persona's lock for the `with` block (blocks until it is free)."""
+        entry = self._entry(persona_id)
+        with entry.rlock:
+            if entry.depth == 0:
+                entry.fd = self._acquire_file_lock(persona_id)
+            entry.depth += 1
+            try:
+                yield
+            finally:
+                entry.depth -= 1
+                if entry.depth == 0:
+                    fd, entry.fd = entry.fd, None
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    os.close(fd)
+
+    def _entry(self, persona_id: str) -> _Entry:
+        with self._guard:
+            entry = self._entries.get(persona_id)
+            if entry is None:
+                entry = self._entries[persona_id] = _Entry()
+            return entry
+
+    def _acquire_file_lock(self, persona_id: str) -> int:
+        os.makedirs(self.lock_dir, exist_ok=True)
+        fd = os.open(os.path.join(self.lock_dir, f"{persona_id}.lock"),
+                     os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd

@@ -1,0 +1,115 @@
+"""SQLite store for cortex revisions (table `cortex_revisions`, migration 0003).
+
+Readers see committed rows only. A writer inserts its row uncommitted, replaces the file, then
+commits the row; `pending_revisions` lets the next lock holder settle what a killed writer left.
+"""
+import difflib
+import hashlib
+import sqlite3
+from datetime import datetime, timezone
+
+AUTHORS = ("user", "ai", "template", "restore", "external")
+_COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id, "
+            "message_from, message_to, summary")
+
+
+def sha256_of(data: str | bytes) -> str:
+    """Hex SHA-256 of `data` (text is hashed as UTF-8, exactly as it is stored on disk)."""
+    return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with milliseconds, e.g. 2025-01-31T12:00:00.000Z."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, author: str,
+                    content: str, *, job_id=None, message_range=None, summary: str = "",
+                    committed: bool = True) -> int:
+    """Adds a revision and returns its id (uncommitted rows stay invisible until committed)."""
+    if author not in AUTHORS:
+        raise ValueError(f"Unknown revision author {author!r}; use one of {', '.join(AUTHORS)}.")
+    message_from, message_to = message_range if message_range else (None, None)
+    cursor = conn.execute(
+        "INSERT INTO cortex_revisions (persona_id, filename, author, content, sha256, chars, "
+        "created_at, job_id, message_from, message_to, summary, committed) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (persona_id, filename, author, content, sha256_of(content), len(content), utc_now(),
+         job_id, message_from, message_to, summary or "", 1 if committed else 0))
+    return cursor.lastrowid
+
+
+def commit_revision(conn: sqlite3.Connection, rev: int) -> None:
+    """Makes a pending revision visible."""
+    conn.execute("UPDATE cortex_revisions SET committed = 1 WHERE id = ?", (rev,))
+
+
+def drop_revision(conn: sqlite3.Connection, rev: int) -> None:
+    """Deletes a pending revision whose content never reached the disk."""
+    conn.execute("DELETE FROM cortex_revisions WHERE id = ? AND committed = 0", (rev,))
+
+
+def pending_revisions(conn: sqlite3.Connection, persona_id: str, filename: str) -> list:
+    """Uncommitted rows of one file, newest first (only a killed writer leaves any)."""
+    return conn.execute(
+        "SELECT id, sha256 FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 0 ORDER BY id DESC", (persona_id, filename)).fetchall()
+
+
+def latest_revision(conn: sqlite3.Connection, persona_id: str, filename: str):
+    """The newest committed revision of one file (with content), or None."""
+    return conn.execute(
+        f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
+
+
+def find_revision(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int):
+    """One committed revision of this persona's file (with content), or None."""
+    return conn.execute(
+        f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE id = ? AND persona_id = ? "
+        "AND filename = ? AND committed = 1", (rev, persona_id, filename)).fetchone()
+
+
+def previous_revision(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int):
+    """The committed revision just before `rev` of the same file, or None."""
+    return conn.execute(
+        f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 1 AND id < ? ORDER BY id DESC LIMIT 1",
+        (persona_id, filename, rev)).fetchone()
+
+
+def list_revisions(conn: sqlite3.Connection, persona_id: str, filename: str) -> list[dict]:
+    """Every committed revision of one file, newest first, without content."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 1 ORDER BY id DESC", (persona_id, filename)).fetchall()
+    return [revision_dict(row) for row in rows]
+
+
+def delete_persona_revisions(conn: sqlite3.Connection, persona_id: str) -> int:
+    """Deletes all revisions of a persona; returns how many there were."""
+    return conn.execute("DELETE FROM cortex_revisions WHERE persona_id = ?",
+                        (persona_id,)).rowcount
+
+
+def revision_dict(row) -> dict:
+    """The REST shape of a revision: {rev, author, created_at, summary, sha256} plus details."""
+    return {
+        "rev": row["id"], "author": row["author"], "created_at": row["created_at"],
+        "summary": row["summary"], "sha256": row["sha256"], "chars": row["chars"],
+        "job_id": row["job_id"], "message_from": row["message_from"],
+        "message_to": row["message_to"],
+    }
+
+
+def revision_detail(row, previous) -> dict:
+    """A revision with its content and a unified diff to its predecessor (or to nothing)."""
+    before = previous["content"] if previous is not None else ""
+    from_name = f"{row['filename']}@{previous['id']}" if previous is not None else "/dev/null"
+    diff = difflib.unified_diff(before.splitlines(), row["content"].splitlines(),
+                                fromfile=from_name, tofile=f"{row['filename']}@{row['id']}",
+                                lineterm="")
+    text = "\n".join(diff)
+    return {**revision_dict(row), "filename": row["filename"], "content": row["content"],
+            "previous_rev": previous["id"] if previous is not None else None,
+            "diff": text + "\n" if text else ""}

@@ -1,0 +1,286 @@
+"""CortexService: each persona's memory.md, soul.md and relationship.md, durable and versioned.
+
+Every operation on a file runs under the persona's lock (threads and processes) and starts by
+reconciling disk and database (`_current`): a killed writer's pending revision is settled, a
+missing file is recreated (template, or its last revision), and a file changed on disk outside
+the app is recorded as an `external` revision, so nothing on disk is ever overwritten unrecorded.
+Writes are atomic (temp file, fsync, rename, fsync dir). Writing the content a file already has
+creates no revision and returns the current revision id ("every change a revision": no change,
+no revision), so saving twice or re-applying an edit is harmless.
+"""
+import logging
+import os
+import shutil
+import sqlite3
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+from . import revisions as store
+from .atomic import atomic_write, remove_stale_temp_files
+from .errors import CortexSizeError, InvalidContent, RevisionConflict, RevisionNotFound
+from .locks import PersonaLocks
+from .paths import CORTEX_FILES, DEFAULT_PERSONA, CortexPaths, validate_persona_id
+from .templates import render_template
+
+log = logging.getLogger(__name__)
+DEFAULT_BUDGET = 12000
+HARD_CAP_FACTOR = 4
+
+
+@dataclass(frozen=True)
+class CortexFile:
+    """One cortex file as the API shows it (DESIGN §7)."""
+
+    filename: str
+    content: str
+    revision: int
+    chars: int
+    budget: int
+
+    def to_dict(self) -> dict:
+        """`{filename, content, revision, chars, budget}`."""
+        return asdict(self)
+
+
+class CortexService:
+    """Reads, writes and versions the cortex files of every persona under `<data_dir>/cortex`."""
+
+    def __init__(self, data_dir: str, db, settings: Callable[[], dict] | None = None,
+                 budget: int = DEFAULT_BUDGET):
+        self.db = db
+        self.paths = CortexPaths(data_dir)
+        self.budget = int(budget)
+        self.hard_cap = HARD_CAP_FACTOR * self.budget
+        self._settings = settings or dict
+        self._locks = PersonaLocks(self.paths.lock_dir)
+
+    def lock(self, persona_id: str):
+        """The persona's lock (a context manager): re-entrant, and held against other processes."""
+        return self._locks.hold(validate_persona_id(persona_id))
+
+    def get_cortex_path(self, persona_id: str) -> str:
+        """The directory holding the persona's three files."""
+        return self.paths.persona_dir(persona_id)
+
+    def ensure_cortex_files(self, persona_id: str) -> None:
+        """Creates missing files from the templates (recorded as `template` revisions)."""
+        with self.lock(persona_id):
+            for filename in CORTEX_FILES:
+                self._current(persona_id, filename)
+
+    def read_file(self, persona_id: str, filename: str) -> str:
+        """The file's content; '' (logged) if it cannot be read, so a chat never fails on it."""
+        self._validate(persona_id, filename)
+        try:
+            return self.read_file_info(persona_id, filename).content
+        except (OSError, sqlite3.Error):
+            log.exception("Could not read cortex file %s/%s", persona_id, filename)
+            return ""
+
+    def read_file_info(self, persona_id: str, filename: str) -> CortexFile:
+        """The file with its revision and size; raises on I/O errors."""
+        self._validate(persona_id, filename)
+        with self.lock(persona_id):
+            return self._file(self._current(persona_id, filename))
+
+    def read_all_info(self, persona_id: str) -> list[CortexFile]:
+        """All three files, read under one lock."""
+        with self.lock(persona_id):
+            return [self._file(self._current(persona_id, name)) for name in CORTEX_FILES]
+
+    def read_all(self, persona_id: str) -> dict[str, str]:
+        """`{'memory', 'soul', 'relationship'}` contents ('' for a file that cannot be read)."""
+        return {name[:-3]: self.read_file(persona_id, name) for name in CORTEX_FILES}
+
+    def get_cortex_for_prompt(self, persona_id: str) -> dict[str, str]:
+        """`{'cortex_memory', 'cortex_soul', 'cortex_relationship'}` for the system prompt."""
+        return {f"cortex_{key}": text.strip() for key, text in self.read_all(persona_id).items()}
+
+    def write_file(self, persona_id: str, filename: str, content: str, *, author: str = "user",
+                   expected_revision: int | None = None, job_id=None, message_range=None,
+                   summary: str | None = None) -> int:
+        """Replaces the whole file; returns the new revision id (the current one if unchanged)."""
+        self._validate(persona_id, filename, author)
+        self._check_content(filename, content)
+        with self.lock(persona_id):
+            current = self._current(persona_id, filename)
+            self._check_expected(current, expected_revision)
+            return self._commit(persona_id, filename, content, current, author=author,
+                                job_id=job_id, message_range=message_range, summary=summary)
+
+    def edit_file(self, persona_id: str, filename: str, transform: Callable[[str], str], *,
+                  author: str = "user", expected_revision: int | None = None, job_id=None,
+                  message_range=None, summary: str | None = None) -> int:
+        """Applies `transform(current) -> new` under the lock, so no concurrent edit is lost."""
+        self._validate(persona_id, filename, author)
+        with self.lock(persona_id):
+            current = self._current(persona_id, filename)
+            self._check_expected(current, expected_revision)
+            content = transform(current["content"])
+            self._check_content(filename, content)
+            return self._commit(persona_id, filename, content, current, author=author,
+                                job_id=job_id, message_range=message_range, summary=summary)
+
+    def history(self, persona_id: str, filename: str) -> list[dict]:
+        """The file's revisions, newest first (a change made on disk is recorded first)."""
+        self._validate(persona_id, filename)
+        with self.lock(persona_id):
+            self._current(persona_id, filename)
+            return store.list_revisions(self.db.conn(), persona_id, filename)
+
+    def get_revision(self, persona_id: str, filename: str, rev: int) -> dict:
+        """One revision with its content and a unified `diff` to its predecessor."""
+        self._validate(persona_id, filename)
+        row = self._find(persona_id, filename, rev)
+        previous = store.previous_revision(self.db.conn(), persona_id, filename, row["id"])
+        return store.revision_detail(row, previous)
+
+    def restore(self, persona_id: str, filename: str, rev: int,
+                expected_revision: int | None = None) -> int:
+        """Makes an old revision's content current again, as a new `restore` revision."""
+        self._validate(persona_id, filename)
+        row = self._find(persona_id, filename, rev)
+        return self.write_file(persona_id, filename, row["content"], author="restore",
+                               expected_revision=expected_revision,
+                               summary=f"Restored revision {row['id']}")
+
+    def reset(self, persona_id: str, filename: str, expected_revision: int | None = None) -> int:
+        """Puts the template (current language and user name) back, as a `template` revision."""
+        self._validate(persona_id, filename)
+        return self.write_file(persona_id, filename, render_template(filename, self._settings()),
+                               author="template", expected_revision=expected_revision,
+                               summary="Reset to the template")
+
+    def delete_cortex_dir(self, persona_id: str) -> bool:
+        """Deletes a persona's files and revisions; False for `default` or if nothing existed."""
+        validate_persona_id(persona_id)
+        if persona_id == DEFAULT_PERSONA:
+            log.warning("The default persona's cortex cannot be deleted")
+            return False
+        with self.lock(persona_id):
+            directory = self.paths.persona_dir(persona_id)
+            existed = os.path.isdir(directory)
+            try:
+                if existed:
+                    shutil.rmtree(directory)
+            except OSError:
+                log.exception("Could not delete the cortex of %s", persona_id)
+                return False
+            deleted = store.delete_persona_revisions(self.db.conn(), persona_id)
+        log.info("Deleted the cortex of %s (%d revisions)", persona_id, deleted)
+        return existed or deleted > 0
+
+    def _validate(self, persona_id, filename, author: str = "user") -> None:
+        """Id, name and resolved path are checked before the lock file or anything else exists."""
+        self.paths.file(persona_id, filename)
+        if author not in store.AUTHORS:
+            raise ValueError(f"Unknown author {author!r}; use one of {', '.join(store.AUTHORS)}.")
+
+    def _check_content(self, filename: str, content) -> None:
+        if not isinstance(content, str):
+            raise InvalidContent(f"The content of {filename} must be a string.")
+        try:
+            content.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise InvalidContent(f"The content of {filename} is not valid Unicode text.") from err
+        if len(content) > self.hard_cap:
+            raise CortexSizeError(filename, len(content), self.hard_cap)
+
+    def _check_expected(self, current, expected_revision) -> None:
+        if expected_revision is not None and expected_revision != current["id"]:
+            raise RevisionConflict(self._file(current), expected_revision)
+
+    def _find(self, persona_id: str, filename: str, rev):
+        row = None
+        if isinstance(rev, int) and not isinstance(rev, bool) and 0 < rev < 2 ** 63:
+            row = store.find_revision(self.db.conn(), persona_id, filename, rev)
+        if row is None:
+            raise RevisionNotFound(persona_id, filename, rev)
+        return row
+
+    def _file(self, row) -> CortexFile:
+        return CortexFile(row["filename"], row["content"], row["id"], row["chars"], self.budget)
+
+    def _current(self, persona_id: str, filename: str):
+        """Under the lock: the latest revision after reconciling it with the file on disk."""
+        path = self.paths.file(persona_id, filename)
+        if not os.path.isdir(os.path.dirname(path)):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            for name in CORTEX_FILES:
+                self._current(persona_id, name)
+        remove_stale_temp_files(os.path.dirname(path))
+        conn = self.db.conn()
+        raw = _read_bytes(path)
+        latest = self._settle_pending(conn, persona_id, filename, raw)
+        if raw is None:
+            if latest is None:
+                content = render_template(filename, self._settings())
+                return self._write_new(persona_id, filename, content, author="template",
+                                       summary="Created from the template")
+            log.warning("Cortex file %s/%s was missing on disk; rewrote revision %d",
+                        persona_id, filename, latest["id"])
+            atomic_write(path, latest["content"].encode("utf-8"))
+            return latest
+        if latest is not None and store.sha256_of(raw) == latest["sha256"]:
+            return latest
+        return self._record_disk(persona_id, filename, raw, latest)
+
+    def _settle_pending(self, conn, persona_id: str, filename: str, raw: bytes | None):
+        """Keeps a killed writer's pending revision if the disk has it, drops it otherwise."""
+        disk_sha = store.sha256_of(raw) if raw is not None else None
+        kept = False
+        for row in store.pending_revisions(conn, persona_id, filename):
+            if not kept and row["sha256"] == disk_sha:
+                store.commit_revision(conn, row["id"])
+                kept = True
+            else:
+                store.drop_revision(conn, row["id"])
+        return store.latest_revision(conn, persona_id, filename)
+
+    def _record_disk(self, persona_id: str, filename: str, raw: bytes, latest):
+        """Records what is on disk before anything can overwrite it."""
+        content = raw.decode("utf-8", errors="replace")
+        author = "external"
+        if latest is None and content == render_template(filename, self._settings()):
+            author = "template"
+        summary = "Changed on disk outside the app" if latest is not None else "Found on disk"
+        if content.encode("utf-8") != raw:
+            log.warning("Cortex file %s/%s is not valid UTF-8; storing it with replacement "
+                        "characters", persona_id, filename)
+            summary += " (invalid UTF-8 replaced)"
+            return self._write_new(persona_id, filename, content, author=author, summary=summary)
+        log.info("Recorded a change made on disk to %s/%s", persona_id, filename)
+        rev = store.insert_revision(self.db.conn(), persona_id, filename, author, content,
+                                    summary=summary)
+        return store.find_revision(self.db.conn(), persona_id, filename, rev)
+
+    def _commit(self, persona_id: str, filename: str, content: str, current, **details) -> int:
+        if store.sha256_of(content) == current["sha256"]:
+            return current["id"]
+        return self._write_new(persona_id, filename, content, **details)["id"]
+
+    def _write_new(self, persona_id: str, filename: str, content: str, *, author: str,
+                   job_id=None, message_range=None, summary: str | None = None):
+        """Pending revision, atomic replace, commit: a crash leaves the old state or the new."""
+        conn = self.db.conn()
+        rev = store.insert_revision(conn, persona_id, filename, author, content, job_id=job_id,
+                                    message_range=message_range, summary=summary or "",
+                                    committed=False)
+        try:
+            atomic_write(self.paths.file(persona_id, filename), content.encode("utf-8"))
+        except BaseException:
+            store.drop_revision(conn, rev)
+            raise
+        store.commit_revision(conn, rev)
+        log.info("Cortex %s/%s: revision %d by %s (%d chars)", persona_id, filename, rev, author,
+                 len(content))
+        return store.find_revision(conn, persona_id, filename, rev)
+
+
+def _read_bytes(path: str) -> bytes | None:
+    """The file's bytes, or None if it does not exist (other I/O errors propagate)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None

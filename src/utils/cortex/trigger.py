@@ -1,0 +1,132 @@
+"""CortexTrigger: decides when a persona's cortex is due for an update, and queues it.
+
+Memory belongs to the persona, so counting does too: the messages of all its sessions after the
+last id a successful update processed. Messages a running job already covers do not count again,
+so a running update plus new chat gives at most one follow-up job. After a failed job the
+automatic triggers wait a little (a retryable failure `retry_delay`, any other ten times that)
+so a broken upstream is not hammered; an update requested on demand never waits.
+"""
+import logging
+import math
+import time
+from typing import Callable
+
+from ..storage.settings import get_setting
+from . import jobs
+from .paths import validate_persona_id
+from .settings import load_cortex_settings
+
+log = logging.getLogger(__name__)
+FREQUENCY_SHARE = {"frequent": 0.50, "medium": 0.75, "rare": 0.95}
+DEFAULT_CONTEXT_LIMIT = 40
+RETRY_DELAY = 120.0
+
+
+class CortexDisabled(Exception):
+    """The cortex is switched off in the settings, so no update may run."""
+
+
+class CortexTrigger:
+    """Counts unprocessed messages per persona and queues updates at the threshold or when idle."""
+
+    def __init__(self, db, worker, settings_fn: Callable[[], dict] | None = None, *,
+                 clock: Callable[[], float] = time.time, retry_delay: float = RETRY_DELAY):
+        self._db = db
+        self._worker = worker
+        self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
+        self._clock = clock
+        self._retry_delay = retry_delay
+
+    def threshold(self) -> tuple[str, int]:
+        """The frequency setting and the message count it means for the current context limit."""
+        frequency = load_cortex_settings(self._db.conn())["frequency"]
+        limit = (self._settings() or {}).get("context_limit")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            limit = DEFAULT_CONTEXT_LIMIT
+        share = FREQUENCY_SHARE.get(frequency, FREQUENCY_SHARE["medium"])
+        return frequency, max(1, math.ceil(share * limit - 1e-9))
+
+    def status(self, persona_id: str) -> dict:
+        """Progress towards the next update, without triggering anything."""
+        return self._measure(persona_id)[0]
+
+    def _measure(self, persona_id: str) -> tuple[dict, int]:
+        """The status, and how many messages no finished or running update covers."""
+        conn = self._db.conn()
+        enabled = load_cortex_settings(conn)["enabled"]
+        frequency, threshold = self.threshold()
+        last = jobs.last_processed_id(conn, persona_id)
+        active = jobs.active_jobs(conn, persona_id)
+        running = active["running"]
+        covered = max(last, running["message_to"] or 0) if running else last
+        unprocessed = _count_after(conn, persona_id, last)
+        pending = unprocessed if covered == last else _count_after(conn, persona_id, covered)
+        current = active["queued"] or running
+        return {"triggered": False, "job_id": current["id"] if current and enabled else None,
+                "progress": round(min(1.0, pending / threshold), 4) if enabled else 0.0,
+                "frequency": frequency, "unprocessed": unprocessed, "threshold": threshold,
+                "enabled": enabled}, pending
+
+    def check_and_trigger(self, persona_id: str, session_id: str | None = None) -> dict:
+        """After a chat reply: queues an update when the threshold is reached.
+
+        Returns `{triggered, job_id, progress, frequency, unprocessed, threshold, enabled}`.
+        """
+        state, pending = self._measure(persona_id)
+        if state["enabled"] and pending >= state["threshold"] and not self._backing_off(persona_id):
+            job, _ = self._worker.enqueue(persona_id, "threshold")
+            state.update(triggered=True, job_id=job["id"])
+            log.info("Cortex threshold reached for %s (session %s): %d/%d messages",
+                     persona_id, session_id, pending, state["threshold"])
+        return state
+
+    def request_update(self, persona_id: str) -> tuple[dict, bool]:
+        """On demand: queues an update now (or returns the queued one); raises CortexDisabled."""
+        validate_persona_id(persona_id)
+        if not load_cortex_settings(self._db.conn())["enabled"]:
+            raise CortexDisabled("The cortex is disabled: enable it in the settings first.")
+        return self._worker.enqueue(persona_id, "manual")
+
+    def scan_idle(self, now: float | None = None) -> list[str]:
+        """Queues updates for personas with a session idle for `idle_minutes` that holds
+        unprocessed messages; returns the ids of the jobs queued (or joined)."""
+        conn = self._db.conn()
+        settings = load_cortex_settings(conn)
+        if not settings["enabled"]:
+            return []
+        now = self._clock() if now is None else now
+        idle_seconds = settings["idle_minutes"] * 60
+        rows = conn.execute(
+            "SELECT m.persona_id, m.session_id, MAX(m.id) AS last_id, "
+            "MAX(m.created_at) AS last_at FROM messages m "
+            "LEFT JOIN cortex_state st ON st.persona_id = m.persona_id "
+            "WHERE m.id > COALESCE(st.last_processed_id, 0) GROUP BY m.session_id").fetchall()
+        queued: dict[str, str] = {}
+        for row in rows:
+            persona_id = row["persona_id"]
+            if persona_id in queued or jobs.seconds_since(row["last_at"], now) < idle_seconds:
+                continue
+            running = jobs.active_jobs(conn, persona_id)["running"]
+            if running and (running["message_to"] or 0) >= row["last_id"]:
+                continue
+            if self._backing_off(persona_id, now):
+                continue
+            job, _ = self._worker.enqueue(persona_id, "idle")
+            queued[persona_id] = job["id"]
+            log.info("Session %s of %s idle with unprocessed messages: update %s",
+                     row["session_id"], persona_id, job["id"])
+        return list(queued.values())
+
+    def _backing_off(self, persona_id: str, now: float | None = None) -> bool:
+        """True shortly after a failed job, so automatic triggers do not retry in a tight loop."""
+        last = jobs.last_finished_job(self._db.conn(), persona_id)
+        if last is None or last["status"] != "failed":
+            return False
+        delay = self._retry_delay * (1 if last["retryable"] else 10)
+        elapsed = jobs.seconds_since(last["finished_at"], self._clock() if now is None else now)
+        return elapsed is not None and elapsed < delay
+
+
+def _count_after(conn, persona_id: str, after_id: int) -> int:
+    return conn.execute("SELECT COUNT(*) FROM messages WHERE persona_id = ? AND id > ?",
+                        (persona_id, after_id)).fetchone()[0]

@@ -1,0 +1,207 @@
+"""CortexUpdateService: one tool_use run that lets a persona edit its own cortex files.
+
+The prompt preloads the three files with their meters and holds only the conversation since the
+last processed message, fenced as data. Messages count as processed only when the run succeeded;
+every change the model made is already an `ai` revision carrying the job id and message range,
+so a failed run leaves nothing unrecorded and its messages are simply picked up again. The
+prompt is marked for prompt caching, so the rounds after the first read it from the cache.
+"""
+import logging
+import uuid
+from datetime import datetime, timezone
+from typing import Callable
+
+from ..api_request.types import RequestConfig
+from ..services import prompt_builder as prompts
+from ..storage.personas import get_persona
+from ..storage.settings import get_setting
+from . import jobs
+from .paths import CORTEX_FILES, validate_persona_id
+from .settings import load_cortex_settings
+from .tools import CortexToolbox, split_lines, tool_definitions
+
+log = logging.getLogger(__name__)
+MAX_TOKENS = 4096
+MAX_MESSAGES = 200
+MAX_CONVERSATION_CHARS = 120_000
+USER_MARKER = "<!-- user message -->"
+RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
+             "interrupted", "internal_error"}
+_WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
+
+
+class CortexUpdateService:
+    """Runs cortex updates through `ApiClient.tool_request` and records what they processed."""
+
+    def __init__(self, api_client, cortex_service, db, settings_fn: Callable[[], dict] | None,
+                 default_model: str, *, clock: Callable[[], datetime] | None = None):
+        self._api = api_client
+        self._cortex = cortex_service
+        self._db = db
+        self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
+        self._default_model = default_model
+        self._clock = clock or (lambda: datetime.now().astimezone())
+
+    def plan_range(self, persona_id: str) -> tuple[int, int] | None:
+        """The ids (first, last) of the persona's unprocessed messages the next run will take."""
+        rows = self._db.conn().execute(
+            "SELECT id, length(content) AS chars FROM messages WHERE persona_id = ? AND id > ? "
+            "ORDER BY id LIMIT ?",
+            (persona_id, jobs.last_processed_id(self._db.conn(), persona_id), MAX_MESSAGES),
+        ).fetchall()
+        if not rows:
+            return None
+        total, last = 0, rows[0]["id"]
+        for row in rows:
+            total += row["chars"]
+            if total > MAX_CONVERSATION_CHARS and row["id"] != rows[0]["id"]:
+                break
+            last = row["id"]
+        return rows[0]["id"], last
+
+    def run(self, persona_id: str, job_id: str | None = None,
+            message_range: tuple[int, int] | None = None) -> dict:
+        """Updates the persona's cortex from its unprocessed messages.
+
+        Returns `{success, updates, summary, error, ...}`; `error` is a §4 code (or one of the
+        client's `truncated_tool_call`, `tool_execution_failed`), or `cortex_disabled`.
+        """
+        validate_persona_id(persona_id)
+        job_id = job_id or uuid.uuid4().hex
+        if not load_cortex_settings(self._db.conn())["enabled"]:
+            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+        if not getattr(self._api, "is_ready", False):
+            return _failure("not_configured", "No API key configured: add one in Settings.")
+        message_range = message_range or self.plan_range(persona_id)
+        if message_range is None:
+            return {**_result(True), "summary": "Nothing new to remember."}
+        toolbox, response = self._call_model(persona_id, job_id, message_range)
+        return self._finish(persona_id, job_id, message_range, toolbox, response)
+
+    def _call_model(self, persona_id: str, job_id: str, message_range: tuple[int, int]):
+        conn = self._db.conn()
+        app = self._settings() or {}
+        persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
+        language = prompts.language_of(persona.get("language"), app.get("language"))
+        files = {f.filename: f for f in self._cortex.read_all_info(persona_id)}
+        messages = _messages(conn, persona_id, message_range)
+        system, user = build_prompt(persona, prompts.user_name_for(persona, app, language),
+                                    files, messages, language, self._clock())
+        toolbox = CortexToolbox(self._cortex, persona_id, files, job_id=job_id,
+                                message_range=message_range)
+        prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
+        config = RequestConfig(system_prompt=system, messages=[{"role": "user", "content": [prompt]}],
+                               model=app.get("cortex_model") or app.get("model")
+                               or self._default_model,
+                               max_tokens=MAX_TOKENS, tools=tool_definitions(),
+                               request_type="cortex_update")
+        log.info("Cortex update %s for %s: messages %d..%d", job_id, persona_id, *message_range)
+        return toolbox, self._api.tool_request(config, toolbox)
+
+    def _finish(self, persona_id: str, job_id: str, message_range, toolbox, response) -> dict:
+        result = _result(response.success, toolbox, usage=response.usage,
+                         message_range=list(message_range))
+        conn = self._db.conn()
+        if response.success:
+            result["summary"] = (response.content or "").strip()
+            jobs.mark_processed(conn, persona_id, message_range[1])
+            jobs.set_revision_summary(conn, job_id, result["summary"] or "Cortex update")
+            log.info("Cortex update %s for %s done (%s): %s", job_id, persona_id,
+                     response.stop_reason, ", ".join(result["files"]) or "no changes")
+            return result
+        code = response.error or "api_error"
+        jobs.set_revision_summary(conn, job_id, f"Cortex update did not finish ({code})")
+        log.warning("Cortex update %s for %s failed: %s", job_id, persona_id, code)
+        return {**result, "error": code,
+                "error_message": response.error_message or f"The update failed ({code}).",
+                "retryable": bool(response.retryable) or code in RETRYABLE}
+
+
+def build_prompt(persona: dict, user_name: str, files: dict, messages: list[dict],
+                 language: str, now: datetime) -> tuple[str, str]:
+    """The system prompt (role and rules) and the user message (files and conversation)."""
+    system, user = prompts.load_prompt("cortex_update", language).split(USER_MARKER, 1)
+    values = {
+        "char_name": persona.get("name") or persona.get("id", ""),
+        "char_description": (persona.get("description") or "").strip(),
+        "user_name": user_name,
+        "today": format_day(now, language),
+        "today_date": f"{now:%Y-%m-%d}",
+        "files": "\n\n".join(render_file(files[name])
+                             for name in CORTEX_FILES if name in files),
+        "conversation": render_conversation(messages, persona.get("name") or "", user_name, now),
+        "message_count": str(len(messages)),
+    }
+    flags = {"char_description": bool(values["char_description"])}
+    return (prompts.render(system, values, flags).strip(),
+            prompts.render(user, values, flags).strip())
+
+
+def render_file(file) -> str:
+    """One preloaded file with its meter, fenced as data."""
+    budget = file.budget
+    over = ' over_budget="yes"' if file.chars > budget else ""
+    body = prompts.fence(file.content)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return (f'<cortex_file name="{file.filename}" chars="{file.chars} / {budget}" '
+            f'lines="{len(split_lines(file.content))}"{over}>\n{body}</cortex_file>')
+
+
+def render_conversation(messages: list[dict], char_name: str, user_name: str,
+                        now: datetime) -> str:
+    """The messages as `[date time] name: text` lines, one block per session."""
+    blocks, session = [], None
+    for message in messages:
+        if message["session_id"] != session:
+            session = message["session_id"]
+            title = " ".join((message.get("title") or "").split())
+            blocks.append(f'--- session "{prompts.fence(title)}" ---' if title else "--- session ---")
+        name = user_name if message["role"] == "user" else char_name
+        cut = " (reply interrupted)" if message.get("status") == "incomplete" else ""
+        stamp = _local(message["created_at"], now)
+        blocks.append(f"[{stamp}] {name}{cut}: {prompts.fence(message['content'])}")
+    return "\n\n".join(blocks)
+
+
+def format_day(now: datetime, language: str) -> str:
+    """`Tuesday, 2025-06-03` (German weekday names for `de`)."""
+    weekday = _WEEKDAYS_DE[now.weekday()] if language == "de" else now.strftime("%A")
+    return f"{weekday}, {now:%Y-%m-%d}"
+
+
+def _local(timestamp: str, now: datetime) -> str:
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except (AttributeError, ValueError):
+        return str(timestamp)[:16]
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return f"{moment.astimezone(now.tzinfo):%Y-%m-%d %H:%M}"
+
+
+def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dict]:
+    """The range's messages grouped by session (sessions in order of their first message)."""
+    rows = conn.execute(
+        "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
+        "FROM messages m JOIN sessions s ON s.id = m.session_id "
+        "WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? ORDER BY m.id",
+        (persona_id, *message_range)).fetchall()
+    order: dict[str, int] = {}
+    for row in rows:
+        order.setdefault(row["session_id"], len(order))
+    return sorted((dict(row) for row in rows), key=lambda m: (order[m["session_id"]], m["id"]))
+
+
+def _result(success: bool, toolbox: CortexToolbox | None = None, **extra) -> dict:
+    changes = toolbox.changes if toolbox else []
+    return {"success": success, "summary": "", "error": None, "error_message": None,
+            "retryable": False, "files": toolbox.files_changed if toolbox else [],
+            "updates": [{"file": c.filename, "action": c.action, "revision": c.revision}
+                        for c in changes],
+            "usage": None, "message_range": None, **extra}
+
+
+def _failure(code: str, message: str) -> dict:
+    return {**_result(False), "error": code, "error_message": message,
+            "retryable": code in RETRYABLE}

@@ -1,0 +1,47 @@
+"""The chat event stream shared by both transports (DESIGN §6).
+
+An event is a type plus a JSON object. Over SSE it is `event: <type>` / `data: <json>`; over the
+WebSocket it is one text frame `{"type": <type>, ...data}`.
+"""
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ChatEvent:
+    """One event of a reply: start, chunk, done, error (and over WebSocket: cortex, title)."""
+
+    type: str
+    data: dict = field(default_factory=dict)
+
+
+def start(session_id: str, message_id: int) -> ChatEvent:
+    """The user message is stored under `message_id`; the reply begins."""
+    return ChatEvent("start", {"session_id": session_id, "message_id": message_id})
+
+
+def chunk(text: str) -> ChatEvent:
+    """The next piece of the reply's text."""
+    return ChatEvent("chunk", {"text": text})
+
+
+def done(message_id: int | None, text: str, usage: dict | None, stop_reason: str | None,
+         cortex: dict | None) -> ChatEvent:
+    """The reply ended (`stop_reason` "cancelled" when stopped); `message_id` is the stored reply."""
+    return ChatEvent("done", {"message_id": message_id, "text": text, "usage": usage or {},
+                              "stop_reason": stop_reason, "cortex": cortex})
+
+
+def error(code: str, message: str, retryable: bool = False) -> ChatEvent:
+    """The reply failed; `code` is stable, `message` is for people."""
+    return ChatEvent("error", {"code": code, "message": message, "retryable": retryable})
+
+
+def to_sse(event: ChatEvent) -> str:
+    """The event as one Server-Sent Events record."""
+    return f"event: {event.type}\ndata: {json.dumps(event.data, ensure_ascii=False)}\n\n"
+
+
+def to_frame(event: ChatEvent) -> str:
+    """The event as one WebSocket text frame."""
+    return json.dumps({"type": event.type, **event.data}, ensure_ascii=False)

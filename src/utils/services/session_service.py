@@ -1,0 +1,103 @@
+"""Sessions: one conversation with one persona, read back one page of messages at a time."""
+import logging
+import re
+import sqlite3
+
+from ..storage import messages as message_store
+from ..storage import personas as persona_store
+from ..storage import sessions as store
+from . import validation as check
+from .errors import invalid, not_found
+from .ids import is_persona_id, is_session_id, new_id
+
+log = logging.getLogger(__name__)
+ID_LENGTH = 16
+TITLE_MAX = 120
+PAGE_DEFAULT = 50
+PAGE_MAX = 200
+_WHITESPACE = re.compile(r"\s+")
+
+
+class SessionService:
+    """Creates, lists, reads, renames and deletes sessions; reads messages page by page."""
+
+    def __init__(self, db):
+        self._db = db
+
+    def create(self, persona_id) -> dict:
+        """A new, untitled session for an existing persona; 404 when the persona is unknown."""
+        self._require_persona(persona_id)
+        for _ in range(5):
+            try:
+                return store.create_session(self._db.conn(), new_id(ID_LENGTH), persona_id)
+            except sqlite3.IntegrityError:
+                self._require_persona(persona_id)
+        raise RuntimeError("could not find a free session id")
+
+    def list(self, persona_id) -> list[dict]:
+        """The persona's sessions, most recently active first; 404 when the persona is unknown."""
+        self._require_persona(persona_id)
+        return store.list_sessions(self._db.conn(), persona_id)
+
+    def get(self, session_id: str, before_id: int | None = None,
+            limit: int = PAGE_DEFAULT) -> dict:
+        """The session with one page of messages (oldest first) and whether older ones exist."""
+        if before_id is not None:
+            check.integer("before", before_id, low=1, high=2**63 - 1)
+        check.integer("limit", limit, low=1, high=PAGE_MAX)
+        session = self.summary(session_id)
+        conn = self._db.conn()
+        page = message_store.list_messages(conn, session_id, before_id=before_id, limit=limit)
+        has_more = bool(page) and message_store.count_messages(
+            conn, session_id, before_id=page[0]["id"]) > 0
+        return {**session, "messages": page, "has_more": has_more}
+
+    def summary(self, session_id: str) -> dict:
+        """The session object without messages; 404 when unknown."""
+        session = None
+        if is_session_id(session_id):
+            session = store.get_session(self._db.conn(), session_id)
+        if session is None:
+            raise not_found("session", session_id)
+        return session
+
+    def rename(self, session_id: str, title) -> dict:
+        """Sets a title the person chose (1..120 characters, one line)."""
+        if title is None:
+            raise invalid("title", "is required")
+        title = check.text("title", title, max_len=TITLE_MAX, min_len=1, single_line=True)
+        self.summary(session_id)
+        store.set_session_title(self._db.conn(), session_id, title)
+        return self.summary(session_id)
+
+    def set_title(self, session_id: str, title: str) -> dict | None:
+        """Stores a generated title unless the session already has one (a rename wins).
+
+        The text is model output: whitespace is collapsed, quotes trimmed and the length capped.
+        Returns the session when the title was applied, else None.
+        """
+        cleaned = _WHITESPACE.sub(" ", title or "").strip().strip("\"'“”„«»").strip()
+        cleaned = "".join(ch for ch in cleaned if ch.isprintable())[:TITLE_MAX].rstrip()
+        if not cleaned or not is_session_id(session_id):
+            return None
+        if not store.set_session_title(self._db.conn(), session_id, cleaned,
+                                       only_if_untitled=True):
+            return None
+        return store.get_session(self._db.conn(), session_id)
+
+    def delete(self, session_id: str) -> None:
+        """Deletes the session and its messages; 404 when unknown."""
+        self.summary(session_id)
+        if not store.delete_session(self._db.conn(), session_id):
+            raise not_found("session", session_id)
+        log.info("Deleted session %s", session_id)
+
+    def _require_persona(self, persona_id) -> None:
+        if persona_id is None:
+            raise invalid("persona_id", "is required")
+        if not isinstance(persona_id, str):
+            raise invalid("persona_id", "must be a string")
+        known = is_persona_id(persona_id) and (
+            persona_store.get_persona(self._db.conn(), persona_id) is not None)
+        if not known:
+            raise not_found("persona", persona_id)

@@ -1,0 +1,54 @@
+"""Strict checks for JSON input: each failure names the field and the rule it broke (a 400)."""
+import re
+
+from .errors import ServiceError, invalid
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_LINE_BREAK = re.compile(r"[\r\n\u2028\u2029]")
+
+
+def reject_unknown(data: dict, allowed) -> None:
+    """400 `unknown_field` for any key not in `allowed`."""
+    for key in data:
+        if key not in allowed:
+            raise ServiceError(400, "unknown_field", f"{key}: unknown field; allowed: "
+                               f"{', '.join(sorted(allowed))}", field=key)
+
+
+def text(field: str, value, *, max_len: int, min_len: int = 0, single_line: bool = False) -> str:
+    """A string of `min_len`..`max_len` characters (single-line ones are stripped)."""
+    if not isinstance(value, str):
+        raise invalid(field, "must be a string")
+    if single_line:
+        value = value.strip()
+        if _LINE_BREAK.search(value):
+            raise invalid(field, "must be a single line")
+    if _CONTROL.search(value):
+        raise invalid(field, "must not contain control characters")
+    if not min_len <= len(value) <= max_len:
+        rule = (f"must not be longer than {max_len} characters" if min_len == 0
+                else f"must be {min_len} to {max_len} characters long")
+        raise invalid(field, rule)
+    return value
+
+
+def choice(field: str, value, options) -> str | None:
+    """One of `options` (which may include None)."""
+    if value not in options:
+        shown = ", ".join("null" if o is None else f'"{o}"' for o in options)
+        raise invalid(field, f"must be one of {shown}")
+    return value
+
+
+def integer(field: str, value, *, low: int, high: int) -> int:
+    """A whole number from `low` to `high` (JSON booleans and floats are refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise invalid(field, f"must be an integer from {low} to {high}")
+    return value
+
+
+def pattern(field: str, value, regex: re.Pattern, rule: str) -> str:
+    """A string matching `regex`."""
+    if not isinstance(value, str) or not regex.fullmatch(value):
+        raise invalid(field, rule)
+    return value

@@ -1,0 +1,61 @@
+"""Session rows: one conversation with one persona.
+
+`updated_at` follows conversation activity (a message added, edited or deleted), so listing
+newest first shows the conversations touched most recently; renaming does not reorder.
+"""
+import sqlite3
+
+from .clock import utc_now
+
+_SELECT = (
+    "SELECT s.id, s.persona_id, s.title, s.created_at, s.updated_at, "
+    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
+    "FROM sessions s"
+)
+
+
+def create_session(conn: sqlite3.Connection, session_id: str, persona_id: str,
+                   title: str = "") -> dict:
+    """Inserts a session; raises sqlite3.IntegrityError for a taken id or an unknown persona."""
+    now = utc_now()
+    conn.execute(
+        "INSERT INTO sessions (id, persona_id, title, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (session_id, persona_id, title, now, now),
+    )
+    return get_session(conn, session_id)
+
+
+def get_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
+    """The session with its message count, or None."""
+    row = conn.execute(f"{_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
+    return dict(row) if row else None
+
+
+def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
+    """The persona's sessions, most recently active first."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE s.persona_id = ? ORDER BY s.updated_at DESC, s.rowid DESC",
+        (persona_id,),
+    ).fetchall()
+    return [dict(row) for row in rows]
+
+
+def set_session_title(conn: sqlite3.Connection, session_id: str, title: str,
+                      *, only_if_untitled: bool = False) -> bool:
+    """Sets the title; with `only_if_untitled`, a title the person chose is kept."""
+    sql = "UPDATE sessions SET title = ? WHERE id = ?"
+    if only_if_untitled:
+        sql += " AND title = ''"
+    return conn.execute(sql, (title, session_id)).rowcount == 1
+
+
+def touch_session(conn: sqlite3.Connection, session_id: str, when: str | None = None) -> None:
+    """Marks conversation activity on the session (moves it to the top of its list)."""
+    conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?",
+                 (when or utc_now(), session_id))
+
+
+def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Deletes a session and its messages (ON DELETE CASCADE)."""
+    return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 1

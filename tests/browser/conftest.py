@@ -1,0 +1,91 @@
+"""Browser tests: real headless Chromium (Playwright) against the app on a real server, with the
+Claude fake upstream. One browser per test session, a fresh context (cookies, storage) per test."""
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.browser.support import Model
+from tests.fakes.claude import replies
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+API_KEY = "sk-ant-test-accepted-key-7f3a"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+TIMEOUT_MS = 8000
+# Chromium reports every non-2xx fetch on the console; the tests provoke some on purpose.
+_EXPECTED_CONSOLE = ("Failed to load resource",)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole test session."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (scripts/test.sh does)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def api_key():
+    """The key the app starts with (the first-run tests override this with None)."""
+    return API_KEY
+
+
+@pytest.fixture
+def app_config(app_config, claude, api_key):
+    """The app talks to the Claude fake, which accepts only API_KEY."""
+    claude.api_key = API_KEY
+    return {**app_config, "ANTHROPIC_BASE_URL": claude.url, "ANTHROPIC_API_KEY": api_key}
+
+
+@pytest.fixture
+def model(claude):
+    """The scripted model answering every request the app sends to the fake."""
+    scripted = Model()
+    claude.default = replies.scripted(scripted)
+    return scripted
+
+
+@contextmanager
+def _checked_page(browser, **options):
+    """A page in a fresh context; a script error or CSP violation on it fails the test."""
+    context = browser.new_context(**options)
+    context.set_default_timeout(TIMEOUT_MS)
+    tab = context.new_page()
+    problems: list[str] = []
+    tab.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    tab.on("console", lambda msg: problems.append(f"console: {msg.text}")
+           if msg.type == "error" and not msg.text.startswith(_EXPECTED_CONSOLE) else None)
+    try:
+        yield tab
+    finally:
+        context.close()
+    assert not problems, problems
+
+
+@pytest.fixture
+def page(browser):
+    """A desktop-sized page (1280 × 860)."""
+    with _checked_page(browser, viewport={"width": 1280, "height": 860}) as tab:
+        yield tab
+
+
+@pytest.fixture
+def phone(browser):
+    """A 375 px wide page (a phone-sized, touch viewport)."""
+    with _checked_page(browser, viewport={"width": 375, "height": 740}, device_scale_factor=2,
+                       is_mobile=True, has_touch=True) as tab:
+        yield tab
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    """Where screenshots go (gitignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

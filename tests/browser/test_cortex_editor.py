@@ -1,0 +1,108 @@
+"""The cortex editor on the settings page: edit and save with If-Match, the conflict view, reset,
+and the history with its diff and restore."""
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.support import open_page
+
+pytestmark = pytest.mark.browser
+
+FILE_URL = "/api/personas/default/cortex/memory.md"
+
+
+def _put(page, server, content: str) -> dict:
+    current = page.request.get(server.url + FILE_URL)
+    response = page.request.put(server.url + FILE_URL, data={"content": content},
+                                headers={"If-Match": current.headers["etag"]})
+    assert response.ok, response.text()
+    return response.json()
+
+
+def test_edit_memory_with_preview_meter_and_save(page, server):
+    open_page(page, server, "/settings")
+    expect(page.get_by_role("tab", name="Memory")).to_have_attribute("aria-selected", "true")
+    text = "# Memories\n\n- Jonas likes **green tea**.\n"
+    page.fill("#cortex-text", text)
+    expect(page.locator("#cortex-count")).to_have_text(f"{len(text)} / 12,000 characters")
+    expect(page.get_by_role("tab", name="Memory").locator(".dirty-dot")).to_be_visible()
+    page.get_by_role("button", name="Preview").click()
+    expect(page.locator("#cortex-preview strong")).to_have_text("green tea")
+    expect(page.locator("#cortex-text")).to_be_hidden()
+
+    page.get_by_role("button", name="Write").click()
+    page.click("#cortex-save")
+    expect(page.locator("#cortex-status")).to_contain_text("Saved as revision")
+    expect(page.locator("#cortex-save")).to_be_disabled()
+    assert page.request.get(server.url + FILE_URL).json()["content"] == text
+    expect(page.locator("#history-list .history-item").first).to_contain_text("You")
+
+    page.get_by_role("tab", name="Memory").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("tab", name="Soul")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#history-heading")).to_have_text("History of soul.md")
+
+
+def test_conflict_shows_both_versions_and_keeps_a_merge(page, server):
+    open_page(page, server, "/settings")
+    page.fill("#cortex-text", "# Memories\n\n- Mine: likes tea.\n")
+    theirs = _put(page, server, "# Memories\n\n- Theirs: has a cat.\n")
+
+    page.click("#cortex-save")
+    conflict = page.locator("#conflict")
+    expect(conflict).to_be_visible()
+    expect(page.locator("#conflict-theirs")).to_have_value("# Memories\n\n- Theirs: has a cat.\n")
+    expect(page.locator("#conflict-mine")).to_have_value("# Memories\n\n- Mine: likes tea.\n")
+    expect(page.locator("#conflict-theirs-label")).to_contain_text(f"revision {theirs['revision']}")
+    expect(page.locator("#cortex-text")).to_be_hidden()
+
+    merged = "# Memories\n\n- Mine: likes tea.\n- Theirs: has a cat.\n"
+    page.fill("#conflict-mine", merged)
+    page.get_by_role("button", name="Keep mine").click()
+    expect(conflict).to_be_hidden()
+    expect(page.locator("#cortex-text")).to_have_value(merged)
+    assert page.request.get(server.url + FILE_URL).json()["content"] == merged
+
+
+def test_conflict_take_theirs(page, server):
+    open_page(page, server, "/settings")
+    page.fill("#cortex-text", "# Mine\n")
+    _put(page, server, "# Theirs\n")
+    page.click("#cortex-save")
+    page.get_by_role("button", name="Take theirs").click()
+    expect(page.locator("#conflict")).to_be_hidden()
+    expect(page.locator("#cortex-text")).to_have_value("# Theirs\n")
+    expect(page.locator("#cortex-save")).to_be_disabled()
+    assert page.request.get(server.url + FILE_URL).json()["content"] == "# Theirs\n"
+
+
+def test_history_diff_and_restore(page, server):
+    original = page.request.get(server.url + FILE_URL).json()
+    _put(page, server, original["content"] + "- Likes <b>bold</b> tea.\n")
+    open_page(page, server, "/settings?persona=default&file=memory.md&view=history")
+
+    expect(page.locator("#diff .diff-add")).to_have_text("+- Likes <b>bold</b> tea.")
+    assert page.locator("#diff b").count() == 0
+    expect(page.locator("#diff-meta")).to_contain_text("You")
+    items = page.locator("#history-list .history-item")
+    expect(items).to_have_count(2)
+    items.nth(1).click()
+    expect(page.locator("#diff-title")).to_contain_text(f"#{original['revision']}")
+    page.get_by_role("button", name=f"Restore #{original['revision']}").click()
+    page.locator("#confirm-dialog").get_by_role("button", name="Restore").click()
+
+    expect(items).to_have_count(3)
+    expect(items.first).to_contain_text("Restore")
+    expect(page.locator("#diff .diff-del")).to_have_text("-- Likes <b>bold</b> tea.")
+    expect(page.locator("#cortex-text")).to_have_value(original["content"])
+    assert page.request.get(server.url + FILE_URL).json()["content"] == original["content"]
+
+
+def test_reset_to_template(page, server):
+    original = page.request.get(server.url + FILE_URL).json()
+    _put(page, server, "# Something else\n")
+    open_page(page, server, "/settings")
+    expect(page.locator("#cortex-text")).to_have_value("# Something else\n")
+    page.click("#cortex-reset")
+    page.locator("#confirm-dialog").get_by_role("button", name="Reset").click()
+    expect(page.locator("#cortex-text")).to_have_value(original["content"])
+    expect(page.locator("#history-list .history-item").first).to_contain_text("Template")

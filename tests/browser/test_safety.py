@@ -1,0 +1,50 @@
+"""Model output is untrusted: scripts, event handlers and javascript: links arrive inert, and the
+pages forbid inline script through their Content-Security-Policy."""
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.support import LAST_REPLY, REPLY_DONE, open_page, send
+from tests.fakes.claude import replies
+
+pytestmark = pytest.mark.browser
+
+HOSTILE = (
+    "Look at this:\n\n<script>window.__pwned = 'script'</script>\n\n"
+    "<img src=x onerror=\"window.__pwned = 'img'\">\n\n"
+    "[click me](javascript:window.__pwned='link')\n\n"
+    "<a href=\"javascript:window.__pwned='anchor'\">raw anchor</a>\n\n"
+    "<iframe srcdoc=\"<script>parent.__pwned='frame'</script>\"></iframe>\n\n"
+    "<svg onload=\"window.__pwned='svg'\"></svg> and [a real link](https://example.org/)"
+)
+
+
+def test_hostile_model_output_is_shown_inert(page, server, model):
+    model.chat.append(replies.text(HOSTILE))
+    open_page(page, server)
+    send(page, "Show me something dangerous")
+    page.wait_for_selector(REPLY_DONE)
+    reply = page.locator(LAST_REPLY)
+    expect(reply).to_contain_text("Look at this:")
+
+    for link_text in ("click me", "raw anchor"):
+        link = reply.get_by_text(link_text)
+        href = link.get_attribute("href")
+        assert href is None or not href.strip().lower().startswith("javascript:"), href
+        link.click()
+    real = reply.get_by_role("link", name="a real link")
+    expect(real).to_have_attribute("href", "https://example.org/")
+    expect(real).to_have_attribute("rel", "noopener noreferrer nofollow")
+    dangerous = reply.locator(".msg-body").locator("script, iframe, svg, [onerror], [onload]")
+    assert dangerous.count() == 0
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+
+
+def test_pages_send_a_strict_content_security_policy(page, server):
+    for path in ("/", "/settings"):
+        response = page.goto(server.url + path)
+        policy = response.headers["content-security-policy"]
+        for directive in ("script-src 'self'", "object-src 'none'", "base-uri 'none'",
+                          "frame-ancestors 'none'"):
+            assert directive in policy
+        assert "unsafe-inline" not in policy
+        assert page.locator("script:not([src])").count() == 0

@@ -1,0 +1,173 @@
+"""Real clients for the chat transports (SSE over http.client, WebSocket over websocket-client)
+and a script for the fake that keeps chat replies apart from title and cortex-update requests."""
+import http.client
+import json
+import threading
+import time
+from collections import deque
+from urllib.parse import urlsplit
+
+import websocket
+
+from src.utils.services.chat_titles import TITLE_MAX_TOKENS
+from tests.fakes.claude import replies
+
+API_KEY = "sk-ant-test-SECRET-0123456789abcdef"
+TIMEOUT = 10.0
+
+
+def live_config(app_config: dict, claude, **extra) -> dict:
+    """The test app configuration pointed at the fake, with a key."""
+    return {**app_config, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": claude.url,
+            **extra}
+
+
+class Script:
+    """Answers the fake's requests by kind: chat replies in order, titles and cortex updates aside.
+
+    Titles are requested in the background after a first exchange, so a plain FIFO queue would
+    hand them a reply meant for the next chat turn.
+    """
+
+    def __init__(self, claude, title: str = "A fine title"):
+        self.chat: deque = deque()
+        self.cortex: deque = deque()
+        self.title = title
+        self.default_chat = replies.text("Default reply.")
+        self._lock = threading.Lock()
+        claude.default = replies.scripted(self._answer)
+
+    def reply(self, *items) -> None:
+        """Queue chat replies (a str means replies.text(str))."""
+        with self._lock:
+            self.chat.extend(replies.text(i) if isinstance(i, str) else i for i in items)
+
+    def update(self, *items) -> None:
+        """Queue replies for the cortex update's tool_use run."""
+        with self._lock:
+            self.cortex.extend(items)
+
+    def _answer(self, body: dict):
+        with self._lock:
+            if body.get("max_tokens") == TITLE_MAX_TOKENS:
+                return replies.text(self.title)
+            if body.get("tools"):
+                return self.cortex.popleft() if self.cortex else replies.text("Nothing to change.")
+            return self.chat.popleft() if self.chat else self.default_chat
+
+
+def chat_requests(claude) -> list:
+    """The fake's recorded chat requests (streaming, no tools), in order."""
+    return [r for r in claude.requests if r.stream and not r.tools]
+
+
+class SseStream:
+    """A POST answered with `text/event-stream`, read event by event as it arrives."""
+
+    def __init__(self, base_url: str, path: str, body, *, raw: bytes | None = None,
+                 content_type: str = "application/json"):
+        parts = urlsplit(base_url)
+        self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT)
+        data = raw if raw is not None else json.dumps(body).encode()
+        self.conn.request("POST", path, data, {"Content-Type": content_type})
+        self.response = self.conn.getresponse()
+        self.status = self.response.status
+        self.content_type = self.response.getheader("Content-Type", "")
+
+    def json(self) -> dict:
+        """The body of a non-stream answer."""
+        return json.loads(self.response.read())
+
+    def next_event(self) -> tuple[str, dict] | None:
+        """The next (type, data), or None at the end of the stream."""
+        kind, data = None, None
+        while True:
+            line = self.response.readline()
+            if not line:
+                return None
+            line = line.decode().rstrip("\n")
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                data = json.loads(line[6:])
+            elif line == "" and kind is not None:
+                return kind, data
+
+    def events(self) -> list[tuple[str, dict]]:
+        """All remaining events."""
+        out = []
+        while (event := self.next_event()) is not None:
+            out.append(event)
+        return out
+
+    def close(self) -> None:
+        """Hang up (the server sees the client leave at its next write)."""
+        self.response.close()
+        self.conn.close()
+
+    def __enter__(self) -> "SseStream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class ChatSocketClient:
+    """A real WebSocket client of /ws/chat that reads JSON events with a deadline."""
+
+    def __init__(self, ws_url: str):
+        self.ws = websocket.create_connection(ws_url + "/ws/chat", timeout=TIMEOUT)
+
+    def send(self, **frame) -> None:
+        """Send one JSON frame."""
+        self.ws.send(json.dumps(frame))
+
+    def send_raw(self, data) -> None:
+        """Send a frame as is (text or bytes)."""
+        if isinstance(data, bytes):
+            self.ws.send_binary(data)
+        else:
+            self.ws.send(data)
+
+    def next(self) -> dict:
+        """The next event (fails after the timeout)."""
+        return json.loads(self.ws.recv())
+
+    def until(self, *types: str) -> list[dict]:
+        """Events up to and including the first one whose type is in `types`."""
+        seen = []
+        while True:
+            event = self.next()
+            seen.append(event)
+            if event["type"] in types:
+                return seen
+
+    def chat(self, session_id: str, message: str) -> list[dict]:
+        """Send a chat frame and read until done or error."""
+        self.send(type="chat", session_id=session_id, message=message)
+        return self.until("done", "error")
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.ws.close()
+
+    def __enter__(self) -> "ChatSocketClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def eventually(check, timeout: float = TIMEOUT):
+    """Re-evaluates `check()` until it returns something truthy; fails after `timeout` seconds.
+
+    For state with no event to wait on (a row written after the client was gone).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(0.01)

@@ -1,0 +1,120 @@
+"""A form on another site cannot change anything: state-changing endpoints accept only JSON.
+
+Browsers send cross-site forms without a CORS preflight only as POST with
+application/x-www-form-urlencoded, multipart/form-data or text/plain bodies (text/plain is the
+classic trick for smuggling a JSON-looking body). Each such request must be refused, and the
+database, the key file and the cortex directories must be exactly as before.
+"""
+import os
+import re
+import sqlite3
+from contextlib import closing
+
+import pytest
+
+from src.utils.services.secrets import SecretStore
+
+STORED_KEY = "sk-ant-api03-stored-before-the-attack-0000KEEP"
+FORM_FIELDS = {"name": "Evil", "persona_id": "default", "title": "pwned", "language": "de",
+               "model": "evil-model", "api_key": "sk-ant-api03-attacker-key-123456789"}
+JSONISH = ('{"name": "Evil", "persona_id": "default", "title": "pwned", "language": "de", '
+           '"api_key": "sk-ant-api03-attacker-key-123456789"}')
+
+
+@pytest.fixture
+def app_config(app_config, data_dir):
+    SecretStore(str(data_dir)).save_api_key(STORED_KEY)
+    return app_config
+
+
+@pytest.fixture
+def victim(make_persona, make_session, add_messages) -> dict:
+    """A persona with a session holding two messages."""
+    pid = make_persona("Victim")["id"]
+    sid = make_session(pid)["id"]
+    add_messages(sid, 2)
+    return {"pid": pid, "sid": sid}
+
+
+@pytest.fixture
+def targets(victim):
+    """Every state-changing endpoint of personas, sessions and settings, with its method."""
+    pid, sid = victim["pid"], victim["sid"]
+    return [
+        ("POST", "/api/personas"), ("PUT", f"/api/personas/{pid}"),
+        ("DELETE", f"/api/personas/{pid}"), ("PUT", "/api/personas/default"),
+        ("POST", "/api/sessions"), ("PATCH", f"/api/sessions/{sid}"),
+        ("DELETE", f"/api/sessions/{sid}"),
+        ("PUT", "/api/settings"), ("PUT", "/api/settings/api-key"),
+        ("DELETE", "/api/settings/api-key"),
+    ]
+
+
+def _snapshot(data_dir) -> dict:
+    """Every table, every cortex file with its content, and the key file."""
+    with closing(sqlite3.connect(data_dir / "app.db")) as conn:
+        names = [row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        tables = {name: conn.execute(f'SELECT * FROM "{name}" ORDER BY 1').fetchall()
+                  for name in names}
+    files = {}
+    for root, _, found in os.walk(data_dir / "cortex"):
+        for name in found:
+            path = os.path.join(root, name)
+            with open(path, "rb") as fh:
+                files[os.path.relpath(path, data_dir)] = fh.read()
+    return {"tables": tables, "cortex": files,
+            "secrets": (data_dir / "secrets.json").read_text()}
+
+
+def _form_requests(method: str):
+    """What a cross-site page can send: a POST form, plus the same bodies with the real method."""
+    for verb in sorted({"POST", method}):
+        yield verb, {"data": FORM_FIELDS, "content_type": "application/x-www-form-urlencoded"}
+        yield verb, {"data": FORM_FIELDS, "content_type": "multipart/form-data"}
+        yield verb, {"data": JSONISH, "content_type": "text/plain"}
+        yield verb, {"data": JSONISH, "content_type": "text/plain;charset=UTF-8"}
+
+
+def test_cross_site_form_posts_change_nothing(client, targets, data_dir):
+    before = _snapshot(data_dir)
+    tried = 0
+    for method, path in targets:
+        for verb, body in _form_requests(method):
+            response = client.open(path, method=verb, **body)
+            tried += 1
+            assert response.status_code in (405, 415), (verb, path, body["content_type"])
+            assert response.is_json and "error" in response.get_json()
+    assert tried == sum(4 if method == "POST" else 8 for method, _ in targets)
+    assert _snapshot(data_dir) == before
+
+
+def test_no_state_changing_api_route_accepts_a_form(app, client, victim, rows, data_dir):
+    """Every POST/PUT/PATCH/DELETE route under /api, including those of other features."""
+    rev = rows("SELECT MIN(id) AS rev FROM cortex_revisions WHERE persona_id = ?",
+               victim["pid"])[0]["rev"]
+    values = {**victim, "filename": "memory.md", "rev": rev}
+    before = _snapshot(data_dir)
+    for rule in app.url_map.iter_rules():
+        methods = rule.methods & {"POST", "PUT", "PATCH", "DELETE"}
+        if not rule.rule.startswith("/api/") or not methods:
+            continue
+        missing = rule.arguments - set(values)
+        assert not missing, f"{rule.rule}: give this test a value for {missing}"
+        path = rule.rule
+        for name in rule.arguments:
+            path = re.sub(rf"<(?:[a-z]+:)?{name}>", str(values[name]), path)
+        for method in methods:
+            for verb, body in _form_requests(method):
+                response = client.open(path, method=verb, **body)
+                status = response.status_code
+                assert 400 <= status < 500 and status != 404, (verb, path, body["content_type"])
+    assert _snapshot(data_dir) == before
+
+
+def test_the_same_requests_as_json_do_change_state(client, victim, data_dir):
+    """Proves the snapshot sees changes, so the tests above can fail."""
+    before = _snapshot(data_dir)
+    response = client.patch(f"/api/sessions/{victim['sid']}", json={"title": "renamed"})
+    assert response.status_code == 200
+    assert _snapshot(data_dir) != before

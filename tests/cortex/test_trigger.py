@@ -1,0 +1,217 @@
+"""When cortex updates are queued: threshold, idle, coalescing, restarts, disabled cortex."""
+import threading
+import time
+
+import pytest
+
+from src.utils import provider
+from src.utils.cortex import jobs
+from src.utils.cortex.trigger import CortexDisabled, CortexTrigger
+from tests.cortex.update_support import (  # noqa: F401  (fixtures)
+    OTHER, PID, Env, app_config, env, second_app)
+from tests.fakes.claude import replies
+
+
+def _jobs(env, pid=PID) -> list[dict]:
+    return [dict(r) for r in env.conn.execute(
+        "SELECT id, status, trigger FROM cortex_jobs WHERE persona_id = ? ORDER BY rowid", (pid,))]
+
+
+def test_threshold_fires_at_the_threshold_and_not_before(env):
+    env.persona()
+    sid = env.session()
+    env.chat(sid, 29)
+    state = env.trigger.check_and_trigger(PID, sid)
+    assert state == {"triggered": False, "job_id": None, "progress": round(29 / 30, 4),
+                     "frequency": "medium", "unprocessed": 29, "threshold": 30, "enabled": True}
+    assert _jobs(env) == []
+
+    env.say(sid, "the thirtieth message")
+    state = env.trigger.check_and_trigger(PID, sid)
+    assert state["triggered"] is True and state["progress"] == 1.0
+    assert _jobs(env) == [{"id": state["job_id"], "status": "queued", "trigger": "threshold"}]
+
+
+@pytest.mark.parametrize("context_limit, frequency, threshold", [
+    (40, "frequent", 20), (40, "medium", 30), (40, "rare", 38),
+    (20, "frequent", 10), (20, "medium", 15), (20, "rare", 19)])
+def test_frequency_is_a_share_of_the_context_limit(env, context_limit, frequency, threshold):
+    env.settings("app", {"context_limit": context_limit})
+    env.settings("cortex", {"enabled": True, "frequency": frequency, "idle_minutes": 30})
+    env.persona()
+    sid = env.session()
+    env.chat(sid, threshold - 1)
+    assert env.trigger.check_and_trigger(PID, sid)["triggered"] is False
+    env.chat(sid, 1)
+    state = env.trigger.check_and_trigger(PID, sid)
+    assert (state["triggered"], state["threshold"], state["frequency"]) == (True, threshold,
+                                                                           frequency)
+
+
+def test_messages_count_across_the_personas_sessions_only(env):
+    env.persona()
+    env.persona(OTHER, name="Bert")
+    first, second = env.session(), env.session()
+    env.chat(env.session(OTHER), 40)
+    env.chat(first, 15)
+    env.chat(second, 14)
+    assert env.trigger.check_and_trigger(PID, second)["unprocessed"] == 29
+    assert env.trigger.check_and_trigger(PID, second)["triggered"] is False
+    env.chat(first, 1)
+    assert env.trigger.check_and_trigger(PID, first)["triggered"] is True
+    assert env.trigger.status(OTHER)["unprocessed"] == 40
+
+
+def test_success_resets_the_count_and_failure_keeps_it(env, claude):
+    env.persona()
+    sid = env.session()
+    env.chat(sid, 30)
+    claude.enqueue(replies.server_error())
+    job = env.run_job()
+    assert job["status"] == "failed"
+    assert env.trigger.status(PID)["unprocessed"] == 30
+    claude.enqueue(replies.text("Nothing to change."))
+    assert env.run_job()["status"] == "done"
+    assert env.trigger.status(PID) | {"job_id": None} == {
+        "triggered": False, "job_id": None, "progress": 0.0, "frequency": "medium",
+        "unprocessed": 0, "threshold": 30, "enabled": True}
+
+
+def test_after_a_failure_automatic_triggers_wait_before_retrying(env, claude):
+    clock = [time.time()]
+    trigger = CortexTrigger(env.db, env.worker, clock=lambda: clock[0], retry_delay=120)
+    env.persona()
+    sid = env.session()
+    env.chat(sid, 30)
+    claude.enqueue(replies.overloaded())
+    assert trigger.check_and_trigger(PID, sid)["triggered"] is True
+    assert env.worker.run_pending()[0]["error"] == "overloaded"
+    assert trigger.check_and_trigger(PID, sid)["triggered"] is False
+    clock[0] += 121
+    assert trigger.check_and_trigger(PID, sid)["triggered"] is True
+
+
+def test_idle_session_with_unprocessed_messages_triggers_an_update(env, claude):
+    env.persona()
+    env.chat(env.session(), 2)
+    now = time.time()
+    assert env.trigger.scan_idle(now=now) == []
+    assert env.trigger.scan_idle(now=now + 29 * 60) == []
+    queued = env.trigger.scan_idle(now=now + 31 * 60)
+    assert _jobs(env) == [{"id": queued[0], "status": "queued", "trigger": "idle"}]
+    assert env.trigger.scan_idle(now=now + 32 * 60) == queued
+
+    claude.enqueue(replies.text("ok"))
+    assert env.worker.run_pending()[0]["status"] == "done"
+    assert env.trigger.scan_idle(now=now + 90 * 60) == []
+
+
+def test_idle_minutes_setting_is_used(env):
+    env.settings("cortex", {"enabled": True, "frequency": "medium", "idle_minutes": 5})
+    env.persona()
+    env.chat(env.session(), 1)
+    now = time.time()
+    assert env.trigger.scan_idle(now=now + 4 * 60) == []
+    assert len(env.trigger.scan_idle(now=now + 6 * 60)) == 1
+
+
+def test_a_second_trigger_while_queued_returns_the_same_job(env):
+    env.persona()
+    sid = env.session()
+    env.chat(sid, 30)
+    first = env.trigger.check_and_trigger(PID, sid)
+    second = env.trigger.check_and_trigger(PID, sid)
+    on_demand, created = env.trigger.request_update(PID)
+    assert first["job_id"] == second["job_id"] == on_demand["id"] and created is False
+    assert len(_jobs(env)) == 1
+
+
+def test_a_trigger_while_running_schedules_exactly_one_follow_up(env, claude):
+    gate = threading.Event()
+    claude.enqueue(replies.gated(replies.text("first"), gate), replies.text("second"))
+    env.persona()
+    sid = env.session()
+    first_batch = env.chat(sid, 30)
+    running = env.trigger.check_and_trigger(PID, sid)["job_id"]
+    env.worker.start()
+    try:
+        claude.wait_for_requests(1)
+        assert jobs.get_job(env.conn, running)["status"] == "running"
+        covered = env.trigger.check_and_trigger(PID, sid)
+        assert (covered["triggered"], covered["job_id"], covered["progress"]) == (False, running,
+                                                                                  0.0)
+        second_batch = env.chat(sid, 30, prefix="n")
+        follow_ups = {env.trigger.check_and_trigger(PID, sid)["job_id"] for _ in range(3)}
+        follow_ups.add(env.trigger.request_update(PID)[0]["id"])
+        assert len(follow_ups) == 1 and running not in follow_ups
+        gate.set()
+        done = [env.worker.wait_for_job(job_id) for job_id in (running, *follow_ups)]
+    finally:
+        gate.set()
+        env.worker.stop()
+    assert [j["status"] for j in done] == ["done", "done"]
+    assert (done[0]["message_from"], done[0]["message_to"]) == (first_batch[0]["id"],
+                                                                first_batch[-1]["id"])
+    assert (done[1]["message_from"], done[1]["message_to"]) == (second_batch[0]["id"],
+                                                                second_batch[-1]["id"])
+    assert len(_jobs(env)) == 2 and env.processed() == second_batch[-1]["id"]
+
+
+def test_jobs_left_running_by_a_restart_are_failed_and_retryable(env, app_config):
+    env.persona()
+    env.chat(env.session(), 2)
+    job, _ = env.trigger.request_update(PID)
+    assert jobs.claim_next_job(env.conn, env.update.plan_range)["status"] == "running"
+
+    restarted = Env(second_app(app_config))
+    job = jobs.get_job(restarted.conn, job["id"])
+    assert (job["status"], job["error"], job["retryable"]) == ("failed", "interrupted", True)
+    assert restarted.trigger.status(PID)["unprocessed"] == 2
+    later = time.time() + 3600
+    assert len(restarted.trigger.scan_idle(now=later)) == 1
+
+
+def test_a_disabled_cortex_never_triggers_or_updates(env, claude):
+    env.settings("cortex", {"enabled": False, "frequency": "frequent", "idle_minutes": 1})
+    env.persona()
+    sid = env.session()
+    env.chat(sid, 40)
+    state = env.trigger.check_and_trigger(PID, sid)
+    assert (state["triggered"], state["job_id"], state["enabled"]) == (False, None, False)
+    assert env.trigger.scan_idle(now=time.time() + 86400) == []
+    with pytest.raises(CortexDisabled):
+        env.trigger.request_update(PID)
+    assert env.update.run(PID)["error"] == "cortex_disabled"
+    assert _jobs(env) == [] and claude.requests == []
+
+
+def test_background_worker_runs_a_triggered_job_and_tells_subscribers(app_config, claude):
+    env = Env(second_app({**app_config, "CORTEX_WORKER": True}))
+    try:
+        assert env.worker.running
+        events, seen = [], threading.Event()
+        env.worker.subscribe(lambda event: (events.append(event), seen.set()))
+        claude.enqueue(replies.tool_use([("insert", {"filename": "memory.md", "insert_line": 0,
+                                                     "insert_text": "- Jonas plays chess."})]),
+                       replies.text("Noted chess."))
+        env.persona()
+        sid = env.session()
+        env.chat(sid, 30)
+        state = env.trigger.check_and_trigger(PID, sid)
+        job = env.worker.wait_for_job(state["job_id"], timeout=10)
+        assert seen.wait(5)
+    finally:
+        env.worker.stop()
+    assert not env.worker.running
+    assert (job["status"], job["files"], job["summary"]) == ("done", ["memory.md"], "Noted chess.")
+    assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
+                       "files": ["memory.md"], "error": None}]
+    assert env.read("memory.md").startswith("- Jonas plays chess.\n")
+
+
+def test_wait_for_job_times_out_without_a_worker(env):
+    env.persona()
+    job, _ = env.trigger.request_update(PID)
+    with pytest.raises(TimeoutError):
+        env.worker.wait_for_job(job["id"], timeout=0.05)
+    assert provider.get_cortex_worker(env.app) is env.worker

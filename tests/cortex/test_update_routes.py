@@ -1,0 +1,78 @@
+"""REST for cortex updates: start one on demand (202 + job) and follow the job."""
+import pytest
+
+from tests.cortex.update_support import PID, app_config, env  # noqa: F401  (fixtures)
+from tests.fakes.claude import replies
+
+
+def test_start_update_returns_202_and_the_job_can_be_followed(client, env, claude):
+    env.persona()
+    env.say(env.session(), "I love hiking.", "Me too!")
+    response = client.post(f"/api/personas/{PID}/cortex/update", json={})
+    assert response.status_code == 202
+    body = response.get_json()
+    assert (body["status"], body["created"]) == ("queued", True)
+    assert response.headers["Location"] == f"/api/cortex/jobs/{body['job_id']}"
+
+    again = client.post(f"/api/personas/{PID}/cortex/update", json={}).get_json()
+    assert (again["job_id"], again["created"]) == (body["job_id"], False)
+
+    job = client.get(f"/api/cortex/jobs/{body['job_id']}").get_json()
+    assert {k: job[k] for k in ("id", "persona_id", "status", "files", "error")} == {
+        "id": body["job_id"], "persona_id": PID, "status": "queued", "files": [], "error": None}
+
+    claude.enqueue(replies.tool_use([("insert", {"filename": "memory.md", "insert_line": 0,
+                                                 "insert_text": "- Jonas loves hiking."})]),
+                   replies.text("Noted hiking."))
+    env.worker.run_pending()
+    job = client.get(f"/api/cortex/jobs/{body['job_id']}").get_json()
+    assert (job["status"], job["files"], job["summary"], job["trigger"]) == (
+        "done", ["memory.md"], "Noted hiking.", "manual")
+    history = client.get(f"/api/personas/{PID}/cortex/memory.md/history").get_json()
+    assert history["revisions"][0]["summary"] == "Noted hiking."
+    assert history["revisions"][0]["author"] == "ai"
+
+
+def test_a_failed_job_reports_its_error_code(client, env, claude):
+    env.persona()
+    env.say(env.session(), "hello")
+    job_id = client.post(f"/api/personas/{PID}/cortex/update", json={}).get_json()["job_id"]
+    claude.enqueue(replies.rate_limited())
+    env.worker.run_pending()
+    job = client.get(f"/api/cortex/jobs/{job_id}").get_json()
+    assert (job["status"], job["error"], job["retryable"]) == ("failed", "rate_limited", True)
+    assert "sk-test" not in str(job)
+
+
+def test_default_persona_can_be_updated(client, env):
+    assert client.post("/api/personas/default/cortex/update").status_code == 202
+
+
+@pytest.mark.parametrize("pid", ["nobody0000", "..", "ANNA0001", "a" * 40, "%2e%2e"])
+def test_unknown_or_invalid_persona_is_404(client, env, pid):
+    response = client.post(f"/api/personas/{pid}/cortex/update", json={})
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == "persona_not_found"
+
+
+def test_disabled_cortex_is_409(client, env):
+    env.persona()
+    client.put("/api/cortex/settings", json={"enabled": False})
+    response = client.post(f"/api/personas/{PID}/cortex/update", json={})
+    assert response.status_code == 409
+    assert response.get_json()["error"]["code"] == "cortex_disabled"
+    assert env.conn.execute("SELECT COUNT(*) FROM cortex_jobs").fetchone()[0] == 0
+
+
+def test_a_form_post_is_refused(client, env):
+    env.persona()
+    response = client.post(f"/api/personas/{PID}/cortex/update", data={"x": "1"})
+    assert response.status_code == 415
+    assert env.conn.execute("SELECT COUNT(*) FROM cortex_jobs").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("job_id", ["0" * 32, "nope", "../../etc"])
+def test_unknown_job_is_404(client, env, job_id):
+    response = client.get(f"/api/cortex/jobs/{job_id}")
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] in ("job_not_found", "not_found")
