@@ -7,7 +7,7 @@ from flask import Flask
 
 from . import config as config_module
 from .routes import chat, cortex, health, messages, pages, personas, sessions, settings
-from .routes import cortex_jobs
+from .routes import cortex_jobs, openapi
 from .routes.errors import register_error_handlers
 from .routes.ws import sock
 from .utils import provider
@@ -15,7 +15,7 @@ from .utils.logsafe import configure_logging
 
 log = logging.getLogger(__name__)
 BLUEPRINTS = (health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
-              messages.bp, cortex_jobs.bp)
+              messages.bp, cortex_jobs.bp, openapi.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:

@@ -15,12 +15,24 @@ _PERSONA_ID = re.compile(r"[a-z0-9]{8,32}", re.ASCII)
 _JOB_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
 
 
-@bp.post("/api/personas/<pid>/cortex/update", merge_slashes=False)
-def start_update(pid: str):
-    """Queues an update of the persona's cortex (joins one already queued): 202 with the job."""
+def _known_persona(pid: str) -> str:
+    """`pid` if it names an existing persona; 404 before any lookup otherwise."""
     if not (pid == DEFAULT_PERSONA or _PERSONA_ID.fullmatch(pid)) \
             or not persona_exists(get_db().conn(), pid):
         raise ApiError(404, "persona_not_found", "No persona with that id.")
+    return pid
+
+
+@bp.get("/api/personas/<pid>/cortex/status", merge_slashes=False)
+def read_status(pid: str):
+    """Progress towards the next update and the job in flight, without triggering anything."""
+    return jsonify(get_cortex_trigger().status(_known_persona(pid)))
+
+
+@bp.post("/api/personas/<pid>/cortex/update", merge_slashes=False)
+def start_update(pid: str):
+    """Queues an update of the persona's cortex (joins one already queued): 202 with the job."""
+    _known_persona(pid)
     json_body(required=False)
     try:
         job, created = get_cortex_trigger().request_update(pid)

@@ -76,3 +76,20 @@ def test_unknown_job_is_404(client, env, job_id):
     response = client.get(f"/api/cortex/jobs/{job_id}")
     assert response.status_code == 404
     assert response.get_json()["error"]["code"] in ("job_not_found", "not_found")
+
+
+def test_status_reports_progress_without_triggering(client, env):
+    env.persona()
+    env.settings("app", {"context_limit": 8})
+    env.say(env.session(), "one", "two", "three")
+    body = client.get(f"/api/personas/{PID}/cortex/status").get_json()
+    assert (body["unprocessed"], body["threshold"], body["triggered"]) == (3, 6, False)
+    assert body["progress"] == 0.5 and body["job_id"] is None and body["enabled"] is True
+    assert env.conn.execute("SELECT COUNT(*) FROM cortex_jobs").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("pid", ["nobody0000", "..", "a" * 40])
+def test_status_of_unknown_persona_is_404(client, env, pid):
+    response = client.get(f"/api/personas/{pid}/cortex/status")
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == "persona_not_found"

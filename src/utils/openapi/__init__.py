@@ -1,0 +1,49 @@
+"""The Open API 3.1 document of the JSON API, assembled from one module per area.
+
+It is plain data (no Flask): `routes/openapi.py` serves it, and tests check it against
+`app.url_map` in both directions and validate real responses against it.
+"""
+import copy
+from functools import lru_cache
+
+from . import chat, common, conversations, cortex, settings
+
+_AREAS = (conversations, chat, cortex, settings)
+_DESCRIPTION = (
+    "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
+    "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "
+    "Chat replies stream as Server-Sent Events (`POST /api/chat/stream`) or over the WebSocket "
+    "`/ws/chat` (frames in `x-websocket`). When the app is bound beyond loopback, every request "
+    "needs the access token (`PERSONA_ACCESS_TOKEN`), see README, Security.")
+TAGS = [
+    {"name": "chat", "description": "Streaming replies (SSE and WebSocket)."},
+    {"name": "personas", "description": "The characters."},
+    {"name": "sessions", "description": "Conversations, one persona each."},
+    {"name": "messages", "description": "Editing the end of a conversation."},
+    {"name": "cortex", "description": "Each persona's memory files, history and updates."},
+    {"name": "settings", "description": "Model, language, the API key."},
+    {"name": "meta", "description": "Health and this document."},
+]
+
+
+@lru_cache(maxsize=1)
+def _document() -> dict:
+    paths: dict = {}
+    schemas: dict = dict(common.SCHEMAS)
+    for area in _AREAS:
+        schemas.update(area.SCHEMAS)
+        paths.update(area.paths())
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Persona Cortex API", "version": "1.0.0", "description": _DESCRIPTION},
+        "servers": [{"url": "/"}],
+        "tags": TAGS,
+        "paths": dict(sorted(paths.items())),
+        "components": {"schemas": dict(sorted(schemas.items())),
+                       "responses": common.RESPONSES},
+    }
+
+
+def build_document() -> dict:
+    """The document (a fresh copy: callers may change it freely)."""
+    return copy.deepcopy(_document())

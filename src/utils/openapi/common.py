@@ -1,0 +1,120 @@
+"""Building blocks shared by every area of the OpenAPI document: errors, ids, helpers.
+
+Every error is `{"error": {"code", "message", ...}}`; the reusable responses below name the
+status codes the routes really answer with, so a fuzzer can hold each operation to them.
+"""
+
+PERSONA_ID = r"^(default|[a-z0-9]{8,32})$"
+SESSION_ID = r"^[a-z0-9]{16}$"
+JOB_ID = r"^[0-9a-f]{32}$"
+TIMESTAMP = {"type": "string", "description": "ISO-8601 UTC, e.g. 2025-01-31T12:00:00.123Z"}
+
+SCHEMAS = {
+    "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {"error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+                "code": {"type": "string", "description": "Stable, machine-readable code."},
+                "message": {"type": "string", "description": "What happened, for people."},
+                "field": {"type": "string", "description": "The request field at fault."},
+            },
+            "additionalProperties": True,
+        }},
+    },
+}
+
+_ERRORS = {
+    "400": ("BadRequest", "The request is malformed: invalid JSON, a field breaking its rule "
+                          "(`validation_error`, `unknown_field`, `invalid_json`, …). Nothing "
+                          "was written."),
+    "401": ("Unauthorized", "An access token is required (the app is bound beyond loopback with "
+                            "`PERSONA_ACCESS_TOKEN`) and the request did not carry it."),
+    "403": ("Forbidden", "A state-changing request or WebSocket upgrade from a foreign "
+                         "`Origin`."),
+    "404": ("NotFound", "No such persona, session, file, revision or job (malformed ids are "
+                        "unknown ids)."),
+    "409": ("Conflict", "The request conflicts with the current state (e.g. `session_busy`, "
+                        "`default_persona`, `cortex_disabled`, `nothing_to_regenerate`)."),
+    "413": ("PayloadTooLarge", "The body is over the size limit, or the cortex file would be "
+                               "over its hard cap. Nothing was written."),
+    "415": ("UnsupportedMediaType", "The body is not JSON (`Content-Type: application/json`)."),
+    "428": ("PreconditionRequired", "`If-Match` is required: send the ETag you read."),
+    "502": ("BadGateway", "The upstream API failed in a way retrying will not fix."),
+    "503": ("ServiceUnavailable", "The upstream API is unavailable right now (rate limit, "
+                                  "overload, network); retry later."),
+}
+
+RESPONSES = {
+    name: {"description": text, "content": {"application/json": {"schema": {
+        "$ref": "#/components/schemas/Error"}}}}
+    for name, text in _ERRORS.values()
+}
+
+# Answered before any view runs: by the access and Origin guards of DESIGN §9.
+GUARDED = ("401",)
+GUARDED_WRITE = ("401", "403", "413", "415")
+
+
+def ref(name: str) -> dict:
+    """A reference to a schema in components."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def nullable(schema: dict) -> dict:
+    """`schema` or JSON null."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def obj(properties: dict, required=(), additional: bool = True, **extra) -> dict:
+    """An object schema; responses allow extra keys, request bodies usually do not."""
+    schema = {"type": "object", "properties": properties, "additionalProperties": additional}
+    if required:
+        schema["required"] = list(required)
+    return {**schema, **extra}
+
+
+def json_response(description: str, schema: dict, headers: dict | None = None) -> dict:
+    """A JSON response."""
+    response = {"description": description,
+                "content": {"application/json": {"schema": schema}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def json_body(schema: dict, required: bool = True, description: str | None = None) -> dict:
+    """A JSON request body."""
+    body = {"required": required, "content": {"application/json": {"schema": schema}}}
+    if description:
+        body["description"] = description
+    return body
+
+
+def errors(*statuses: str) -> dict:
+    """References to the shared error responses for `statuses`."""
+    return {status: {"$ref": f"#/components/responses/{_ERRORS[status][0]}"}
+            for status in statuses}
+
+
+def path_param(name: str, schema: dict, description: str) -> dict:
+    """A path parameter."""
+    return {"name": name, "in": "path", "required": True, "schema": schema,
+            "description": description}
+
+
+def operation(operation_id: str, tag: str, summary: str, responses: dict, *,
+              write: bool = False, **extra) -> dict:
+    """One operation; `write` adds the responses every state-changing request may get."""
+    guards = GUARDED_WRITE if write else GUARDED
+    merged = {**errors(*guards), **responses}
+    return {"operationId": operation_id, "tags": [tag], "summary": summary,
+            "responses": dict(sorted(merged.items())), **extra}
+
+
+PERSONA_PARAM = path_param("pid", {"type": "string", "pattern": PERSONA_ID},
+                           "`default` or a persona id (8–32 of `[a-z0-9]`).")
+SESSION_PARAM = path_param("sid", {"type": "string", "pattern": SESSION_ID},
+                           "A session id (16 of `[a-z0-9]`).")

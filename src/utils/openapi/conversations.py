@@ -1,0 +1,154 @@
+"""Personas, sessions and the last message of a session (DESIGN §7)."""
+from .common import (PERSONA_PARAM, PERSONA_ID, SESSION_ID, SESSION_PARAM, TIMESTAMP, errors,
+                     json_body, json_response, obj, operation, ref)
+
+_LANGUAGE = {"type": "string", "enum": ["en", "de"]}
+_ONE_LINE = "^[^\r\n\u2028\u2029]*$"
+_PERSONA_FIELDS = {
+    "name": {"type": "string", "minLength": 1, "maxLength": 80, "pattern": _ONE_LINE},
+    "description": {"type": "string", "maxLength": 8000},
+    "user_name": {"type": "string", "maxLength": 80, "pattern": _ONE_LINE},
+    "language": _LANGUAGE,
+    "greeting": {"type": "string", "maxLength": 2000},
+}
+_READ_ONLY = {"id": {"type": "string", "readOnly": True},
+              "created_at": {"type": "string", "readOnly": True},
+              "updated_at": {"type": "string", "readOnly": True}}
+MESSAGE_TEXT = {"type": "string", "minLength": 1, "maxLength": 32000, "pattern": r"\S"}
+
+SCHEMAS = {
+    "Persona": obj({
+        "id": {"type": "string", "pattern": PERSONA_ID},
+        "name": {"type": "string"}, "description": {"type": "string"},
+        "user_name": {"type": "string"}, "language": _LANGUAGE, "greeting": {"type": "string"},
+        "created_at": TIMESTAMP, "updated_at": TIMESTAMP,
+    }, required=("id", "name", "description", "user_name", "language", "greeting",
+                 "created_at", "updated_at")),
+    "PersonaCreate": obj({**_PERSONA_FIELDS, **_READ_ONLY}, required=("name",), additional=False,
+                         description="`id`, `created_at`, `updated_at` are accepted and ignored."),
+    "PersonaUpdate": obj({**_PERSONA_FIELDS, **_READ_ONLY}, additional=False,
+                         description="Only the fields given change."),
+    "Session": obj({
+        "id": {"type": "string", "pattern": SESSION_ID},
+        "persona_id": {"type": "string", "pattern": PERSONA_ID},
+        "title": {"type": "string"}, "created_at": TIMESTAMP, "updated_at": TIMESTAMP,
+        "message_count": {"type": "integer", "minimum": 0},
+    }, required=("id", "persona_id", "title", "created_at", "updated_at", "message_count")),
+    "Message": obj({
+        "id": {"type": "integer", "minimum": 1},
+        "session_id": {"type": "string", "pattern": SESSION_ID},
+        "persona_id": {"type": "string", "pattern": PERSONA_ID},
+        "role": {"type": "string", "enum": ["user", "assistant"]},
+        "content": {"type": "string"},
+        "status": {"type": "string", "enum": ["complete", "incomplete"]},
+        "created_at": TIMESTAMP,
+    }, required=("id", "session_id", "persona_id", "role", "content", "status", "created_at")),
+    "SessionPage": {"allOf": [ref("Session"), obj({
+        "messages": {"type": "array", "items": ref("Message"),
+                     "description": "One page, oldest first."},
+        "has_more": {"type": "boolean", "description": "Older messages exist."},
+    }, required=("messages", "has_more"))]},
+    "Deleted": obj({"id": {"type": "string"}, "deleted": {"const": True}},
+                   required=("id", "deleted")),
+}
+
+
+def _personas() -> dict:
+    persona = json_response("The persona.", ref("Persona"))
+    return {
+        "/api/personas": {
+            "get": operation("listPersonas", "personas", "All personas, the default one first.", {
+                "200": json_response("The personas.", obj(
+                    {"personas": {"type": "array", "items": ref("Persona")}},
+                    required=("personas",)))}),
+            "post": operation("createPersona", "personas",
+                              "Create a persona (its cortex files come from the templates).", {
+                                  "201": json_response("The new persona.", ref("Persona")),
+                                  **errors("400")},
+                              write=True, requestBody=json_body(ref("PersonaCreate"))),
+        },
+        "/api/personas/{pid}": {
+            "parameters": [PERSONA_PARAM],
+            "get": operation("getPersona", "personas", "One persona.",
+                             {"200": persona, **errors("404")}),
+            "put": operation("updatePersona", "personas", "Change the fields given.",
+                             {"200": persona, **errors("400", "404")}, write=True,
+                             requestBody=json_body(ref("PersonaUpdate"))),
+            "delete": operation(
+                "deletePersona", "personas",
+                "Delete a persona with its sessions, messages, cortex files and revisions.",
+                {"200": json_response("Deleted.", ref("Deleted")),
+                 **errors("400", "404", "409")}, write=True,
+                description="The default persona cannot be deleted (`409 default_persona`). "
+                            "The request has no body (or a JSON one)."),
+        },
+    }
+
+
+def _sessions() -> dict:
+    page = json_response("The session with one page of messages.", ref("SessionPage"))
+    limit = {"name": "limit", "in": "query", "required": False,
+             "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
+             "description": "Messages per page."}
+    before = {"name": "before", "in": "query", "required": False,
+              "schema": {"type": "integer", "minimum": 1},
+              "description": "Only messages with a smaller id (the smallest id you have)."}
+    return {
+        "/api/sessions": {
+            "get": operation(
+                "listSessions", "sessions", "One persona's sessions, most recently active first.",
+                {"200": json_response("The sessions.", obj(
+                    {"sessions": {"type": "array", "items": ref("Session")}},
+                    required=("sessions",))), **errors("400", "404")},
+                parameters=[{"name": "persona_id", "in": "query", "required": True,
+                             "schema": {"type": "string", "minLength": 1}}]),
+            "post": operation(
+                "createSession", "sessions", "Start a session with a persona.",
+                {"201": json_response("The new, untitled session.", ref("Session")),
+                 **errors("400", "404")}, write=True,
+                requestBody=json_body(obj({"persona_id": {"type": "string",
+                                                          "pattern": PERSONA_ID}},
+                                          required=("persona_id",), additional=False))),
+        },
+        "/api/sessions/{sid}": {
+            "parameters": [SESSION_PARAM],
+            "get": operation("getSession", "sessions", "The session with one page of messages.",
+                             {"200": page, **errors("400", "404")}, parameters=[before, limit]),
+            "patch": operation(
+                "renameSession", "sessions", "Rename the session.",
+                {"200": json_response("The renamed session.", ref("Session")),
+                 **errors("400", "404")}, write=True,
+                requestBody=json_body(obj({"title": {"type": "string", "minLength": 1,
+                                                     "maxLength": 120}},
+                                          required=("title",), additional=False))),
+            "delete": operation("deleteSession", "sessions", "Delete the session and its messages.",
+                                {"200": json_response("Deleted.", ref("Deleted")),
+                                 **errors("400", "404")}, write=True),
+        },
+        "/api/sessions/{sid}/messages/last": {
+            "parameters": [SESSION_PARAM],
+            "put": operation(
+                "editLastMessage", "messages",
+                "Replace the last user message's text and remove its reply (then regenerate).",
+                {"200": json_response("The session page plus the edited `message`.", {
+                    "allOf": [ref("SessionPage"), obj({"message": ref("Message")},
+                                                      required=("message",))]}),
+                 **errors("400", "404", "409")}, write=True,
+                requestBody=json_body(obj({"content": MESSAGE_TEXT}, required=("content",),
+                                          additional=False))),
+            "delete": operation(
+                "deleteLastExchange", "messages",
+                "Delete the last exchange (the last user message and everything after it).",
+                {"200": json_response("The session page plus the `deleted_ids`.", {
+                    "allOf": [ref("SessionPage"), obj(
+                        {"deleted_ids": {"type": "array", "items": {"type": "integer"}}},
+                        required=("deleted_ids",))]}),
+                 **errors("400", "404", "409")}, write=True),
+        },
+    }
+
+
+def paths() -> dict:
+    """The persona, session and message paths."""
+    return {**_personas(), **_sessions()}
+
