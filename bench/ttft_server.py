@@ -1,15 +1,19 @@
 """Time to first chunk through our chat endpoints versus straight from the SDK, and server memory.
 
-The app runs as it does in production (`python -m src.app`: gunicorn, gthread) in a subprocess,
-pointed at a FakeClaude in this process. Each round starts N streams at once (a barrier) for
-each of: the bare SDK against the fake, `/ws/chat` (one open socket per stream, as a browser
-keeps it) and `POST /api/chat/stream` (one keep-alive connection per stream); the order rotates
-round by round. TTFT is from sending the request to the first text chunk. Every stream slot has
-its own persona and session, so the server does what it does for real chats: stores the message,
-reads the cortex, builds the prompt, streams, stores the reply, runs the cortex trigger (and the
-background worker runs the updates it queues). Peak RSS is the server's VmHWM after the runs.
+The app runs as in production (`python -m src.app`: gunicorn, gthread) in a subprocess, pointed
+at a FakeClaude in this process. Each round starts N streams at once (behind a barrier) for each
+of three kinds, the order rotating round by round:
+  sdk  the bare SDK (`messages.stream`) sending exactly the request our server last sent for
+       that stream (same system prompt and history), so the fake does the same work;
+  ws   a chat frame on `/ws/chat` (one socket per stream, kept open as a browser does);
+  sse  `POST /api/chat/stream` (connected before the clock starts, as the SDK's pool is).
+TTFT runs from sending the request to the first text chunk. Each stream has its own persona and
+session, so the server does everything a real turn does: stores the message, reads the cortex,
+builds the prompt, streams, stores the reply, runs the cortex trigger (and its worker runs the
+updates that queues). Peak RSS is VmHWM of the server processes after all runs.
 
     .venv/bin/python bench/ttft_server.py [--runs 20] [--streams 1 32] [--event-delay 0.004]
+                                          [--first-token-delay 0]
 """
 from __future__ import annotations
 
@@ -35,7 +39,6 @@ sys.path.insert(0, str(ROOT))
 import anthropic  # noqa: E402  (the baseline is the bare SDK on purpose)
 import websocket  # noqa: E402
 
-from tests.fakes import claude as fake_claude  # noqa: E402
 from tests.fakes.claude import FakeClaude, replies  # noqa: E402
 
 KEY = "sk-ant-bench-0000000000000000"
@@ -84,7 +87,7 @@ def serve(fake_url: str, data_dir: str):
 
 
 class Slot:
-    """One stream's client side: a persona, a session, an open socket, a keep-alive connection."""
+    """One stream's client side: a persona, a session, an open socket, an HTTP connection."""
 
     def __init__(self, base: str, index: int):
         self.name = f"Bench {index}"
@@ -114,8 +117,8 @@ class Slot:
 
     def sse_ttft(self) -> float:
         """POST /api/chat/stream; seconds to the first `chunk` event (then read to the end)."""
-        if self.http.sock is None:
-            self.http.connect()
+        self.http.close()
+        self.http.connect()
         body = json.dumps({"session_id": self.session_id, "message": "Hi!"})
         start, first, last = time.perf_counter(), None, None
         self.http.request("POST", "/api/chat/stream", body,
@@ -127,8 +130,6 @@ class Slot:
                 if last == b"chunk" and first is None:
                     first = time.perf_counter()
         response.close()
-        if response.will_close:
-            self.http.close()
         if last != b"done" or first is None:
             raise RuntimeError(f"SSE stream failed (last event {last!r})")
         return first - start
@@ -220,18 +221,22 @@ def main() -> None:
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 32])
     parser.add_argument("--event-delay", type=float, default=0.004,
                         help="seconds between the fake's SSE events")
+    parser.add_argument("--first-token-delay", type=float, default=0.0,
+                        help="seconds the fake waits after the headers (the model's latency)")
     args = parser.parse_args()
     runs = max(20, args.runs)
-    fake_claude._Server.request_queue_size = 256
     with FakeClaude() as fake, tempfile.TemporaryDirectory() as data_dir:
-        fake.default = replies.text(TEXT, event_delay=args.event_delay)
+        reply = replies.text(TEXT, event_delay=args.event_delay)
+        fake.default = (replies.delayed(reply, args.first_token_delay, after_headers=True)
+                        if args.first_token_delay else reply)
         with serve(fake.url, data_dir) as (base, proc):
             results = {n: measure(base, fake, n, runs) for n in args.streams}
             peaks = peak_rss_kib(proc.pid)
         if fake.errors:
             raise fake.errors[0]
-    print(f"{runs} rounds per setting, fake event delay {args.event_delay * 1000:.1f} ms; "
-          "median time to first chunk (ms) and ratio to the SDK (target <= 1.10)")
+    print(f"{runs} rounds per setting; fake: {args.event_delay * 1000:.1f} ms between events, "
+          f"{args.first_token_delay * 1000:.0f} ms before the first; median time to first "
+          "chunk (ms) and ratio to the SDK (target <= 1.10)")
     print(f"{'streams':>8} {'SDK':>8} {'WS':>8} {'SSE':>8} {'WS/SDK':>8} {'SSE/SDK':>8}")
     for n, medians in results.items():
         sdk, ws, sse = (medians[k] * 1000 for k in KINDS)

@@ -1,12 +1,13 @@
 """App factory and the `python -m src.app` entry (gunicorn with threads, so WebSockets work)."""
 import ipaddress
 import logging
+import os
 import sys
 
 from flask import Flask
 
 from . import config as config_module
-from .routes import chat, cortex, health, messages, pages, personas, sessions, settings
+from .routes import access, chat, cortex, health, messages, pages, personas, sessions, settings
 from .routes import cortex_jobs, openapi
 from .routes.errors import register_error_handlers
 from .routes.ws import sock
@@ -14,7 +15,8 @@ from .utils import provider
 from .utils.logsafe import configure_logging
 
 log = logging.getLogger(__name__)
-BLUEPRINTS = (health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
+BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
+              health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
               messages.bp, cortex_jobs.bp, openapi.bp)
 
 
@@ -43,12 +45,23 @@ def is_loopback(host: str) -> bool:
 
 
 def main() -> int:
-    """Serves the app with gunicorn (threaded workers, which flask-sock supports)."""
+    """Serves the app with gunicorn (threaded workers, which flask-sock supports).
+
+    Each worker process builds its own app after the fork (`load`), so its SQLite connections and
+    its cortex worker thread live in the process that serves the requests (a thread started before
+    the fork would stay in the master and see new jobs only when it polls). `PERSONA_WORKERS`
+    (default 1) sets how many worker processes share the data directory.
+    """
     from gunicorn.app.base import BaseApplication
 
-    app = create_app()
-    host, port = app.config["HOST"], int(app.config["PORT"])
-    if not is_loopback(host) and not app.config.get("ACCESS_TOKEN"):
+    config = config_module.load(Flask(__name__).instance_path, None)
+    configure_logging(config["LOG_LEVEL"])
+    host, port = config["HOST"], int(config["PORT"])
+    workers = os.environ.get("PERSONA_WORKERS", "1")
+    if not workers.isdigit() or int(workers) < 1:
+        log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
+        return 2
+    if not is_loopback(host) and not config.get("ACCESS_TOKEN"):
         log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see README, Security)",
                   host)
         return 2
@@ -56,14 +69,14 @@ def main() -> int:
     class _Server(BaseApplication):
         def load_config(self):
             self.cfg.set("bind", f"{host}:{port}")
-            self.cfg.set("workers", 1)
+            self.cfg.set("workers", int(workers))
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("threads", 64)
             self.cfg.set("timeout", 120)
             self.cfg.set("accesslog", "-")
 
         def load(self):
-            return app
+            return create_app()
 
     log.info("Persona Cortex on http://%s:%d", host, port)
     _Server().run()

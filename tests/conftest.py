@@ -1,7 +1,44 @@
 """Shared fixtures: an app on a temporary data directory (pytest-flask provides `client`)."""
+import logging
+
 import pytest
 
 from src.app import create_app
+from src.utils import provider
+from tests.support.key_hygiene import LeakWatch, ScanningMiddleware
+
+
+@pytest.fixture(autouse=True)
+def key_hygiene(caplog):
+    """Fails any test after which a key it configured or sent shows up in a response (test
+    client, live server, SSE, WebSocket), a log record of any level, or a stored file other
+    than secrets.json (tests/support/key_hygiene.py). Checked after the test body (a leak
+    fails the test) and again after teardown (a leak then errors it)."""
+    caplog.set_level(logging.DEBUG)
+    watch = LeakWatch()
+    yield watch
+    _check_key_hygiene(watch, caplog, ("setup", "call", "teardown"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Runs the key-hygiene check right after the test body, so a leak fails the test itself."""
+    result = yield
+    funcargs = getattr(item, "funcargs", {})
+    watch, caplog = funcargs.get("key_hygiene"), funcargs.get("caplog")
+    if watch is not None and caplog is not None:
+        _check_key_hygiene(watch, caplog, ("setup", "call"))
+    return result
+
+
+def _check_key_hygiene(watch: LeakWatch, caplog, phases) -> None:
+    for when in phases:
+        watch.scan_log_records(caplog.records if when == "teardown"
+                               else caplog.get_records(when))
+    watch.scan_files()
+    news = watch.news()
+    if news:
+        pytest.fail(f"key hygiene: a key leaked\n{news}", pytrace=False)
 
 
 @pytest.fixture
@@ -27,9 +64,17 @@ def app_config(data_dir):
 
 
 @pytest.fixture
-def app(app_config):
-    """The Flask app under test (pytest-flask builds `client` from it)."""
-    return create_app(app_config)
+def app(app_config, key_hygiene):
+    """The Flask app under test (pytest-flask builds `client` from it); everything it sends is
+    scanned for the keys it knows."""
+    for name in ("ANTHROPIC_API_KEY", "ACCESS_TOKEN"):
+        key_hygiene.add_secret(app_config.get(name))
+    app = create_app(app_config)
+    key_hygiene.add_data_dir(app.config["DATA_DIR"])
+    app.wsgi_app = ScanningMiddleware(app.wsgi_app, key_hygiene)
+    logging.getLogger().setLevel(logging.DEBUG)
+    yield app
+    provider.shutdown_services(app)
 
 
 @pytest.fixture

@@ -28,7 +28,10 @@ def json_body(required: bool = True) -> dict:
             return {}
         raise ApiError(415, "unsupported_media_type",
                        "Send the request body as JSON (Content-Type: application/json).")
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:
+        data = None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_json", "The request body must be a JSON object.")
     return data

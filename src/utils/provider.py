@@ -16,6 +16,7 @@ from .cortex.trigger import CortexTrigger
 from .cortex.update import CortexUpdateService
 from .cortex.worker import CortexWorker
 from .logsafe import register_secret
+from .services.access import FAILURE_LIMIT, FAILURE_WINDOW, AccessGate, FailureLimiter
 from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.persona_service import PersonaService
@@ -37,6 +38,7 @@ def init_services(app: Flask) -> dict:
     services["db"] = Database(os.path.join(config["DATA_DIR"], "app.db"))
     services["cortex"] = _build_cortex(config, services["db"])
     services["secrets"] = SecretStore(config["DATA_DIR"])
+    services.update(_build_access(config))
     services["api_client"] = _build_api_client(config, services["secrets"])
     services["settings"] = _build_settings_service(config, services)
     services["personas"] = _build_persona_service(services)
@@ -58,6 +60,17 @@ def _build_api_client(config, secrets: SecretStore) -> ApiClient:
         max_retries=int(config["ANTHROPIC_MAX_RETRIES"]),
         default_model=config["MODEL"],
     )
+
+
+def _build_access(config) -> dict:
+    """The access token gate and the per-address failure limiter (DESIGN §9)."""
+    token = config.get("ACCESS_TOKEN") or None
+    register_secret(token)
+    if token and len(token) < 16:
+        log.warning("PERSONA_ACCESS_TOKEN is short: use at least 16 random characters")
+    limiter = FailureLimiter(int(config.get("ACCESS_FAILURE_LIMIT", FAILURE_LIMIT)),
+                             float(config.get("ACCESS_FAILURE_WINDOW", FAILURE_WINDOW)))
+    return {"access_gate": AccessGate(token), "access_limiter": limiter}
 
 
 def _build_settings_service(config, services: dict) -> SettingsService:
@@ -108,6 +121,15 @@ def _build_chat_service(services: dict) -> ChatService:
     return ChatService(services["db"], services["api_client"], services["cortex"],
                        services["settings"], titles=titles,
                        trigger=services["cortex_trigger"].check_and_trigger)
+
+
+def shutdown_services(app: Flask) -> None:
+    """Stops the cortex worker and closes the API client's connections (tests, clean exits)."""
+    services = app.extensions.get(EXTENSION) or {}
+    if services.get("cortex_worker") is not None:
+        services["cortex_worker"].stop()
+    if services.get("api_client") is not None:
+        services["api_client"].close()
 
 
 def _get(name: str, app: Flask | None = None):
@@ -175,3 +197,13 @@ def get_cortex_trigger(app: Flask | None = None) -> CortexTrigger:
 def get_cortex_worker(app: Flask | None = None) -> CortexWorker:
     """Runs queued cortex updates; `subscribe` reports finished jobs."""
     return _get("cortex_worker", app)
+
+
+def get_access_gate(app: Flask | None = None) -> AccessGate:
+    """Checks the access token and the sign-in cookie."""
+    return _get("access_gate", app)
+
+
+def get_failure_limiter(app: Flask | None = None) -> FailureLimiter:
+    """Counts failed sign-ins per client address."""
+    return _get("access_limiter", app)

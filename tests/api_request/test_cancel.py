@@ -2,7 +2,7 @@
 import queue
 import threading
 
-from src.utils.api_request import RequestConfig
+from src.utils.api_request import CancelSignal, RequestConfig
 from tests.api_request.conftest import TOOLS, blocked_in_socket_read, user, wait_until
 from tests.fakes.claude import replies
 
@@ -106,3 +106,23 @@ def test_a_tool_call_cut_off_by_cancel_is_not_offered_to_run(api, claude):
     assert done.data["stop_reason"] == "cancelled" and done.data["tool_calls"] == []
     assert done.data["invalid_tool_calls"][0].name == "write_file"
     assert events[-2].event_type == "segment" and events[-2].data.event_type == "end"
+
+
+
+def test_cancel_signal_closes_upstream_from_the_cancelling_thread(api, claude):
+    """A CancelSignal aborts the connection inside `set()`, with no watcher thread per stream."""
+    gate, cancel = threading.Event(), CancelSignal()
+    claude.enqueue(replies.gated(replies.text("Hello there, friend!",
+                                              chunks=["Hello", " there, friend!"]), gate))
+    try:
+        events = api.stream(CONFIG, cancel=cancel)
+        first = next(events)
+        assert (first.event_type, first.data) == ("chunk", "Hello")
+        assert not any(t.name == "stream-cancel" for t in threading.enumerate())
+        cancel.set()
+        assert claude.wait_for_disconnect(timeout=5)
+        rest = list(events)
+        assert [e.event_type for e in rest] == ["done"]
+        assert (rest[0].data["stop_reason"], rest[0].data["text"]) == ("cancelled", "Hello")
+    finally:
+        gate.set()

@@ -117,6 +117,7 @@ class ChatSocketClient:
 
     def __init__(self, ws_url: str):
         self.ws = websocket.create_connection(ws_url + "/ws/chat", timeout=TIMEOUT)
+        self.history: list[dict] = []
 
     def send(self, **frame) -> None:
         """Send one JSON frame."""
@@ -131,7 +132,17 @@ class ChatSocketClient:
 
     def next(self) -> dict:
         """The next event (fails after the timeout)."""
-        return json.loads(self.ws.recv())
+        event = json.loads(self.ws.recv())
+        self.history.append(event)
+        return event
+
+    def first(self, kind: str) -> dict:
+        """The first event of `kind` this client received, waiting for it if need be (background
+        news such as `title` or `cortex` may arrive before the `done` of the turn behind it)."""
+        for event in self.history:
+            if event["type"] == kind:
+                return event
+        return self.until(kind)[-1]
 
     def until(self, *types: str) -> list[dict]:
         """Events up to and including the first one whose type is in `types`."""

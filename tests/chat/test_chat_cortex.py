@@ -40,7 +40,7 @@ def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
         second = ws.chat(session["id"], "On the Elbe, near Dresden.")[-1]
         assert second["cortex"]["triggered"] is True
         job_id = second["cortex"]["job_id"]
-        finished = ws.until("cortex")[-1]
+        finished = ws.first("cortex")
         ws.close()
         bystander.send(type="subscribe", persona_id=other["id"])
         assert bystander.next()["type"] == "subscribed", "another persona's news leaked"

@@ -105,3 +105,21 @@ def test_a_failed_turn_is_answered_by_regenerate(server, claude, script, make_se
     assert chat_requests(claude)[-1].messages == [{"role": "user", "content": "Hello?"}]
     assert [r["role"] for r in rows("SELECT role FROM messages ORDER BY id")] == [
         "user", "assistant"]
+
+
+def test_an_unexpected_server_fault_is_an_internal_error_event(server, app, claude, script,
+                                                               make_session, rows, caplog):
+    session = make_session()
+    provider.get_db(app).conn().execute("DROP TABLE settings")
+    with ChatSocketClient(server.ws_url) as ws:
+        events = ws.chat(session["id"], "Still there?")
+        assert [e["type"] for e in events] == ["start", "error"]
+        assert events[-1]["code"] == "internal_error" and events[-1]["retryable"] is True
+        assert "Traceback" not in events[-1]["message"]
+        ws.send(type="stop")
+        ws.send(type="subscribe", persona_id="default")
+        assert ws.next()["type"] == "subscribed"
+    assert rows("SELECT role, content FROM messages") == [
+        {"role": "user", "content": "Still there?"}]
+    assert claude.requests == []
+    assert any("Chat turn failed" in r.getMessage() for r in caplog.records)

@@ -71,6 +71,7 @@ def test_stop_closes_upstream_and_keeps_the_partial_reply(server, claude, script
 
 @pytest.mark.parametrize("frame", [
     "not json", "[1, 2]", '{"type": "dance"}', '{"no": "type"}', b"\x00\x01binary",
+    pytest.param("[" * 20_000 + "]" * 20_000, id="deeply-nested"),
     '{"type": "chat", "session_id": "SESSION", "message": ""}',
     '{"type": "chat", "session_id": "SESSION"}',
     '{"type": "subscribe", "persona_id": "../etc"}',
@@ -109,7 +110,7 @@ def test_title_is_generated_after_the_first_exchange(server, claude, script, mak
     script.title = '"Tea and books"'
     with ChatSocketClient(server.ws_url) as ws:
         ws.chat(session["id"], "Do you like tea?")
-        title = ws.until("title")[-1]
+        title = ws.first("title")
     assert title == {"type": "title", "session_id": session["id"], "title": "Tea and books"}
     assert rows("SELECT title FROM sessions") == [{"title": "Tea and books"}]
     request = [r for r in claude.requests if r.body["max_tokens"] == 30][0]

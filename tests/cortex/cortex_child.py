@@ -7,11 +7,14 @@
 `crash` writes forever, printing `rev <id>` after each write, until it is killed. `edit` and
 `write` print `ready`, wait for a line on stdin, then append `<tag>-<i>` lines: `edit` through
 edit_file, `write` through read + write_file(expected_revision=…) retried on conflict. Each
-success prints `ok <rev> <i>`; the end prints `done <conflicts>`.
+success prints `ok <rev> <i>`; the end prints `done <conflicts>`. An `edit` count of 0 means
+"until the file `<data_dir>/stop-editing` exists", so a racing test knows the editor ran
+throughout.
 """
 import os
 import random
 import sys
+import time
 
 from src.utils.cortex import CORTEX_FILES, CortexService, RevisionConflict
 from src.utils.storage import Database
@@ -36,11 +39,15 @@ def _crash(service: CortexService, persona_id: str, seed: int) -> None:
 
 
 def _edit(service: CortexService, persona_id: str, tag: str, count: int) -> None:
-    for i in range(count):
+    stop_flag = os.path.join(os.path.dirname(service.paths.root), "stop-editing")
+    i = -1
+    while (i := i + 1) < count or (count == 0 and not os.path.exists(stop_flag)):
         line = f"{tag}-{i}\n"
         rev = service.edit_file(persona_id, FILENAME, lambda text, line=line: text + line,
                                 author="ai", summary=line.strip())
         print(f"ok {rev} {i}", flush=True)
+        if count == 0:
+            time.sleep(0.002)  # pacing, so the racing person is never starved by retries
     print("done 0", flush=True)
 
 

@@ -11,6 +11,7 @@ from tests.cortex.support import Lines, spawn
 
 PID = "crash0001"
 KILLS = 30
+MAX_KILLS = 300  # keep killing (past KILLS) until a kill has landed inside a write
 
 
 def _all_revisions(db_path: str) -> dict:
@@ -35,9 +36,10 @@ def test_sigkill_during_writes_leaves_only_complete_revisions(data_dir):
     db_path = os.path.join(data_dir, "app.db")
     directory = data_dir / "cortex" / "custom" / PID
     service = CortexService(str(data_dir), Database(db_path))
-    interrupted = 0
-    for round_number in range(KILLS):
-        with spawn("crash", str(data_dir), PID, str(round_number + 1)) as proc:
+    interrupted = round_number = 0
+    while round_number < KILLS or (interrupted == 0 and round_number < MAX_KILLS):
+        round_number += 1
+        with spawn("crash", str(data_dir), PID, str(round_number)) as proc:
             lines = Lines(proc)
             for _ in range(rng.randint(1, 6)):
                 assert lines.next().startswith("rev ")

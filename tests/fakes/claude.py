@@ -60,6 +60,7 @@ class RecordedRequest:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256
 
     def server_bind(self) -> None:
         socketserver.TCPServer.server_bind(self)

@@ -13,7 +13,8 @@ class LiveServer:
         self.port = self._server.server_port
         self.url = f"http://{host}:{self.port}"
         self.ws_url = f"ws://{host}:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        daemon=True)
 
     def __enter__(self) -> "LiveServer":
         self._thread.start()

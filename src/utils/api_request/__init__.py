@@ -1,4 +1,5 @@
 """The only package that talks to the anthropic SDK; callers see our own types."""
+from .cancel import CancelSignal
 from .client import ApiClient
 from .errors import ApiFailure
 from .handler import ToolHandler
@@ -8,7 +9,7 @@ from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, ChunkResponse, 
                     ToolDefinition, ToolExecutor, ToolResult)
 
 __all__ = [
-    "ApiClient", "ApiFailure", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
+    "ApiClient", "ApiFailure", "CancelSignal", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
     "DEFAULT_MODEL", "MAX_TOOL_ROUNDS", "ApiResponse", "ChunkResponse", "RequestConfig",
     "SegmentEvent", "StreamEvent", "SystemBlock", "ToolCall", "ToolCallDelta", "ToolChoice",
     "ToolDefinition", "ToolExecutor", "ToolResult",

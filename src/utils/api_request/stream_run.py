@@ -5,8 +5,8 @@ We iterate the raw event stream (`messages.create(stream=True)`) rather than the
 counts as complete when `message_stop` arrived, or the body ended cleanly after `message_delta`
 gave the stop reason (recorded API streams lack the blank line after their last event, so the
 SDK never yields their `message_stop`); anything else is a broken connection. Cancelling
-shuts the socket from a watcher thread, so a reader blocked waiting for the next delta wakes at
-once and the server sees us leave.
+shuts the socket (from the cancelling thread for a `CancelSignal`, else from a watcher thread),
+so a reader blocked waiting for the next delta wakes at once and the server sees us leave.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import threading
 from typing import Any, Iterator
 
 from .anthropic import chunk_from_event, usage_dict
+from .cancel import CancelSignal
 from .errors import ApiFailure, failure, from_exception
 from .sdk import abort_connection
 from .streaming import ToolCallStreamHandler
@@ -55,6 +56,36 @@ class _CancelWatcher:
     def stop(self) -> None:
         """The stream is over; the watcher thread ends within one poll."""
         self._finished.set()
+
+
+class _CancelHook:
+    """The same for a CancelSignal: the abort runs in the thread that sets it, no thread here."""
+
+    def __init__(self, cancel: CancelSignal, response: Any):
+        self._lock = threading.Lock()
+        self._finished = False
+        self._response = response
+        self._remove = cancel.on_set(self._abort)
+
+    def _abort(self) -> None:
+        with self._lock:
+            if not self._finished:
+                log.info("stream cancelled: closing the upstream connection")
+                abort_connection(self._response)
+
+    def stop(self) -> None:
+        """The stream is over; a later cancel no longer touches the connection."""
+        with self._lock:
+            self._finished = True
+        self._remove()
+
+
+def _watch_cancel(cancel: threading.Event | None, response: Any):
+    if cancel is None:
+        return None
+    if isinstance(cancel, CancelSignal):
+        return _CancelHook(cancel, response)
+    return _CancelWatcher(cancel, response)
 
 
 class _Translation:
@@ -150,7 +181,7 @@ def run_stream(sdk: Any, kwargs: dict, cancel: threading.Event | None, with_tool
     except Exception as exc:
         yield error_event(from_exception(exc, secret))
         return
-    watcher = _CancelWatcher(cancel, upstream.response) if cancel is not None else None
+    watcher = _watch_cancel(cancel, upstream.response)
     problem: ApiFailure | None = None
     try:
         for event in upstream:

@@ -89,8 +89,11 @@ class CortexService:
             return [self._file(self._current(persona_id, name)) for name in CORTEX_FILES]
 
     def read_all(self, persona_id: str) -> dict[str, str]:
-        """`{'memory', 'soul', 'relationship'}` contents ('' for a file that cannot be read)."""
-        return {name[:-3]: self.read_file(persona_id, name) for name in CORTEX_FILES}
+        """`{'memory', 'soul', 'relationship'}` contents under one lock ('' for an unreadable file)."""
+        try:
+            return {info.filename[:-3]: info.content for info in self.read_all_info(persona_id)}
+        except (OSError, sqlite3.Error):
+            return {name[:-3]: self.read_file(persona_id, name) for name in CORTEX_FILES}
 
     def get_cortex_for_prompt(self, persona_id: str) -> dict[str, str]:
         """`{'cortex_memory', 'cortex_soul', 'cortex_relationship'}` for the system prompt."""

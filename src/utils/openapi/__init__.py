@@ -6,9 +6,9 @@ It is plain data (no Flask): `routes/openapi.py` serves it, and tests check it a
 import copy
 from functools import lru_cache
 
-from . import chat, common, conversations, cortex, settings
+from . import access, chat, common, conversations, cortex, settings
 
-_AREAS = (conversations, chat, cortex, settings)
+_AREAS = (conversations, chat, cortex, settings, access)
 _DESCRIPTION = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "
@@ -22,6 +22,7 @@ TAGS = [
     {"name": "messages", "description": "Editing the end of a conversation."},
     {"name": "cortex", "description": "Each persona's memory files, history and updates."},
     {"name": "settings", "description": "Model, language, the API key."},
+    {"name": "access", "description": "Signing in with the access token (LAN use)."},
     {"name": "meta", "description": "Health and this document."},
 ]
 

@@ -30,10 +30,11 @@ _ERRORS = {
     "400": ("BadRequest", "The request is malformed: invalid JSON, a field breaking its rule "
                           "(`validation_error`, `unknown_field`, `invalid_json`, …). Nothing "
                           "was written."),
-    "401": ("Unauthorized", "An access token is required (the app is bound beyond loopback with "
-                            "`PERSONA_ACCESS_TOKEN`) and the request did not carry it."),
-    "403": ("Forbidden", "A state-changing request or WebSocket upgrade from a foreign "
-                         "`Origin`."),
+    "401": ("Unauthorized", "`PERSONA_ACCESS_TOKEN` is set and the request carried no valid "
+                            "token (`Authorization: Bearer <token>` or the /signin cookie)."),
+    "403": ("Forbidden", "`forbidden_origin`: a state-changing request or WebSocket upgrade "
+                         "from another site; `forbidden_host`: without an access token the "
+                         "app answers only to localhost."),
     "404": ("NotFound", "No such persona, session, file, revision or job (malformed ids are "
                         "unknown ids)."),
     "409": ("Conflict", "The request conflicts with the current state (e.g. `session_busy`, "
@@ -42,20 +43,27 @@ _ERRORS = {
                                "over its hard cap. Nothing was written."),
     "415": ("UnsupportedMediaType", "The body is not JSON (`Content-Type: application/json`)."),
     "428": ("PreconditionRequired", "`If-Match` is required: send the ETag you read."),
+    "429": ("TooManyRequests", "Too many failed token checks from this address; wait "
+                               "`Retry-After` seconds."),
     "502": ("BadGateway", "The upstream API failed in a way retrying will not fix."),
     "503": ("ServiceUnavailable", "The upstream API is unavailable right now (rate limit, "
                                   "overload, network); retry later."),
 }
 
+_HEADERS = {
+    "401": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+    "429": {"Retry-After": {"schema": {"type": "string"}, "description": "Seconds."}},
+}
 RESPONSES = {
     name: {"description": text, "content": {"application/json": {"schema": {
-        "$ref": "#/components/schemas/Error"}}}}
-    for name, text in _ERRORS.values()
+        "$ref": "#/components/schemas/Error"}}}, **({"headers": _HEADERS[status]}
+                                                    if status in _HEADERS else {})}
+    for status, (name, text) in _ERRORS.items()
 }
 
-# Answered before any view runs: by the access and Origin guards of DESIGN §9.
-GUARDED = ("401",)
-GUARDED_WRITE = ("401", "403", "413", "415")
+# Answered before any view runs, by the access checks of DESIGN §9 (src/routes/access.py).
+GUARDED = ("401", "403", "429")
+GUARDED_WRITE = (*GUARDED, "413", "415")
 
 
 def ref(name: str) -> dict:
@@ -106,9 +114,10 @@ def path_param(name: str, schema: dict, description: str) -> dict:
 
 
 def operation(operation_id: str, tag: str, summary: str, responses: dict, *,
-              write: bool = False, **extra) -> dict:
+              write: bool = False, guards: tuple | None = None, **extra) -> dict:
     """One operation; `write` adds the responses every state-changing request may get."""
-    guards = GUARDED_WRITE if write else GUARDED
+    if guards is None:
+        guards = GUARDED_WRITE if write else GUARDED
     merged = {**errors(*guards), **responses}
     return {"operationId": operation_id, "tags": [tag], "summary": summary,
             "responses": dict(sorted(merged.items())), **extra}

@@ -57,8 +57,8 @@ _CONFLICT = {"412": json_response("The file changed meanwhile; `error.current` i
                                   "(and the `ETag` its revision).", ref("RevisionConflictError"),
                                   headers=_ETAG)}
 _FILE = json_response("The file.", ref("CortexFile"), headers=_ETAG)
-_EMPTY_BODY = json_body(obj({}, additional=False), required=False,
-                        description="None, or `{}`.")
+_EMPTY_BODY = json_body({"type": "object"}, required=False,
+                        description="None, or a JSON object such as `{}` (its fields are ignored).")
 
 
 def _files() -> dict:
@@ -138,6 +138,14 @@ def _updates() -> dict:
                     "frequency": {"type": "string", "enum": ["frequent", "medium", "rare"]},
                     "idle_minutes": {"type": "integer", "minimum": 1, "maximum": 1440},
                 }, additional=False))),
+        },
+        "/api/personas/{pid}/cortex/status": {
+            "parameters": [PERSONA_PARAM],
+            "get": operation("cortexStatus", "cortex",
+                             "Progress towards the next update and the job in flight.",
+                             {"200": json_response("The status (nothing is triggered).",
+                                                   ref("CortexProgress")),
+                              **errors("404")}),
         },
         "/api/personas/{pid}/cortex/update": {
             "parameters": [PERSONA_PARAM],

@@ -56,9 +56,10 @@ def paths() -> dict:
                                 {"200": key_status, **errors("400")}, write=True),
         },
         "/healthz": {
-            "get": operation("healthz", "meta", "Liveness probe.", {
+            "get": operation("healthz", "meta", "Liveness probe (needs no access token).", {
                 "200": json_response("Serving.", obj({"status": {"const": "ok"}},
-                                                     required=("status",)))}),
+                                                     required=("status",)))},
+                guards=("403",)),
         },
         "/api/openapi.json": {
             "get": operation("openapi", "meta", "This document (Open API 3.1).", {

@@ -65,11 +65,6 @@ class ChatService:
         self._check_idle(session_id)
         return session
 
-    def is_busy(self, session_id: str) -> bool:
-        """True while a reply streams in `session_id`."""
-        with self._busy_lock:
-            return session_id in self._busy
-
     def run_turn(self, session_id, message, cancel: threading.Event | None = None
                  ) -> Iterator[ChatEvent]:
         """Stores `message`, then streams the reply: start, chunk…, then done or error."""
@@ -116,8 +111,8 @@ class ChatService:
 
     def _run(self, session_id, prepare, cancel) -> Iterator[ChatEvent]:
         """start, chunk…, then the final event, yielded only after the session is free again,
-        so a client may send its next request the moment it sees `done` or `error`."""
-        cancel = cancel or threading.Event()
+        so a client may send its next request the moment it sees `done` or `error`. Without a
+        `cancel` event, closing the generator is what cancels the upstream request."""
         if not self._claim(session_id):
             yield _error_event(_busy())
             return
@@ -130,12 +125,12 @@ class ChatService:
         except Exception:
             log.exception("Chat turn failed in session %s", session_id)
             final = events.error("internal_error", "Something went wrong on the server while "
-                                 "answering; your message is saved.", True)
+                                 "answering (see the server log).", True)
         finally:
             self._release(session_id)
         yield final
 
-    def _reply(self, session: dict, user: dict, cancel: threading.Event):
+    def _reply(self, session: dict, user: dict, cancel: threading.Event | None):
         """Yields the chunks; returns the final `done` or `error` event."""
         config = self._request_config(session)
         parts: list[str] = []

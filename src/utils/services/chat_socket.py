@@ -2,7 +2,8 @@
 
 The reply runs in the connection's worker thread so the reading loop can still take a `stop`
 frame mid-stream. Cortex and title events are pushed from the threads that finish those jobs, so
-every send goes through one lock. Nothing here knows about Flask: `ws` is anything with `receive()` and `send()`.
+every send goes through one lock. Nothing here knows about Flask: `ws` is anything with
+`receive()` and `send()`.
 """
 import json
 import logging
@@ -13,6 +14,7 @@ from typing import Callable, Iterator
 
 from simple_websocket import ConnectionClosed
 
+from ..api_request import CancelSignal
 from . import chat_events as events
 from .chat_events import ChatEvent
 from .errors import ServiceError
@@ -82,7 +84,12 @@ class ChatSocket:
             self._send(events.error("invalid_request", "Send a JSON object whose type is chat, "
                                     "regenerate, stop or subscribe."))
             return
-        handler(frame)
+        try:
+            handler(frame)
+        except Exception:
+            log.exception("Chat socket failed on a %s frame", frame["type"])
+            self._send(events.error("internal_error", "Something went wrong on the server.",
+                                    True))
 
     def _on_chat(self, frame: dict) -> None:
         session_id, message = frame.get("session_id"), frame.get("message")
@@ -122,7 +129,7 @@ class ChatSocket:
         self._personas.add(session["persona_id"])
         self._sessions.add(session_id)
         with self._state_lock:
-            self._current = cancel = threading.Event()
+            self._current = cancel = CancelSignal()
         self._replies.put((stream(cancel), cancel))
 
     def _work(self) -> None:
@@ -186,6 +193,6 @@ def _parse(raw) -> dict | None:
         return None
     try:
         frame = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return frame if isinstance(frame, dict) else None

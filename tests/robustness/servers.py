@@ -1,0 +1,84 @@
+"""The app as it runs in production (`python -m src.app`: gunicorn, gthread) in a subprocess."""
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+START_SECONDS = 30.0
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServerProcess:
+    """`python -m src.app` on a free port with the given environment; output goes to `log_path`.
+
+    Use as a context manager: it waits for /healthz on entry and stops the server on exit.
+    """
+
+    def __init__(self, data_dir, log_path, **env):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        self.log_path = Path(log_path)
+        self.env = {**os.environ, "PERSONA_DATA_DIR": str(data_dir),
+                    "PERSONA_PORT": str(self.port), "PERSONA_LOG_LEVEL": "WARNING", **env}
+        self.proc: subprocess.Popen | None = None
+        self._log = None
+
+    def __enter__(self) -> "ServerProcess":
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=self.env,
+                                     stdout=self._log, stderr=subprocess.STDOUT)
+        try:
+            self._wait_until_up()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+        self.proc.__exit__(None, None, None)
+
+    def log(self) -> str:
+        """What the server printed so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def call(self, method: str, path: str, body=None, headers=None):
+        """(status, headers, JSON body) of one request."""
+        with closing(http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)) as conn:
+            data = None if body is None else json.dumps(body)
+            conn.request(method, path, data, {"Content-Type": "application/json",
+                                               **(headers or {})})
+            response = conn.getresponse()
+            return response.status, response.headers, json.loads(response.read() or b"null")
+
+    def _wait_until_up(self) -> None:
+        """Polls /healthz (the process has no readiness event to wait on)."""
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            try:
+                if self.call("GET", "/healthz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start:\n{self.log()}")
+            time.sleep(0.05)

@@ -1,0 +1,112 @@
+"""The access services on their own: the token gate, the failure limiter, Origin and Host rules."""
+import time
+
+import pytest
+
+from src.utils.services.access import AccessGate, FailureLimiter
+from src.utils.services.origins import is_loopback_host, is_own_origin, own_origins, parse_origin
+
+TOKEN = "gate-token-" + "k" * 40
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_gate_accepts_only_the_token_and_its_cookie():
+    gate = AccessGate(TOKEN)
+    assert gate.enabled and gate.token_matches(TOKEN)
+    for wrong in (None, "", TOKEN[:-1], TOKEN + " ", "ü" * 5, 42, b"bytes"):
+        assert not gate.token_matches(wrong)
+    cookie = gate.cookie_value()
+    assert TOKEN not in cookie and gate.cookie_matches(cookie)
+    assert not gate.cookie_matches(TOKEN) and not gate.token_matches(cookie)
+    assert AccessGate(TOKEN).cookie_value() == cookie != AccessGate(TOKEN + "2").cookie_value()
+
+
+def test_without_a_token_nothing_matches():
+    gate = AccessGate(None)
+    assert not gate.enabled and not gate.token_matches("") and not gate.cookie_matches("")
+    with pytest.raises(RuntimeError):
+        gate.cookie_value()
+
+
+def _fastest(check, value, rounds: int = 7) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        check(value)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_how_long_a_check_takes_does_not_depend_on_where_the_guess_goes_wrong():
+    """A naive `==` returns at the first differing byte: a guess wrong only in its last byte
+    would take ~all of a long token's comparison, one wrong in its first byte almost nothing."""
+    token = "t" * 4_000_000
+    gate = AccessGate(token)
+    early = "x" + token[1:]
+    late = token[:-1] + "x"
+    ratio = _fastest(gate.token_matches, late) / _fastest(gate.token_matches, early)
+    assert 0.5 < ratio < 2.0, ratio
+
+
+def test_the_limiter_locks_after_the_limit_and_frees_after_the_window():
+    clock = Clock()
+    limiter = FailureLimiter(3, 60.0, clock=clock)
+    for _ in range(2):
+        limiter.record_failure("a")
+        assert limiter.retry_after("a") is None
+    clock.now += 10
+    limiter.record_failure("a")
+    assert limiter.retry_after("a") == 50
+    assert limiter.retry_after("b") is None
+    clock.now += 49.5
+    assert limiter.retry_after("a") == 1
+    clock.now += 0.5
+    assert limiter.retry_after("a") is None
+
+
+def test_the_limiter_forgets_the_oldest_clients_first():
+    limiter = FailureLimiter(1, 60.0, clock=Clock(), max_clients=2)
+    for client in ("a", "b", "c"):
+        limiter.record_failure(client)
+    assert limiter.retry_after("a") is None
+    assert limiter.retry_after("b") == limiter.retry_after("c") == 60
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("http://localhost:5000", ("http", "localhost", 5000)),
+    ("https://Persona.LAN", ("https", "persona.lan", 443)),
+    ("http://[::1]:8080", ("http", "::1", 8080)),
+    ("null", None), ("", None), (None, None), ("file://", None), ("ws://localhost", None),
+    ("http://localhost:99999", None), ("http://user@localhost", None),
+    ("http://localhost/path", None), ("http://local host", None),
+])
+def test_origins_are_parsed_strictly(value, expected):
+    assert parse_origin(value) == expected
+
+
+def test_a_proxy_adds_its_view_of_the_origin():
+    own = own_origins("http", "persona.lan", "https", None)
+    assert is_own_origin("https://persona.lan", own)
+    assert is_own_origin("http://persona.lan", own)
+    assert not is_own_origin("https://persona.lan:8443", own)
+    own = own_origins("http", "127.0.0.1:5000", "https, http", "persona.lan:8443")
+    assert is_own_origin("https://persona.lan:8443", own)
+    assert not is_own_origin("https://evil.example", own)
+
+
+@pytest.mark.parametrize("host,expected", [
+    ("localhost", True), ("LOCALHOST:1", True), ("127.0.0.1", True), ("127.1.2.3:80", True),
+    ("[::1]:5000", True), ("::1", False), ("evil.example", False), ("", False), (None, False),
+    ("localhost.evil.example", False), ("0.0.0.0", False),
+])
+def test_loopback_host_names(host, expected):
+    assert is_loopback_host(host) is expected
