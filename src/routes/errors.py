@@ -4,15 +4,13 @@ import logging
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from ..utils.services.errors import ServiceError
+
 log = logging.getLogger(__name__)
 
-
-class ApiError(Exception):
-    """An error a route raises on purpose; becomes a JSON response with `status`."""
-
-    def __init__(self, status: int, code: str, message: str, **extra):
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
+# Routes and services raise the same error type (services cannot import Flask, so it lives
+# there); one app-wide handler turns it into the JSON response.
+ApiError = ServiceError
 
 
 def error_response(status: int, code: str, message: str, **extra):

@@ -9,14 +9,12 @@ message and everything after it. Both answer with the session as `GET /api/sessi
 from flask import Blueprint, jsonify
 
 from ..utils.provider import get_chat_service, get_session_service
-from ..utils.services.errors import ServiceError
 from ..utils.services.validation import reject_unknown
 from .errors import json_body
-from .guards import no_body_or_json, service_error, session_id
+from .guards import no_body_or_json, session_id
 from .streaming import sse_response
 
 bp = Blueprint("messages", __name__, url_prefix="/api/sessions")
-bp.register_error_handler(ServiceError, service_error)
 
 
 @bp.post("/<sid>/regenerate")

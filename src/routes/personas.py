@@ -2,12 +2,10 @@
 from flask import Blueprint, jsonify
 
 from ..utils.provider import get_persona_service
-from ..utils.services.errors import ServiceError
 from .errors import json_body
-from .guards import no_body_or_json, persona_id, service_error
+from .guards import no_body_or_json, persona_id
 
 bp = Blueprint("personas", __name__, url_prefix="/api/personas")
-bp.register_error_handler(ServiceError, service_error)
 
 
 @bp.get("")

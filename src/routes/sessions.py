@@ -7,13 +7,12 @@ import re
 from flask import Blueprint, jsonify, request
 
 from ..utils.provider import get_session_service
-from ..utils.services.errors import ServiceError, invalid
+from ..utils.services.errors import invalid
 from ..utils.services.validation import reject_unknown
 from .errors import ApiError, json_body
-from .guards import no_body_or_json, service_error, session_id
+from .guards import no_body_or_json, session_id
 
 bp = Blueprint("sessions", __name__, url_prefix="/api/sessions")
-bp.register_error_handler(ServiceError, service_error)
 _NUMBER = re.compile(r"[0-9]{1,18}")
 
 

@@ -2,12 +2,10 @@
 from flask import Blueprint, jsonify
 
 from ..utils.provider import get_settings_service
-from ..utils.services.errors import ServiceError
 from .errors import json_body
-from .guards import no_body_or_json, service_error
+from .guards import no_body_or_json
 
 bp = Blueprint("settings", __name__, url_prefix="/api/settings")
-bp.register_error_handler(ServiceError, service_error)
 
 
 @bp.get("")

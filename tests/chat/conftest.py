@@ -6,6 +6,7 @@ import pytest
 
 from src.utils import provider
 from src.utils.storage.messages import add_message
+from tests.chat.chat_support import Script
 
 
 @pytest.fixture
@@ -54,3 +55,9 @@ def add_messages(app):
                 for i in range(start, start + n)]
 
     return add
+
+
+@pytest.fixture
+def script(claude):
+    """Scripts the Claude fake's replies for a test (the app's client is closed at teardown)."""
+    return Script(claude)

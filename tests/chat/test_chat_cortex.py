@@ -17,9 +17,7 @@ def app_config(app_config, claude):
 def script(claude, app):
     provider.get_settings_service(app).update({"context_limit": 8})
     save_cortex_settings(provider.get_db(app).conn(), {"frequency": "frequent"})
-    yield Script(claude)
-    provider.get_cortex_worker(app).stop()
-    provider.get_api_client(app).close()
+    return Script(claude)
 
 
 def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(

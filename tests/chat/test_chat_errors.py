@@ -4,7 +4,7 @@ import json
 import pytest
 
 from src.utils import provider
-from tests.chat.chat_support import API_KEY, ChatSocketClient, Script, SseStream, chat_requests, \
+from tests.chat.chat_support import API_KEY, ChatSocketClient, SseStream, chat_requests, \
     live_config
 from tests.fakes.claude import replies
 
@@ -15,12 +15,6 @@ PARTIAL = replies.text("Once upon a time there was a fox", chunks=[
 @pytest.fixture
 def app_config(app_config, claude):
     return live_config(app_config, claude, ANTHROPIC_TIMEOUT=1.0)
-
-
-@pytest.fixture
-def script(claude, app):
-    yield Script(claude)
-    provider.get_api_client(app).close()
 
 
 FAILURES = [

@@ -5,8 +5,7 @@ import urllib.request
 
 import pytest
 
-from src.utils import provider
-from tests.chat.chat_support import ChatSocketClient, Script, SseStream, chat_requests, \
+from tests.chat.chat_support import ChatSocketClient, SseStream, chat_requests, \
     live_config
 from tests.fakes.claude import replies
 
@@ -14,12 +13,6 @@ from tests.fakes.claude import replies
 @pytest.fixture
 def app_config(app_config, claude):
     return live_config(app_config, claude)
-
-
-@pytest.fixture
-def script(claude, app):
-    yield Script(claude)
-    provider.get_api_client(app).close()
 
 
 def _call(server, method: str, path: str, body=None) -> tuple[int, dict]:

@@ -7,18 +7,12 @@ import pytest
 from src.utils import provider
 from src.utils.cortex.settings import save_cortex_settings
 from src.utils.services import prompt_builder as prompts
-from tests.chat.chat_support import ChatSocketClient, Script, chat_requests, live_config
+from tests.chat.chat_support import ChatSocketClient, chat_requests, live_config
 
 
 @pytest.fixture
 def app_config(app_config, claude):
     return live_config(app_config, claude)
-
-
-@pytest.fixture
-def script(claude, app):
-    yield Script(claude)
-    provider.get_api_client(app).close()
 
 
 def test_system_prompt_holds_the_cortex_in_a_cached_block_and_the_time_after_it(

@@ -3,8 +3,7 @@ import threading
 
 import pytest
 
-from src.utils import provider
-from tests.chat.chat_support import API_KEY, Script, SseStream, chat_requests, eventually, \
+from tests.chat.chat_support import API_KEY, SseStream, chat_requests, eventually, \
     live_config
 from tests.fakes.claude import replies
 
@@ -12,12 +11,6 @@ from tests.fakes.claude import replies
 @pytest.fixture
 def app_config(app_config, claude):
     return live_config(app_config, claude)
-
-
-@pytest.fixture
-def script(claude, app):
-    yield Script(claude)
-    provider.get_api_client(app).close()
 
 
 def test_chunks_arrive_before_upstream_finishes(server, script, make_session, rows):

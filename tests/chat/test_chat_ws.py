@@ -8,19 +8,13 @@ from simple_websocket import ConnectionClosed
 
 from src.utils import provider
 from src.utils.services.chat_socket import run_chat_socket
-from tests.chat.chat_support import ChatSocketClient, Script, chat_requests, live_config
+from tests.chat.chat_support import ChatSocketClient, chat_requests, live_config
 from tests.fakes.claude import replies
 
 
 @pytest.fixture
 def app_config(app_config, claude):
     return live_config(app_config, claude)
-
-
-@pytest.fixture
-def script(claude, app):
-    yield Script(claude)
-    provider.get_api_client(app).close()
 
 
 def test_chunks_arrive_incrementally_and_messages_are_stored(server, script, make_session,

@@ -6,10 +6,10 @@ job per persona, so enqueueing coalesces and claiming is single-flight even acro
 import json
 import sqlite3
 import uuid
-from contextlib import contextmanager
 from datetime import datetime
 
 from ..storage.clock import utc_now
+from ..storage.db import transaction
 
 FINISHED = ("done", "failed")
 _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, error_message, "
@@ -19,7 +19,7 @@ _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, erro
 def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manual",
                 now: str | None = None) -> tuple[dict, bool]:
     """The persona's queued job, or a new one; the flag says whether it was created now."""
-    with _atomic(conn):
+    with transaction(conn):
         queued = _one(conn, "persona_id = ? AND status = 'queued'", (persona_id,))
         if queued:
             return queued, False
@@ -35,7 +35,7 @@ def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None) 
     `plan(persona_id) -> (first, last) | None` picks the messages it will process; it runs in the
     same transaction, so a running job always shows the range it covers.
     """
-    with _atomic(conn):
+    with transaction(conn):
         row = conn.execute(
             "SELECT id, persona_id FROM cortex_jobs q WHERE status = 'queued' AND NOT EXISTS ("
             "SELECT 1 FROM cortex_jobs r WHERE r.persona_id = q.persona_id AND r.status = 'running'"
@@ -141,18 +141,3 @@ def _decode(row: sqlite3.Row) -> dict:
     job["usage"] = json.loads(job["usage"]) if job["usage"] else None
     job["retryable"] = bool(job["retryable"])
     return job
-
-
-@contextmanager
-def _atomic(conn: sqlite3.Connection):
-    """A write transaction, or the caller's own if one is open."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")

@@ -23,7 +23,13 @@ def connect(path: str) -> sqlite3.Connection:
 
 @contextmanager
 def transaction(conn: sqlite3.Connection, immediate: bool = True):
-    """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (connections run in autocommit)."""
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (connections run in autocommit).
+
+    Inside a transaction the caller already opened, it joins that one instead.
+    """
+    if conn.in_transaction:
+        yield conn
+        return
     conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
     try:
         yield conn

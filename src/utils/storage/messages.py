@@ -1,9 +1,9 @@
 """Message rows. Ids grow globally (AUTOINCREMENT), so they order a session's messages and let
 the cortex trigger count "the persona's messages after id N"."""
 import sqlite3
-from contextlib import contextmanager
 
 from .clock import utc_now
+from .db import transaction
 from .sessions import touch_session
 
 _COLUMNS = "id, session_id, persona_id, role, content, status, created_at"
@@ -16,7 +16,7 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
     Raises LookupError for an unknown session and sqlite3.IntegrityError for a bad role/status.
     """
     now = utc_now()
-    with _atomic(conn):
+    with transaction(conn):
         cursor = conn.execute(
             "INSERT INTO messages (session_id, persona_id, role, content, status, created_at) "
             "SELECT id, persona_id, ?, ?, ?, ? FROM sessions WHERE id = ?",
@@ -56,7 +56,7 @@ def update_message(conn: sqlite3.Connection, message_id: int, *, content: str | 
     """Changes a message's content and/or status; returns it, or None when it does not exist."""
     changes = {name: value for name, value in (("content", content), ("status", status))
                if value is not None}
-    with _atomic(conn):
+    with transaction(conn):
         if changes:
             assignments = ", ".join(f"{name} = ?" for name in changes)
             conn.execute(f"UPDATE messages SET {assignments} WHERE id = ?",
@@ -69,7 +69,7 @@ def update_message(conn: sqlite3.Connection, message_id: int, *, content: str | 
 
 def delete_message(conn: sqlite3.Connection, message_id: int) -> bool:
     """Deletes one message; True when it existed."""
-    with _atomic(conn):
+    with transaction(conn):
         row = conn.execute("SELECT session_id FROM messages WHERE id = ?",
                            (message_id,)).fetchone()
         if row is None:
@@ -109,18 +109,3 @@ def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int) ->
         else:
             turns.append({"role": message["role"], "content": message["content"]})
     return turns
-
-
-@contextmanager
-def _atomic(conn: sqlite3.Connection):
-    """A write transaction, or the caller's one if it already opened it."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
