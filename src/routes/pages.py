@@ -2,9 +2,12 @@
 
 Pages send a strict Content-Security-Policy: scripts and styles only from our own origin (no
 inline code at all), no plugins, no framing, and images only from us, so model output that slips
-past the sanitiser still cannot run code or call out to another host.
+past the sanitiser still cannot run code or call out to another host. With access control on,
+both pages offer a sign-out form (a plain POST, so no script is needed for it).
 """
 from flask import Blueprint, render_template
+
+from ..utils.provider import get_access_gate
 
 bp = Blueprint("pages", __name__)
 
@@ -30,7 +33,7 @@ SECURITY_HEADERS = {
 
 
 def _page(template: str, **context):
-    response = render_template(template, **context)
+    response = render_template(template, access_control=get_access_gate().enabled, **context)
     return response, 200, SECURITY_HEADERS
 
 

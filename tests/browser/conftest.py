@@ -53,15 +53,17 @@ def model(claude):
 
 
 @contextmanager
-def _checked_page(browser, **options):
-    """A page in a fresh context; a script error or CSP violation on it fails the test."""
+def checked_page(browser, expected_console: tuple = (), **options):
+    """A page in a fresh context; a script error or CSP violation on it fails the test (console
+    errors starting with one of `expected_console` are provoked on purpose and allowed)."""
+    expected = _EXPECTED_CONSOLE + tuple(expected_console)
     context = browser.new_context(**options)
     context.set_default_timeout(TIMEOUT_MS)
     tab = context.new_page()
     problems: list[str] = []
     tab.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     tab.on("console", lambda msg: problems.append(f"console: {msg.text}")
-           if msg.type == "error" and not msg.text.startswith(_EXPECTED_CONSOLE) else None)
+           if msg.type == "error" and not msg.text.startswith(expected) else None)
     try:
         yield tab
     finally:
@@ -72,14 +74,14 @@ def _checked_page(browser, **options):
 @pytest.fixture
 def page(browser):
     """A desktop-sized page (1280 × 860)."""
-    with _checked_page(browser, viewport={"width": 1280, "height": 860}) as tab:
+    with checked_page(browser, viewport={"width": 1280, "height": 860}) as tab:
         yield tab
 
 
 @pytest.fixture
 def phone(browser):
     """A 375 px wide page (a phone-sized, touch viewport)."""
-    with _checked_page(browser, viewport={"width": 375, "height": 740}, device_scale_factor=2,
+    with checked_page(browser, viewport={"width": 375, "height": 740}, device_scale_factor=2,
                        is_mobile=True, has_touch=True) as tab:
         yield tab
 

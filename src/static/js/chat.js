@@ -1,6 +1,8 @@
 // The chat page: wires the sidebar, the conversation, the composer, the memory indicator and the
-// first-run key setup. The URL (?persona=&session=) names what is open, so reloads keep it.
+// first-run key setup. The URL (?persona=&session=) names what is open, so reloads keep it, and
+// so does signing in again: the draft in the message box waits in sessionStorage meanwhile.
 import { api, listOf, seg } from './lib/api.js';
+import { beforeSignIn } from './lib/auth.js';
 import { byId } from './lib/dom.js';
 import { confirmAction, toast } from './lib/ui.js';
 import { Composer } from './chat/composer.js';
@@ -11,6 +13,7 @@ import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
 
 const LAST_PERSONA = 'persona-cortex:persona';
+const DRAFT = 'persona-cortex:draft:';
 
 const state = { personas: [], personaId: null, sessions: [], sessionId: null };
 const socket = new ChatSocket();
@@ -51,6 +54,11 @@ function persona() {
 
 function session() {
   return state.sessions.find((s) => s.id === state.sessionId) || null;
+}
+
+/** Where the draft of what is open waits: per session, or per persona before the first one. */
+function draftKey() {
+  return state.sessionId ? `${DRAFT}session:${state.sessionId}` : `${DRAFT}persona:${state.personaId}`;
 }
 
 function updateUrl() {
@@ -98,6 +106,7 @@ async function selectSession(sessionId) {
   renderHeader();
   updateUrl();
   await conversation.open(persona(), session());
+  composer.restoreDraft(draftKey());
   composer.focus();
 }
 
@@ -166,6 +175,8 @@ function requireKey() {
   composer.setLocked(true, 'Add your API key to chat');
   keySetup.show(true);
 }
+
+beforeSignIn(() => composer.saveDraft(draftKey()));
 
 socket.addEventListener('open', () => {
   if (state.personaId) socket.send({ type: 'subscribe', persona_id: state.personaId }).catch(() => {});

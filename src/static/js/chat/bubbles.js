@@ -57,16 +57,30 @@ export function errorBlock(message, onRetry) {
     retry);
 }
 
-/** The placeholder of a session without messages: the persona's greeting, if it has one. */
+/** The persona's greeting, if it has one. */
+function greetingOf(persona) {
+  return (persona && typeof persona.greeting === 'string' && persona.greeting.trim()) || '';
+}
+
+/** The placeholder of a session without messages (the greeting bubble follows it, if any). */
 export function emptyState(persona) {
   const who = persona || { name: 'your persona' };
-  const greeting = who.greeting && who.greeting.trim();
-  const intro = h('div', { class: 'empty-intro markdown' });
-  renderMarkdown(intro, greeting || 'Say hello to start a conversation.');
-  return h('div', { class: 'empty-state' },
+  const hasGreeting = Boolean(greetingOf(persona));
+  return h('div', { class: hasGreeting ? 'empty-state empty-state-greeted' : 'empty-state' },
     h('div', { class: 'empty-icon', 'aria-hidden': 'true' }, icon('chat', 28)),
     h('h2', { class: 'empty-title', text: `Chat with ${who.name}` }),
-    intro);
+    h('p', { class: 'empty-intro', text: hasGreeting ? 'Reply to start the conversation.' : 'Say hello to start a conversation.' }));
+}
+
+/** The persona's greeting as the opening bubble of a conversation: shown, never stored. */
+export function greetingBubble(persona) {
+  const greeting = greetingOf(persona);
+  if (!greeting) return null;
+  const body = h('div', { class: 'greeting-body markdown' });
+  renderMarkdown(body, greeting);
+  return h('div', { class: 'greeting', role: 'article', 'aria-label': `Greeting from ${persona.name}` },
+    h('p', { class: 'greeting-label' }, icon('hand', 13), h('span', { text: 'Greeting' })),
+    body);
 }
 
 /** Puts `text` on the clipboard (rejects where the browser does not allow it). */

@@ -50,6 +50,28 @@ export class Composer {
     if (!this.input.value.trim()) this.setText(text);
   }
 
+  /** Keeps the typed text in this tab's sessionStorage under `key`, e.g. across signing in. */
+  saveDraft(key) {
+    if (!this.input.value.trim()) return;
+    try {
+      window.sessionStorage.setItem(key, this.input.value);
+    } catch {
+      // Storage can be full or disabled; the draft is then lost as it would be without it.
+    }
+  }
+
+  /** Puts back (once) a draft saved under `key`, unless something new has been typed. */
+  restoreDraft(key) {
+    let text = null;
+    try {
+      text = window.sessionStorage.getItem(key);
+      window.sessionStorage.removeItem(key);
+    } catch {
+      return;
+    }
+    if (text !== null) this.restore(text);
+  }
+
   /** Switches between Send and Stop while a reply streams. */
   setStreaming(streaming) {
     this.streaming = streaming;

@@ -3,7 +3,7 @@
 import { api, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import {
-  bubble, copyText, emptyState, errorBlock, markIncomplete, setText, typingIndicator,
+  bubble, copyText, emptyState, errorBlock, greetingBubble, markIncomplete, setText, typingIndicator,
 } from './bubbles.js';
 import { addActions, editLastMessage, removeActions } from './message_actions.js';
 
@@ -81,7 +81,11 @@ export class Conversation {
 
   render(toEnd = true) {
     const nodes = this.messages.map((message) => bubble(message));
-    if (!nodes.length) nodes.push(emptyState(this.persona));
+    if (!this.hasMore) {
+      const greeting = greetingBubble(this.persona);
+      if (greeting) nodes.unshift(greeting);
+    }
+    if (!this.messages.length) nodes.unshift(emptyState(this.persona));
     if (this.hasMore && this.messages.length) {
       nodes.unshift(h('button', {
         type: 'button', class: 'btn btn-quiet btn-small load-earlier', text: 'Show earlier messages',

@@ -1,7 +1,11 @@
 // One WebSocket to /ws/chat for the page. Frames out: {type: chat|stop|regenerate|subscribe};
 // frames in: {type: start|chunk|done|error|cortex|title, ...}. Reconnects with backoff.
+// Browsers do not tell why an upgrade was refused, so a refused socket asks a cheap endpoint:
+// a 401 there means the sign-in was lost, and the API client takes the person to sign in.
+import { request } from '../lib/api.js';
 
 const MAX_BACKOFF_MS = 8000;
+const SIGN_IN_PROBE = '/api/settings';
 
 /** The page's chat socket; emits `frame`, `open` and `close` events. */
 export class ChatSocket extends EventTarget {
@@ -18,9 +22,11 @@ export class ChatSocket extends EventTarget {
   connect() {
     if (this.ws && this.ws.readyState <= WebSocket.OPEN) return this.opened;
     const ws = new WebSocket(this.url);
+    let wasOpen = false;
     this.ws = ws;
     this.opened = new Promise((resolve, reject) => {
       ws.addEventListener('open', () => {
+        wasOpen = true;
         this.backoff = 500;
         resolve();
         this.dispatchEvent(new Event('open'));
@@ -33,6 +39,7 @@ export class ChatSocket extends EventTarget {
       if (this.ws !== ws) return;
       this.ws = null;
       this.dispatchEvent(new Event('close'));
+      if (!wasOpen) request('GET', SIGN_IN_PROBE).catch(() => {});
       setTimeout(() => this.connect(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MS);
     });

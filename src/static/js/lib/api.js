@@ -1,4 +1,8 @@
-// The JSON API client. Every error becomes an ApiError carrying the server's code and message.
+// The JSON API client. Every error becomes an ApiError carrying the server's code and message;
+// a 401 (signed out) also sends the person to the sign-in page.
+import { requireSignIn } from './auth.js';
+
+const SIGNED_OUT = 'You are signed out: taking you to the sign-in page…';
 
 /** A failed request: `status` (0 for network errors), stable `code`, readable `message`. */
 export class ApiError extends Error {
@@ -24,6 +28,10 @@ export async function request(method, path, { body, headers = {} } = {}) {
     throw new ApiError(0, 'network_error', 'The server could not be reached. Check that it is running.');
   }
   const data = await readJson(response);
+  if (response.status === 401) {
+    requireSignIn();
+    throw new ApiError(401, 'signed_out', SIGNED_OUT, data);
+  }
   if (!response.ok) {
     const error = (data && data.error) || {};
     throw new ApiError(response.status, error.code || `http_${response.status}`,

@@ -11,6 +11,9 @@ const PATHS = {
   check: ['M20 6 9 17l-5-5'],
   send: ['M12 19V5', 'm5 12 7-7 7 7'],
   chat: ['M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z'],
+  hand: ['M18 11V6a2 2 0 0 0-2-2a2 2 0 0 0-2 2', 'M14 10V4a2 2 0 0 0-2-2a2 2 0 0 0-2 2v2',
+    'M10 10.5V6a2 2 0 0 0-2-2a2 2 0 0 0-2 2v8',
+    'M18 8a2 2 0 1 1 4 0v6a8 8 0 0 1-8 8h-2c-2.8 0-4.5-.86-5.99-2.34l-3.6-3.6a2 2 0 0 1 2.83-2.82L7 15'],
 };
 
 /** An inline SVG icon, hidden from assistive technology (the button carries the label). */
