@@ -111,3 +111,16 @@ def test_time_is_absolute_with_its_offset():
     moment = datetime(2025, 6, 3, 14, 5, tzinfo=timezone(timedelta(hours=2)))
     assert prompts.format_time(moment, "en") == "Tuesday, 2025-06-03 14:05 (UTC+02:00)"
     assert prompts.format_time(moment, "de") == "Dienstag, 2025-06-03 14:05 (UTC+02:00)"
+
+
+def test_the_greeting_the_person_saw_is_in_the_cached_prompt(server, claude, script,
+                                                             make_persona, make_session):
+    greeted = make_persona("Ada", greeting="Ahoy! Ready for the next voyage?")
+    silent = make_persona("Bo", greeting="")
+    with ChatSocketClient(server.ws_url) as ws:
+        ws.chat(make_session(greeted["id"])["id"], "Hi")
+        ws.chat(make_session(silent["id"])["id"], "Hi")
+    first, second = (r.system[0]["text"] for r in chat_requests(claude)[-2:])
+    assert "<greeting>\nAhoy! Ready for the next voyage?\n</greeting>" in first
+    assert first.index("</greeting>") < first.index("<cortex_memory>")
+    assert "<greeting>" not in second and "greeting" not in second.lower()

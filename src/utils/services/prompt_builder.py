@@ -17,7 +17,7 @@ LANGUAGES = ("en", "de")
 CORTEX_KEYS = ("cortex_memory", "cortex_soul", "cortex_relationship")
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 _SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
-_FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation)", re.I)
+_FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting)", re.I)
 _EMPTY = {"en": "(empty)", "de": "(leer)"}
 _DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
 _WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
@@ -63,11 +63,13 @@ def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
         "char_description": persona.get("description") or "",
         "user_name": user_name,
     }
+    greeting = (persona.get("greeting") or "").strip()
+    values["greeting"] = fence(greeting)
     if cortex is not None:
         for key in CORTEX_KEYS:
             values[key] = fence((cortex.get(key) or "").strip()) or _EMPTY[language]
     stable = render(load_prompt("chat_system", language), values,
-                    {"cortex": cortex is not None})
+                    {"cortex": cortex is not None, "greeting": bool(greeting)})
     stable = re.sub(r"\n{3,}", "\n\n", stable).strip()
     moment = render(load_prompt("chat_time", language), {"now": format_time(now, language)})
     return [SystemBlock(stable, cache=True), SystemBlock(moment.strip())]
