@@ -3,6 +3,7 @@ import os
 import random
 import signal
 import sqlite3
+import time
 from contextlib import closing
 
 from src.utils.cortex import CORTEX_FILES, CortexService
@@ -43,6 +44,9 @@ def test_sigkill_during_writes_leaves_only_complete_revisions(data_dir):
             lines = Lines(proc)
             for _ in range(rng.randint(1, 6)):
                 assert lines.next().startswith("rev ")
+            # Not a wait for anything: the kill must land at a random point of the write cycle
+            # (a write takes about 2 ms), not always just after the child printed its line.
+            time.sleep(rng.uniform(0, 0.004))
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=20)
             assert proc.returncode == -signal.SIGKILL

@@ -63,6 +63,13 @@ def latest_revision(conn: sqlite3.Connection, persona_id: str, filename: str):
         "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
 
 
+def newest_id(conn: sqlite3.Connection, persona_id: str, filename: str) -> int | None:
+    """The id of the file's newest row, committed or pending (a new row of any kind changes it)."""
+    return conn.execute(
+        "SELECT MAX(id) FROM cortex_revisions WHERE persona_id = ? AND filename = ?",
+        (persona_id, filename)).fetchone()[0]
+
+
 def find_revision(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int):
     """One committed revision of this persona's file (with content), or None."""
     return conn.execute(

@@ -4,6 +4,7 @@ Every operation on a file runs under the persona's lock (threads and processes) 
 reconciling disk and database (`_current`): a killed writer's pending revision is settled, a
 missing file is recreated (template, or its last revision), and a file changed on disk outside
 the app is recorded as an `external` revision, so nothing on disk is ever overwritten unrecorded.
+A file whose stat and revision rows are as last seen is not read again (see `snapshots.py`).
 Writes are atomic (temp file, fsync, rename, fsync dir). Writing the content a file already has
 creates no revision and returns the current revision id ("every change a revision": no change,
 no revision), so saving twice or re-applying an edit is harmless.
@@ -20,6 +21,7 @@ from .atomic import atomic_write, remove_stale_temp_files
 from .errors import CortexSizeError, InvalidContent, RevisionConflict, RevisionNotFound
 from .locks import PersonaLocks
 from .paths import CORTEX_FILES, DEFAULT_PERSONA, CortexPaths, validate_persona_id
+from .snapshots import FileSnapshots, read_with_stat
 from .templates import render_template
 
 log = logging.getLogger(__name__)
@@ -46,13 +48,14 @@ class CortexService:
     """Reads, writes and versions the cortex files of every persona under `<data_dir>/cortex`."""
 
     def __init__(self, data_dir: str, db, settings: Callable[[], dict] | None = None,
-                 budget: int = DEFAULT_BUDGET):
+                 budget: int = DEFAULT_BUDGET, snapshots: FileSnapshots | None = None):
         self.db = db
         self.paths = CortexPaths(data_dir)
         self.budget = int(budget)
         self.hard_cap = HARD_CAP_FACTOR * self.budget
         self._settings = settings or dict
         self._locks = PersonaLocks(self.paths.lock_dir)
+        self._snapshots = snapshots or FileSnapshots()
 
     def lock(self, persona_id: str):
         """The persona's lock (a context manager): re-entrant, and held against other processes."""
@@ -170,6 +173,7 @@ class CortexService:
                 log.exception("Could not delete the cortex of %s", persona_id)
                 return False
             deleted = store.delete_persona_revisions(self.db.conn(), persona_id)
+            self._snapshots.forget(persona_id)
         log.info("Deleted the cortex of %s (%d revisions)", persona_id, deleted)
         return existed or deleted > 0
 
@@ -213,7 +217,10 @@ class CortexService:
                 self._current(persona_id, name)
         remove_stale_temp_files(os.path.dirname(path))
         conn = self.db.conn()
-        raw = _read_bytes(path)
+        known = self._unchanged(conn, persona_id, filename, path)
+        if known is not None:
+            return known
+        raw, st = read_with_stat(path)
         latest = self._settle_pending(conn, persona_id, filename, raw)
         if raw is None:
             if latest is None:
@@ -225,8 +232,20 @@ class CortexService:
             atomic_write(path, latest["content"].encode("utf-8"))
             return latest
         if latest is not None and store.sha256_of(raw) == latest["sha256"]:
+            self._snapshots.remember((persona_id, filename), st, latest)
             return latest
         return self._record_disk(persona_id, filename, raw, latest)
+
+    def _unchanged(self, conn, persona_id: str, filename: str, path: str):
+        """The remembered revision if neither the file nor its revision rows changed since."""
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        known = self._snapshots.lookup((persona_id, filename), st)
+        if known is not None and store.newest_id(conn, persona_id, filename) == known["id"]:
+            return known
+        return None
 
     def _settle_pending(self, conn, persona_id: str, filename: str, raw: bytes | None):
         """Keeps a killed writer's pending revision if the disk has it, drops it otherwise."""
@@ -278,12 +297,3 @@ class CortexService:
         log.info("Cortex %s/%s: revision %d by %s (%d chars)", persona_id, filename, rev, author,
                  len(content))
         return store.find_revision(conn, persona_id, filename, rev)
-
-
-def _read_bytes(path: str) -> bytes | None:
-    """The file's bytes, or None if it does not exist (other I/O errors propagate)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None

@@ -37,9 +37,10 @@ class CortexTrigger:
         self._clock = clock
         self._retry_delay = retry_delay
 
-    def threshold(self) -> tuple[str, int]:
-        """The frequency setting and the message count it means for the current context limit."""
-        frequency = load_cortex_settings(self._db.conn())["frequency"]
+    def threshold(self, frequency: str | None = None) -> tuple[str, int]:
+        """The frequency setting (or `frequency`) and the message count it means for the current
+        context limit."""
+        frequency = frequency or load_cortex_settings(self._db.conn())["frequency"]
         limit = (self._settings() or {}).get("context_limit")
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             limit = DEFAULT_CONTEXT_LIMIT
@@ -53,8 +54,9 @@ class CortexTrigger:
     def _measure(self, persona_id: str) -> tuple[dict, int]:
         """The status, and how many messages no finished or running update covers."""
         conn = self._db.conn()
-        enabled = load_cortex_settings(conn)["enabled"]
-        frequency, threshold = self.threshold()
+        settings = load_cortex_settings(conn)
+        enabled = settings["enabled"]
+        frequency, threshold = self.threshold(settings["frequency"])
         last = jobs.last_processed_id(conn, persona_id)
         active = jobs.active_jobs(conn, persona_id)
         running = active["running"]

@@ -1,4 +1,10 @@
-"""SQLite access. Migrations are the numbered `.sql` files in `migrations/`, applied in order once."""
+"""SQLite access. Migrations are the numbered `.sql` files in `migrations/`, applied in order once.
+
+Write transactions of one process queue on a lock shared by its connections: SQLite's own busy
+handler makes a writer that finds the database locked sleep (1, 2, 5, 10 ms…), which is dead time
+when the holder is a thread of the same process; the lock hands over the moment the holder
+commits. Other processes still meet each other in SQLite's busy timeout.
+"""
 import logging
 import os
 import sqlite3
@@ -8,11 +14,20 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+BUSY_TIMEOUT = 30.0
 
 
-def connect(path: str) -> sqlite3.Connection:
+class Connection(sqlite3.Connection):
+    """A connection carrying the write lock it shares with the other connections of its process."""
+
+    write_lock: threading.RLock
+
+
+def connect(path: str, write_lock=None) -> sqlite3.Connection:
     """Opens `path` in WAL mode with foreign keys on and a generous busy timeout."""
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None,
+                           check_same_thread=False, factory=Connection)
+    conn.write_lock = write_lock or threading.RLock()
     conn.row_factory = sqlite3.Row
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
@@ -30,13 +45,29 @@ def transaction(conn: sqlite3.Connection, immediate: bool = True):
     if conn.in_transaction:
         yield conn
         return
-    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+    with _write_lock(conn):
+        conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+@contextmanager
+def _write_lock(conn: sqlite3.Connection):
+    """Holds the write lock `conn` shares with its process's other connections, if it has one."""
+    lock = getattr(conn, "write_lock", None)
+    if lock is None:
+        yield
+        return
+    if not lock.acquire(timeout=BUSY_TIMEOUT):
+        raise sqlite3.OperationalError("database is locked (by another thread of this process)")
     try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+        yield
+    finally:
+        lock.release()
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
@@ -80,6 +111,7 @@ class Database:
     def __init__(self, path: str):
         self.path = path
         self._local = threading.local()
+        self._write_lock = threading.RLock()
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         with_conn = connect(path)
         try:
@@ -91,7 +123,7 @@ class Database:
         """This thread's connection, opened on first use."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = connect(self.path)
+            conn = self._local.conn = connect(self.path, self._write_lock)
         return conn
 
     def transaction(self, immediate: bool = True):

@@ -17,15 +17,15 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
     """
     now = utc_now()
     with transaction(conn):
-        cursor = conn.execute(
+        row = conn.execute(
             "INSERT INTO messages (session_id, persona_id, role, content, status, created_at) "
-            "SELECT id, persona_id, ?, ?, ?, ? FROM sessions WHERE id = ?",
+            f"SELECT id, persona_id, ?, ?, ?, ? FROM sessions WHERE id = ? RETURNING {_COLUMNS}",
             (role, content, status, now, session_id),
-        )
-        if cursor.rowcount != 1:
+        ).fetchone()
+        if row is None:
             raise LookupError(f"unknown session: {session_id}")
         touch_session(conn, session_id, now)
-    return get_message(conn, cursor.lastrowid)
+    return dict(row)
 
 
 def get_message(conn: sqlite3.Connection, message_id: int) -> dict | None:

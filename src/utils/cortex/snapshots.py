@@ -1,0 +1,58 @@
+"""Which revision each cortex file on disk holds, so an unchanged file is not read and hashed again.
+
+A file counts as unchanged while its device, inode, size, mtime and ctime (nanoseconds) are the
+ones remembered and its newest revision row (committed or pending) is still the remembered one.
+The ctime cannot be set from user space, so an edit that keeps the size and restores the mtime
+still changes it; an atomic replace changes the inode. Timestamps only advance once per clock
+tick, so a file changed less than `RACY_SECONDS` before it was looked at is not remembered: a
+second edit within that tick could leave every field as it was (git's "racily clean" entries).
+"""
+import os
+import time
+from typing import Callable
+
+RACY_SECONDS = 2.0
+
+
+def signature(st: os.stat_result) -> tuple:
+    """What must stay equal for a file to count as unchanged."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def read_with_stat(path: str) -> tuple[bytes | None, os.stat_result | None]:
+    """The file's bytes and its stat taken before reading (so an edit during the read changes
+    the stat), or (None, None) if it does not exist (other I/O errors propagate)."""
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            return handle.read(), st
+    except FileNotFoundError:
+        return None, None
+
+
+class FileSnapshots:
+    """One process's memory of (signature, revision row) per (persona, filename)."""
+
+    def __init__(self, clock: Callable[[], int] = time.time_ns):
+        self._clock = clock
+        self._entries: dict[tuple[str, str], tuple[tuple, object]] = {}
+
+    def lookup(self, key: tuple[str, str], st: os.stat_result):
+        """The remembered row if the file still has the signature it had then, else None."""
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] == signature(st):
+            return entry[1]
+        return None
+
+    def remember(self, key: tuple[str, str], st: os.stat_result, row) -> None:
+        """Remembers that the file with stat `st` holds `row` (not if it changed too recently)."""
+        changed = max(st.st_mtime_ns, st.st_ctime_ns)
+        if self._clock() - changed < RACY_SECONDS * 1e9:
+            self._entries.pop(key, None)
+            return
+        self._entries[key] = (signature(st), row)
+
+    def forget(self, persona_id: str) -> None:
+        """Drops everything remembered about one persona's files."""
+        for key in [key for key in self._entries if key[0] == persona_id]:
+            self._entries.pop(key, None)
