@@ -6,14 +6,11 @@ arrive as an `error` event in it. A client that disconnects cancels the upstream
 from flask import Blueprint
 
 from ..utils.provider import get_chat_service
-from ..utils.services.errors import ServiceError
 from ..utils.services.validation import reject_unknown
 from .errors import json_body
-from .guards import service_error
 from .streaming import sse_response
 
 bp = Blueprint("chat", __name__)
-bp.register_error_handler(ServiceError, service_error)
 
 
 @bp.post("/api/chat/stream")

@@ -1,14 +1,8 @@
-"""Checks shared by the JSON API blueprints: id shapes, body rules, and service errors as JSON."""
+"""Checks shared by the JSON API blueprints: id shapes and body rules."""
 from flask import request
 
-from ..utils.services.errors import ServiceError
 from ..utils.services.ids import is_persona_id, is_session_id
-from .errors import ApiError, error_response, json_body
-
-
-def service_error(err: ServiceError):
-    """Error handler: a ServiceError becomes the standard JSON error with its status."""
-    return error_response(err.status, err.code, err.message, **err.extra)
+from .errors import ApiError, json_body
 
 
 def persona_id(value: str) -> str:
