@@ -1,4 +1,6 @@
 """The cortex update pipeline end to end: real SDK against the Claude fake, real SQLite and files."""
+import os
+
 from src.app import create_app
 from tests.cortex.update_support import (  # noqa: F401  (fixtures)
     PID, Env, app_config, env, prompt_text, result_text, system_text, tool_results)
@@ -303,3 +305,26 @@ def test_nothing_new_means_no_upstream_call(env, claude):
     job = env.run_job()
     assert job["status"] == "done" and job["summary"] == "Nothing new to remember."
     assert claude.requests == []
+
+
+def test_an_update_never_recreates_the_cortex_of_a_persona_deleted_meanwhile(env, claude, app,
+                                                                            caplog):
+    from src.utils import provider
+    _setup(env)
+    directory = provider.get_cortex_service(app).get_cortex_path(PID)
+
+    def model(body):
+        if len(body["messages"]) == 1:
+            provider.get_persona_service(app).delete(PID)
+            return replies.tool_use([("insert", {"filename": "memory.md", "insert_line": 0,
+                                                 "insert_text": "- Pixel the cat."})])
+        return replies.text("Stopped.")
+
+    claude.default = replies.scripted(model)
+    job, _ = env.trigger.request_update(PID)
+    env.worker.run_pending()
+    (refused,) = tool_results(claude.requests[1])
+    assert refused["is_error"] and "has been deleted" in result_text(refused)
+    assert not os.path.exists(directory)
+    assert env.revisions() == []
+    assert not [r for r in caplog.records if "crashed" in r.getMessage()]

@@ -96,12 +96,14 @@ def last_processed_id(conn: sqlite3.Connection, persona_id: str) -> int:
 
 
 def mark_processed(conn: sqlite3.Connection, persona_id: str, message_id: int) -> None:
-    """Advances the processed mark to `message_id`; it never moves backwards."""
+    """Advances the processed mark to `message_id`; it never moves backwards, and a persona
+    deleted while its update ran gets no mark."""
     conn.execute(
-        "INSERT INTO cortex_state (persona_id, last_processed_id, updated_at) VALUES (?, ?, ?) "
+        "INSERT INTO cortex_state (persona_id, last_processed_id, updated_at) "
+        "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM personas WHERE id = ?) "
         "ON CONFLICT(persona_id) DO UPDATE SET last_processed_id = "
         "MAX(last_processed_id, excluded.last_processed_id), updated_at = excluded.updated_at",
-        (persona_id, message_id, utc_now()))
+        (persona_id, message_id, utc_now(), persona_id))
 
 
 def set_revision_summary(conn: sqlite3.Connection, job_id: str, summary: str) -> int:

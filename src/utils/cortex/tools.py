@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..api_request.types import ToolDefinition
 from .errors import CortexSizeError, InvalidContent, RevisionConflict
 from .paths import CORTEX_FILES
+from .personas_lookup import persona_exists
 
 log = logging.getLogger(__name__)
 TOOL_NAMES = ("read_file", "write_file", "str_replace", "insert")
@@ -86,6 +87,9 @@ class CortexToolbox:
             if not isinstance(arguments, dict):
                 raise ToolError("The tool input must be a JSON object.")
             with self._cortex.lock(self._persona_id):
+                if not persona_exists(self._cortex.db.conn(), self._persona_id):
+                    raise ToolError("This persona has been deleted; its files are gone. Stop "
+                                    "here without further tool calls.")
                 return True, handler(arguments)
         except ToolError as err:
             log.info("Cortex tool %s refused for %s: %s", name, self._persona_id, err)
