@@ -21,6 +21,7 @@ from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
+from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
 from .storage import Database
@@ -44,6 +45,7 @@ def init_services(app: Flask) -> dict:
     services["personas"] = _build_persona_service(services)
     services["sessions"] = SessionService(services["db"])
     services.update(_build_cortex_updates(config, services))
+    services["session_leases"] = SessionLeases(config["DATA_DIR"])
     services["chat"] = _build_chat_service(services)
     app.extensions[EXTENSION] = services
     return services
@@ -115,11 +117,12 @@ def _build_cortex_updates(config, services: dict) -> dict:
 
 
 def _build_chat_service(services: dict) -> ChatService:
-    """Chat streams through the shared ApiClient; titles are written in the background."""
+    """Chat streams through the shared ApiClient; titles are written in the background; one
+    reply per session at a time, across worker processes."""
     titles = TitleGenerator(services["db"], services["api_client"], services["sessions"],
                             services["settings"])
     return ChatService(services["db"], services["api_client"], services["cortex"],
-                       services["settings"], titles=titles,
+                       services["settings"], services["session_leases"], titles=titles,
                        trigger=services["cortex_trigger"].check_and_trigger)
 
 
@@ -130,6 +133,8 @@ def shutdown_services(app: Flask) -> None:
         services["cortex_worker"].stop()
     if services.get("api_client") is not None:
         services["api_client"].close()
+    if services.get("session_leases") is not None:
+        services["session_leases"].close()
 
 
 def _get(name: str, app: Flask | None = None):

@@ -215,3 +215,24 @@ def test_wait_for_job_times_out_without_a_worker(env):
     with pytest.raises(TimeoutError):
         env.worker.wait_for_job(job["id"], timeout=0.05)
     assert provider.get_cortex_worker(env.app) is env.worker
+
+
+def test_a_job_finished_by_another_process_reaches_this_process_subscribers(env, app_config,
+                                                                             claude):
+    listener = Env(second_app({**app_config, "CORTEX_WORKER": True}))
+    try:
+        events, seen = [], threading.Event()
+        listener.worker.subscribe(lambda event: (events.append(event), seen.set()))
+        claude.enqueue(replies.tool_use([("insert", {"filename": "memory.md", "insert_line": 0,
+                                                     "insert_text": "- Jonas plays go."})]),
+                       replies.text("Noted go."))
+        env.persona()
+        env.say(env.session(), "I play go.", "Nice!")
+        job, _ = env.trigger.request_update(PID)
+        env.worker.run_pending()  # nearly always wins the claim: the listener polls each second
+        assert seen.wait(5), "the other worker never announced the job"
+        job = listener.worker.wait_for_job(job["id"], timeout=5)
+    finally:
+        listener.worker.stop()
+    assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
+                       "files": ["memory.md"], "error": None}]

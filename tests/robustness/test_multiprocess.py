@@ -198,3 +198,38 @@ def _assert_chain(revisions: list[dict], saved: list[str]) -> None:
             assert new[:len(new) - len(old)].startswith("- update "), (before, after)
     assert sorted(edits) == sorted(saved) and len(saved) == 2 * EDITS
     assert any(r["author"] == "ai" for r in revisions), "no cortex update ran"
+
+
+def test_one_reply_per_session_across_processes(servers, upstream):
+    """A reply streaming through one process makes the session busy in the other too."""
+    first, second = servers
+    status, _, session = first.call("POST", "/api/sessions", {"persona_id": "default"})
+    assert status == 201
+    gate = threading.Event()
+    upstream.enqueue(replies.gated(replies.text("Slow and steady.", chunks=["Slow", " and steady."]),
+                                   gate))
+    body = {"session_id": session["id"], "message": "Hello"}
+    try:
+        with SseStream(first.url, "/api/chat/stream", body) as stream:
+            assert stream.next_event()[0] == "start"
+            assert stream.next_event() == ("chunk", {"text": "Slow"})
+            status, _, refused = second.call("POST", "/api/chat/stream",
+                                             {"session_id": session["id"], "message": "Again"})
+            assert (status, refused["error"]["code"]) == (409, "session_busy")
+            status, _, refused = second.call("DELETE",
+                                             f"/api/sessions/{session['id']}/messages/last")
+            assert (status, refused["error"]["code"]) == (409, "session_busy")
+            gate.set()
+            events = []
+            while (event := stream.next_event()) is not None:
+                events.append(event[0])
+            assert events[-1] == "done"
+    finally:
+        gate.set()
+    with SseStream(second.url, "/api/chat/stream",
+                   {"session_id": session["id"], "message": "Now?"}) as stream:
+        assert stream.status == 200
+        events = []
+        while (event := stream.next_event()) is not None:
+            events.append(event[0])
+        assert events[-1] == "done"

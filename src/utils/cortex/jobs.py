@@ -75,6 +75,11 @@ def get_job(conn: sqlite3.Connection, job_id: str) -> dict | None:
     return _one(conn, "id = ?", (job_id,))
 
 
+def finished_since(conn: sqlite3.Connection, since: str) -> list[dict]:
+    """Jobs that finished at or after `since` (any process), oldest first."""
+    return _select(conn, "finished_at >= ? ORDER BY finished_at, rowid", (since,))
+
+
 def active_jobs(conn: sqlite3.Connection, persona_id: str) -> dict:
     """The persona's `queued` and `running` jobs (each a job or None)."""
     return {status: _one(conn, "persona_id = ? AND status = ?", (persona_id, status))

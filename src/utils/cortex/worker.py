@@ -3,16 +3,22 @@
 Jobs live in SQLite (see `jobs.py`), so a queued job survives a restart and a job a restart
 interrupted is marked failed. The worker never runs two jobs of one persona at once: the schema
 allows one running job per persona and `claim_next_job` skips personas that have one.
+With several worker processes on one data directory, a job may finish in another process: the
+background loop also looks for jobs finished elsewhere (every second) and tells this process's
+subscribers about them, so a WebSocket hears of every update of its personas.
 """
 import logging
 import threading
 import time
+from collections import deque
 from typing import Callable
 
+from ..storage.clock import utc_now
 from . import jobs
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 30.0
+FOREIGN_POLL_SECONDS = 1.0
 
 
 class CortexWorker:
@@ -28,6 +34,9 @@ class CortexWorker:
         self._tick: Callable[[], object] | None = None
         self._stopping = False
         self._wake = False
+        self._announced: deque[str] = deque(maxlen=1000)
+        self._watermark = utc_now()
+        self._next_tick = 0.0
 
     def recover_interrupted(self) -> int:
         """At start-up: jobs a stopped process left `running` become failed (`interrupted`)."""
@@ -135,7 +144,15 @@ class CortexWorker:
         self._announce(finished)
         return finished
 
+    def _announce_foreign(self) -> None:
+        """Announces jobs that finished in another process since the last look."""
+        for job in jobs.finished_since(self._db.conn(), self._watermark):
+            self._watermark = max(self._watermark, job["finished_at"])
+            if job["id"] not in self._announced:
+                self._announce(job)
+
     def _announce(self, job: dict) -> None:
+        self._announced.append(job["id"])
         event = {"job_id": job["id"], "persona_id": job["persona_id"], "status": job["status"],
                  "files": job.get("files") or [], "error": job.get("error")}
         with self._cond:
@@ -153,11 +170,13 @@ class CortexWorker:
                 if self._stopping:
                     return
             self._guarded(self.run_pending)
-            if self._tick is not None:
+            self._guarded(self._announce_foreign)
+            if self._tick is not None and time.monotonic() >= self._next_tick:
+                self._next_tick = time.monotonic() + self._poll
                 self._guarded(self._tick)
             with self._cond:
                 if not self._wake and not self._stopping:
-                    self._cond.wait(self._poll)
+                    self._cond.wait(min(self._poll, FOREIGN_POLL_SECONDS))
                 self._wake = False
 
     @staticmethod

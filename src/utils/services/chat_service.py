@@ -3,7 +3,7 @@
 The user message is stored before the upstream call, so it is never lost; the reply is stored when
 the stream ends: complete, or marked `incomplete` when it was stopped or failed after some text (a
 reply with no text is not stored). The generators never raise: anything unexpected becomes an
-`error` event. One reply at a time per session (in this process); a second one gets `session_busy`.
+`error` event. One reply at a time per session (across worker processes); a second one gets `session_busy`.
 """
 import logging
 import threading
@@ -31,7 +31,7 @@ NO_CORTEX = {"triggered": False, "job_id": None, "progress": None, "frequency": 
 class ChatService:
     """Runs chat turns: builds the prompt, streams the reply, stores both sides, triggers the cortex."""
 
-    def __init__(self, db, api_client, cortex_service, settings, *,
+    def __init__(self, db, api_client, cortex_service, settings, leases, *,
                  trigger: Callable[[str, str], dict] | None = None, titles=None,
                  clock: Callable[[], datetime] | None = None):
         self._db = db
@@ -41,8 +41,7 @@ class ChatService:
         self._trigger = trigger
         self.titles = titles
         self._clock = clock or (lambda: datetime.now().astimezone())
-        self._busy: set[str] = set()
-        self._busy_lock = threading.Lock()
+        self._leases = leases
 
     def session(self, session_id) -> dict:
         """The session row; ServiceError 404 when unknown."""
@@ -237,20 +236,14 @@ class ChatService:
             self._release(session_id)
 
     def _check_idle(self, session_id: str) -> None:
-        with self._busy_lock:
-            if session_id in self._busy:
-                raise _busy()
+        if self._leases.is_busy(session_id):
+            raise _busy()
 
     def _claim(self, session_id: str) -> bool:
-        with self._busy_lock:
-            if session_id in self._busy:
-                return False
-            self._busy.add(session_id)
-            return True
+        return self._leases.claim(session_id)
 
     def _release(self, session_id: str) -> None:
-        with self._busy_lock:
-            self._busy.discard(session_id)
+        self._leases.release(session_id)
 
 
 def _busy() -> ServiceError:
