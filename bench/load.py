@@ -212,7 +212,7 @@ def main() -> None:
                         help="seconds between the fake's SSE events")
     parser.add_argument("--baseline-turns", type=int, default=5,
                         help="SDK streams per chat slot, before and after the load")
-    parser.add_argument("--workers", type=int, default=1, help="PERSONA_WORKERS")
+    parser.add_argument("--workers", type=int, default=2, help="PERSONA_WORKERS (the app default)")
     args = parser.parse_args()
     result = run(args)
     report(args, result)

@@ -50,14 +50,15 @@ def main() -> int:
     Each worker process builds its own app after the fork (`load`), so its SQLite connections and
     its cortex worker thread live in the process that serves the requests (a thread started before
     the fork would stay in the master and see new jobs only when it polls). `PERSONA_WORKERS`
-    (default 1) sets how many worker processes share the data directory.
+    (default 2, one per core of a small machine) sets how many worker processes share the data
+    directory.
     """
     from gunicorn.app.base import BaseApplication
 
     config = config_module.load(Flask(__name__).instance_path, None)
     configure_logging(config["LOG_LEVEL"])
     host, port = config["HOST"], int(config["PORT"])
-    workers = os.environ.get("PERSONA_WORKERS", "1")
+    workers = os.environ.get("PERSONA_WORKERS", "2")
     if not workers.isdigit() or int(workers) < 1:
         log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
         return 2

@@ -1,4 +1,6 @@
 """When cortex updates are queued: threshold, idle, coalescing, restarts, disabled cortex."""
+import subprocess
+import sys
 import threading
 import time
 
@@ -236,3 +238,20 @@ def test_a_job_finished_by_another_process_reaches_this_process_subscribers(env,
         listener.worker.stop()
     assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
                        "files": ["memory.md"], "error": None}]
+
+
+def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_config):
+    env.persona()
+    env.chat(env.session(), 2)
+    job, _ = env.trigger.request_update(PID)
+    jobs.claim_next_job(env.conn, env.update.plan_range)
+    with subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                          stdin=subprocess.PIPE) as other:
+        env.conn.execute("UPDATE cortex_jobs SET claimed_by = ? WHERE id = ?",
+                         (other.pid, job["id"]))
+        Env(second_app(app_config))
+        assert jobs.get_job(env.conn, job["id"])["status"] == "running"
+        other.stdin.close()
+        other.wait(timeout=10)
+    Env(second_app(app_config))
+    assert jobs.get_job(env.conn, job["id"])["error"] == "interrupted"

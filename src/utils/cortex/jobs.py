@@ -4,6 +4,7 @@ Store functions take the connection first. The schema allows at most one queued 
 job per persona, so enqueueing coalesces and claiming is single-flight even across threads.
 """
 import json
+import os
 import sqlite3
 import uuid
 from datetime import datetime
@@ -44,7 +45,8 @@ def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None) 
             return None
         first, last = (plan(row["persona_id"]) if plan else None) or (None, None)
         conn.execute("UPDATE cortex_jobs SET status = 'running', started_at = ?, message_from = ?, "
-                     "message_to = ? WHERE id = ?", (now or utc_now(), first, last, row["id"]))
+                     "message_to = ?, claimed_by = ? WHERE id = ?",
+                     (now or utc_now(), first, last, os.getpid(), row["id"]))
         return get_job(conn, row["id"])
 
 
@@ -63,11 +65,33 @@ def finish_job(conn: sqlite3.Connection, job_id: str, *, success: bool, files=()
 
 
 def fail_interrupted(conn: sqlite3.Connection, now: str | None = None) -> int:
-    """Marks jobs left `running` by a stopped process as failed (`interrupted`, retryable)."""
-    return conn.execute(
-        "UPDATE cortex_jobs SET status = 'failed', error = 'interrupted', retryable = 1, "
-        "error_message = 'The app stopped while this update ran; it will be retried.', "
-        "finished_at = ? WHERE status = 'running'", (now or utc_now(),)).rowcount
+    """Marks jobs left `running` by a stopped process as failed (`interrupted`, retryable).
+
+    Jobs another live process is running are left alone (several workers share one data dir);
+    a job claimed by this very process belongs to an app it no longer runs.
+    """
+    with transaction(conn):
+        running = conn.execute(
+            "SELECT id, claimed_by FROM cortex_jobs WHERE status = 'running'").fetchall()
+        orphans = [row["id"] for row in running if not _other_live_process(row["claimed_by"])]
+        for job_id in orphans:
+            conn.execute(
+                "UPDATE cortex_jobs SET status = 'failed', error = 'interrupted', retryable = 1, "
+                "error_message = 'The app stopped while this update ran; it will be retried.', "
+                "finished_at = ? WHERE id = ?", (now or utc_now(), job_id))
+    return len(orphans)
+
+
+def _other_live_process(pid: int | None) -> bool:
+    if not pid or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def get_job(conn: sqlite3.Connection, job_id: str) -> dict | None:
