@@ -1,5 +1,8 @@
 """Shared fixtures: an app on a temporary data directory (pytest-flask provides `client`)."""
 import logging
+import os
+import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -97,3 +100,26 @@ def claude():
     fake.close()
     if fake.errors:
         raise fake.errors[0]
+
+
+@pytest.fixture
+def snapshot(data_dir):
+    """`snapshot()` -> every table row, every file under the data directory with its bytes."""
+
+    def take() -> dict:
+        with closing(sqlite3.connect(data_dir / "app.db")) as conn:
+            names = [row[0] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+            tables = {name: conn.execute(f'SELECT * FROM "{name}" ORDER BY 1').fetchall()
+                      for name in names}
+        files = {}
+        for root, _, found in os.walk(data_dir):
+            for name in found:
+                if name.startswith("app.db"):
+                    continue
+                path = os.path.join(root, name)
+                with open(path, "rb") as fh:
+                    files[os.path.relpath(path, data_dir)] = fh.read()
+        return {"tables": tables, "files": files}
+
+    return take

@@ -4,21 +4,19 @@ import re
 from flask import Blueprint, jsonify
 
 from ..utils.cortex.jobs import get_job, job_for_api
-from ..utils.cortex.paths import DEFAULT_PERSONA
 from ..utils.cortex.personas_lookup import persona_exists
 from ..utils.cortex.trigger import CortexDisabled
 from ..utils.provider import get_cortex_trigger, get_db
 from .errors import ApiError, json_body
+from .guards import persona_id
 
 bp = Blueprint("cortex_jobs", __name__)
-_PERSONA_ID = re.compile(r"[a-z0-9]{8,32}", re.ASCII)
 _JOB_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
 
 
 def _known_persona(pid: str) -> str:
     """`pid` if it names an existing persona; 404 before any lookup otherwise."""
-    if not (pid == DEFAULT_PERSONA or _PERSONA_ID.fullmatch(pid)) \
-            or not persona_exists(get_db().conn(), pid):
+    if not persona_exists(get_db().conn(), persona_id(pid)):
         raise ApiError(404, "persona_not_found", "No persona with that id.")
     return pid
 

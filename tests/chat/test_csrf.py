@@ -5,10 +5,7 @@ application/x-www-form-urlencoded, multipart/form-data or text/plain bodies (tex
 classic trick for smuggling a JSON-looking body). Each such request must be refused, and the
 database, the key file and the cortex directories must be exactly as before.
 """
-import os
 import re
-import sqlite3
-from contextlib import closing
 
 import pytest
 
@@ -50,23 +47,6 @@ def targets(victim):
     ]
 
 
-def _snapshot(data_dir) -> dict:
-    """Every table, every cortex file with its content, and the key file."""
-    with closing(sqlite3.connect(data_dir / "app.db")) as conn:
-        names = [row[0] for row in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        tables = {name: conn.execute(f'SELECT * FROM "{name}" ORDER BY 1').fetchall()
-                  for name in names}
-    files = {}
-    for root, _, found in os.walk(data_dir / "cortex"):
-        for name in found:
-            path = os.path.join(root, name)
-            with open(path, "rb") as fh:
-                files[os.path.relpath(path, data_dir)] = fh.read()
-    return {"tables": tables, "cortex": files,
-            "secrets": (data_dir / "secrets.json").read_text()}
-
-
 def _form_requests(method: str):
     """What a cross-site page can send: a POST form, plus the same bodies with the real method."""
     for verb in sorted({"POST", method}):
@@ -76,8 +56,8 @@ def _form_requests(method: str):
         yield verb, {"data": JSONISH, "content_type": "text/plain;charset=UTF-8"}
 
 
-def test_cross_site_form_posts_change_nothing(client, targets, data_dir):
-    before = _snapshot(data_dir)
+def test_cross_site_form_posts_change_nothing(client, targets, snapshot):
+    before = snapshot()
     tried = 0
     for method, path in targets:
         for verb, body in _form_requests(method):
@@ -86,15 +66,15 @@ def test_cross_site_form_posts_change_nothing(client, targets, data_dir):
             assert response.status_code in (405, 415), (verb, path, body["content_type"])
             assert response.is_json and "error" in response.get_json()
     assert tried == sum(4 if method == "POST" else 8 for method, _ in targets)
-    assert _snapshot(data_dir) == before
+    assert snapshot() == before
 
 
-def test_no_state_changing_api_route_accepts_a_form(app, client, victim, rows, data_dir):
+def test_no_state_changing_api_route_accepts_a_form(app, client, victim, rows, snapshot):
     """Every POST/PUT/PATCH/DELETE route under /api, including those of other features."""
     rev = rows("SELECT MIN(id) AS rev FROM cortex_revisions WHERE persona_id = ?",
                victim["pid"])[0]["rev"]
     values = {**victim, "filename": "memory.md", "rev": rev}
-    before = _snapshot(data_dir)
+    before = snapshot()
     for rule in app.url_map.iter_rules():
         methods = rule.methods & {"POST", "PUT", "PATCH", "DELETE"}
         if not rule.rule.startswith("/api/") or not methods:
@@ -109,12 +89,12 @@ def test_no_state_changing_api_route_accepts_a_form(app, client, victim, rows, d
                 response = client.open(path, method=verb, **body)
                 status = response.status_code
                 assert 400 <= status < 500 and status != 404, (verb, path, body["content_type"])
-    assert _snapshot(data_dir) == before
+    assert snapshot() == before
 
 
-def test_the_same_requests_as_json_do_change_state(client, victim, data_dir):
+def test_the_same_requests_as_json_do_change_state(client, victim, snapshot):
     """Proves the snapshot sees changes, so the tests above can fail."""
-    before = _snapshot(data_dir)
+    before = snapshot()
     response = client.patch(f"/api/sessions/{victim['sid']}", json={"title": "renamed"})
     assert response.status_code == 200
-    assert _snapshot(data_dir) != before
+    assert snapshot() != before

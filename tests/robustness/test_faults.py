@@ -22,10 +22,10 @@ from src.utils.storage.messages import add_message
 from tests.chat.chat_support import ChatSocketClient, SseStream
 from tests.robustness.faults_support import (CHAT_FAULTS, REPLY, UPDATE_FAULTS, FaultyUpstream,
                                              chat_message, job_message)
+from tests.support.concurrency import run_all
 
 API_KEY = "sk-ant-faults-test-0123456789abcdef"
 EDITS = 12
-JOIN_SECONDS = 60
 
 
 @pytest.fixture
@@ -101,25 +101,6 @@ def _edits(api: Http, persona_id: str, saved: list) -> None:
             assert status == 412, body
 
 
-def _run_all(targets) -> None:
-    errors = []
-
-    def guarded(fn, *args):
-        try:
-            fn(*args)
-        except BaseException as exc:  # reported by the test thread below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=guarded, args=(fn, *args)) for fn, *args in targets]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(JOIN_SECONDS)
-    assert not any(thread.is_alive() for thread in threads), "a client hung"
-    if errors:
-        raise errors[0]
-
-
 def _rows(data_dir, sql: str, *params) -> list[dict]:
     with closing(sqlite3.connect(data_dir / "app.db")) as conn:
         conn.row_factory = sqlite3.Row
@@ -135,7 +116,7 @@ def test_every_upstream_fault_while_chats_updates_and_edits_run(app, server, ups
     keeper_session = api.call("POST", "/api/sessions", {"persona_id": keeper["id"]})[2]["id"]
     chats, jobs, saved = [], [], []
 
-    _run_all([(_ws_chats, server, sessions[0], "ws0", chats),
+    run_all([(_ws_chats, server, sessions[0], "ws0", chats),
               (_ws_chats, server, sessions[1], "ws1", chats),
               (_sse_chats, server, sessions[2], "sse0", chats),
               (_sse_chats, server, sessions[3], "sse1", chats),

@@ -19,6 +19,7 @@ from src.utils.cortex.paths import CortexPaths
 from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.chat.chat_support import ChatSocketClient, SseStream
 from tests.fakes.claude import replies
+from tests.support.concurrency import run_all
 from tests.robustness.servers import ServerProcess
 
 API_KEY = "sk-ant-multiprocess-0123456789abcdef"
@@ -26,7 +27,6 @@ TURNS = 6
 EDITS = 8
 UPDATES = 3
 UPDATE_SECONDS = 10.0
-JOIN_SECONDS = 60
 
 
 @pytest.fixture
@@ -111,32 +111,13 @@ def _update(server, persona_id, statuses):
         assert body["status"] == "done", body
 
 
-def _run_all(targets) -> None:
-    errors = []
-
-    def guarded(fn, *args):
-        try:
-            fn(*args)
-        except BaseException as exc:  # re-raised in the test thread below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=guarded, args=(fn, *args)) for fn, *args in targets]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(JOIN_SECONDS)
-    assert not any(thread.is_alive() for thread in threads), "a client hung"
-    if errors:
-        raise errors[0]
-
-
 def test_two_processes_share_one_data_directory(servers, data_dir):
     first, second = servers
     persona = first.call("POST", "/api/personas", {"name": "Shared"})[2]
     sessions = [server.call("POST", "/api/sessions", {"persona_id": persona["id"]})[2]["id"]
                 for server in (second, first, second, first, second, first)]
     done, saved, statuses = [], [], []
-    _run_all([(_ws_chat, first, sessions[0], "ws-a", done),
+    run_all([(_ws_chat, first, sessions[0], "ws-a", done),
               (_ws_chat, second, sessions[1], "ws-b", done),
               (_sse_chat, first, sessions[2], "sse-a", done),
               (_sse_chat, second, sessions[3], "sse-b", done),
