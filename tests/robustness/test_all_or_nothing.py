@@ -6,6 +6,7 @@ import pytest
 from src.app import create_app
 from src.utils import provider
 from src.utils.cortex import jobs
+from src.utils.cortex.staging import EditError, StagedEdits
 from tests.cortex.update_support import (  # noqa: F401  (fixtures)
     PID, Env, app_config, env, result_text, tool_results)
 from tests.fakes.claude import replies
@@ -217,3 +218,34 @@ def test_a_run_whose_job_was_taken_away_applies_nothing(env, claude):
     assert (job["status"], job["error"]) == ("failed", "interrupted")
     assert env.read("memory.md") == MEMORY and env.revisions() == before
     assert env.processed() == 0
+
+
+def test_hostile_tool_input_is_refused_and_the_rest_of_the_run_still_applies(env, claude):
+    _setup(env)
+    claude.enqueue(
+        replies.tool_use([("insert", {"filename": "memory.md", "insert_line": True,
+                                      "insert_text": "x"}),
+                          ("str_replace", {"filename": "../app.db", "old_str": "a",
+                                           "new_str": "b"}),
+                          ("write_file", {"filename": "soul.md",
+                                          "content": "x" * (env.cortex.hard_cap + 1)}),
+                          ("insert", {"filename": "memory.md", "insert_line": 0,
+                                      "insert_text": FACT})]),
+        replies.text("ok"))
+    job = env.run_job()
+    results = tool_results(claude.requests[1])
+    assert [bool(r.get("is_error")) for r in results] == [True, True, True, False]
+    assert "over the hard limit" in result_text(results[2])
+    assert job["status"] == "done" and job["files"] == ["memory.md"]
+    assert env.read("memory.md") == FACT + "\n" + MEMORY and env.read("soul.md") == SOUL
+
+
+def test_staged_text_must_be_valid_unicode_and_stay_under_the_cap():
+    staged = StagedEdits(PID, {"memory.md": (1, "a\n")}, hard_cap=10)
+    with pytest.raises(EditError) as err:
+        staged.insert("memory.md", 0, "bad \ud800")
+    assert err.value.kind == "invalid_text"
+    with pytest.raises(EditError) as err:
+        staged.write("memory.md", "x" * 11)
+    assert err.value.kind == "too_large"
+    assert staged.file("memory.md").content == "a\n" and staged.attempted() == []
