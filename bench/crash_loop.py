@@ -138,7 +138,9 @@ def run(kills: int, seed: int, data_dir: str) -> dict:
     found = {name: set() for name in METRICS}
     zombies, orphans = 0, []
     load = Load(rng)
+    server = None
     started = time.monotonic()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped by SIGTERM"))
     with open(os.path.join(data_dir, "server.log"), "ab") as log:
         try:
             for cycle in range(kills + 1):
@@ -159,6 +161,9 @@ def run(kills: int, seed: int, data_dir: str) -> dict:
                     print(f"cycle {cycle}: {load.totals()} "
                           f"{ {k: len(v) for k, v in found.items()} }", flush=True)
         finally:
+            if server is not None and server.proc.poll() is None:
+                reap(server.kill())
+            load.stop()
             fake.stdin.close()
             fake.wait()
     return {"kills": kills, "seconds": round(time.monotonic() - started),
