@@ -51,7 +51,7 @@ def test_hostile_model_output_is_shown_inert(page, server, model):
 
 
 def test_pages_send_a_strict_content_security_policy(page, server):
-    for path in ("/", "/settings"):
+    for path in ("/", "/settings", "/api/docs"):
         response = page.goto(server.url + path)
         policy = response.headers["content-security-policy"]
         for directive in ("script-src 'self'", "object-src 'none'", "base-uri 'none'",
