@@ -59,3 +59,18 @@ def test_pages_send_a_strict_content_security_policy(page, server):
             assert directive in policy
         assert "unsafe-inline" not in policy
         assert page.locator("script:not([src])").count() == 0
+
+
+def test_hostile_cortex_text_is_previewed_inert(page, server):
+    """The cortex editor's preview renders through the same path: a handler the model (or a file
+    edited on disk) put into memory.md is shown as text and reaches no parser as markup."""
+    open_page(page, server, "/settings")
+    page.fill("#cortex-text", "# Memories\n\n- likes <b onmouseover=\"window.__pwned='b'\">tea</b>\n\n"
+              "<img src=x onerror=\"window.__pwned='img'\">\n")
+    page.get_by_role("button", name="Preview").click()
+    preview = page.locator("#cortex-preview")
+    expect(preview).to_contain_text("likes <b onmouseover=")
+    expect(preview).to_contain_text("<img src=x onerror=")
+    assert preview.locator("b, img, [onmouseover], [onerror]").count() == 0
+    preview.hover()
+    assert page.evaluate("typeof window.__pwned") == "undefined"
