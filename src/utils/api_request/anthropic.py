@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from ..text import scrub
 from .types import (ChunkResponse, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
                     ToolDefinition, ToolResult)
 
@@ -88,7 +89,7 @@ def tool_calls(content: Iterable[Any]) -> list[ToolCall]:
 def text_of(content: Iterable[Any]) -> str:
     """The text blocks of a response joined by newlines; tool_use and other blocks are ignored."""
     parts = [_get(block, "text") for block in content or () if _get(block, "type") == "text"]
-    return "\n".join(part for part in parts if part).strip()
+    return scrub("\n".join(part for part in parts if part).strip())
 
 
 def tool_result_block(result: ToolResult) -> dict:
