@@ -1,4 +1,4 @@
-"""Takes the README screenshots (docs/*.png) of a seeded app, with the Claude fake as the model.
+"""Takes the screenshots of README and docs (docs/*.png) of a seeded app, with the Claude fake as the model.
 
 Not a test: run `.venv/bin/python scripts/screenshots.py [out_dir]` after changing the UI, and look
 at the pictures. Needs /usr/bin/chromium (see scripts/test.sh).
