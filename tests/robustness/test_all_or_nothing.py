@@ -1,6 +1,8 @@
 """A cortex update is all-or-nothing (issue 9 §3): its edits become visible together, as one group
 of `ai` revisions, in the transaction that marks its messages processed, or not at all; a
 person's edit made meanwhile is never overwritten (real SDK, Claude fake, SQLite and files)."""
+import os
+
 import pytest
 
 from src.app import create_app
@@ -249,3 +251,21 @@ def test_staged_text_must_be_valid_unicode_and_stay_under_the_cap():
         staged.write("memory.md", "x" * 11)
     assert err.value.kind == "too_large"
     assert staged.file("memory.md").content == "a\n" and staged.attempted() == []
+
+
+def test_a_persona_deleted_before_the_group_is_applied_gets_nothing_back(env, claude, app):
+    _setup(env)
+    directory = env.cortex.get_cortex_path(PID)
+
+    def model(body):
+        if len(body["messages"]) == 1:
+            return _insert_fact()
+        provider.get_persona_service(app).delete(PID)  # after the last tool call
+        return replies.text("Noted.")
+
+    claude.default = replies.scripted(model)
+    job, _ = env.trigger.request_update(PID)
+    env.worker.run_pending()
+    assert not os.path.exists(directory), "applying recreated a deleted persona's files"
+    assert env.revisions() == []
+    assert env.conn.execute("SELECT COUNT(*) FROM cortex_changesets").fetchone()[0] == 0

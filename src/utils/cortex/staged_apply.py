@@ -40,6 +40,8 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
     """
     conn, pid = service.db.conn(), staged.persona_id
     with service.lock(pid):
+        if guard is not None and not guard(conn):  # before any read could recreate files
+            raise NotApplied("the group's guard refused it")
         for staged_file in staged.changed_files():
             current = service.current_revision(pid, staged_file.filename)
             staged.rebase(staged_file.filename, current["id"], current["content"])
