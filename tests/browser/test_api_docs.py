@@ -60,3 +60,15 @@ class TestWithAnAccessToken:
             page.wait_for_selector(DOCS_READY, state="attached")
             expect(page).to_have_url(server.url + "/api/docs")
             expect(_operation(page, "POST", "/api/chat/stream")).to_be_visible()
+
+
+def test_the_query_string_cannot_load_another_document(page, server):
+    """Swagger UI can take `?url=`/`?configUrl=`; ours ignores them, so a link cannot make the
+    page render (and run "Try it out" against) someone else's document."""
+    hosts = set()
+    page.on("request", lambda request: hosts.add(request.url.split("/", 3)[2]))
+    page.goto(server.url + "/api/docs?url=http://example.invalid/evil.json"
+              "&configUrl=http://example.invalid/config.json")
+    page.wait_for_selector(DOCS_READY, state="attached")
+    expect(page.locator(".info .title")).to_contain_text("Persona Cortex API")
+    assert hosts == {server.url.split("/", 3)[2]}, hosts
