@@ -166,6 +166,8 @@ class ChatService:
                                        language, self._clock())
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1))
+        history = prompts.with_post_history(
+            history, prompts.post_history_instructions(persona, user_name))
         return RequestConfig(system_prompt=system, messages=history, model=app.get("model"),
                              max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
                              stream=True, request_type="chat")
