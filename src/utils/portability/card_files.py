@@ -30,7 +30,8 @@ def read_card(data: bytes) -> dict:
         card, image, extra = _read_charx(data)
         fmt = "charx"
     elif data.lstrip(b" \t\r\n").removeprefix(b"\xef\xbb\xbf").startswith(b"{"):
-        card, image, fmt = cards.decode_json(data, "JSON file"), None, "json"
+        card, fmt = cards.decode_json(data, "JSON file"), "json"
+        image = _data_uri_icon(card)
     else:
         raise invalid_card("unknown_format", "The file is not a character card: expected a PNG, "
                            "a JSON file or a CHARX archive.")
@@ -60,18 +61,16 @@ def _read_charx(data: bytes) -> tuple[dict, bytes | None, list[str]]:
         if "card.json" not in archive.names():
             raise invalid_card("no_card_json", "The CHARX archive has no card.json at its root.")
         card = cards.decode_json(archive.read("card.json", MAX_CARD_JSON), "card.json")
-        assets = (card.get("data") or {}).get("assets") if isinstance(card.get("data"), dict) \
-            else None
-        icon, ignored = _charx_icon(assets, archive)
+        icon, ignored = _charx_icon(card, archive)
     return card, icon, ignored
 
 
-def _charx_icon(assets, archive: SafeZip) -> tuple[bytes | None, list[str]]:
+def _charx_icon(card: dict, archive: SafeZip) -> tuple[bytes | None, list[str]]:
     """The main icon's bytes (if embedded) and notes on the assets not kept."""
-    if not isinstance(assets, list):
+    main = _main_icon(card)
+    if main is None:
         return None, []
-    icons = [a for a in assets if isinstance(a, dict) and a.get("type") == "icon"]
-    main = next((a for a in icons if a.get("name") == "main"), icons[0] if icons else None)
+    assets = card["data"]["assets"]
     ignored = [f"asset `{str(a.get('name'))[:60]}` ({str(a.get('type'))[:20]}) is not kept"
                for a in assets if isinstance(a, dict) and a is not main
                and str(a.get("uri", "")).startswith("embeded://")]
@@ -85,6 +84,50 @@ def _charx_icon(assets, archive: SafeZip) -> tuple[bytes | None, list[str]]:
     return archive.read(path, images.MAX_BYTES), ignored
 
 
+def _main_icon(card: dict) -> dict | None:
+    data = card.get("data")
+    assets = data.get("assets") if isinstance(data, dict) else None
+    if not isinstance(assets, list):
+        return None
+    icons = [a for a in assets if isinstance(a, dict) and a.get("type") == "icon"]
+    return next((a for a in icons if a.get("name") == "main"), icons[0] if icons else None)
+
+
+def _data_uri_icon(card: dict) -> bytes | None:
+    """The main icon of a JSON card when it is a base64 `data:` URL (how our JSON export
+    carries the avatar), else None."""
+    uri = str((_main_icon(card) or {}).get("uri", ""))
+    header, sep, payload = uri.partition(",")
+    if not (uri.startswith("data:image/") and sep and header.endswith(";base64")):
+        return None
+    if len(payload) > images.MAX_BYTES * 4 // 3 + 4:
+        raise too_large("image_too_large", f"The card's icon is larger than {images.MAX_BYTES} "
+                        "bytes.")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except ValueError:
+        raise invalid_card("invalid_base64", "The card's icon data URL is not valid "
+                           "base64.") from None
+
+
+def json_card(v3: dict, avatar: dict | None) -> bytes:
+    """The V3 card as JSON; the avatar travels as the main icon, a base64 data URL."""
+    data = dict(v3["data"])
+    if avatar:
+        uri = f"data:{avatar['mime']};base64,{base64.b64encode(avatar['data']).decode()}"
+        data["assets"] = [{"type": "icon", "uri": uri, "name": "main",
+                           "ext": images.EXTENSIONS[avatar["mime"]]},
+                          *_foreign_assets(data)]
+    return json.dumps({**v3, "data": data}, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+def _foreign_assets(data: dict) -> list:
+    """Assets we pass through: not embedded in a file we no longer have, not our main icon."""
+    return [a for a in data.get("assets") or [] if isinstance(a, dict)
+            and not str(a.get("uri", "")).startswith(("embeded://", "data:"))
+            and not (a.get("type") == "icon" and a.get("name") == "main")]
+
+
 def png_card(image_png: bytes, v3: dict, v2: dict) -> bytes:
     """`image_png` carrying the V3 card (`ccv3`) and a V2 backfill (`chara`)."""
     return png.with_text_chunks(image_png, [("ccv3", _b64(v3)), ("chara", _b64(v2))],
@@ -94,9 +137,7 @@ def png_card(image_png: bytes, v3: dict, v2: dict) -> bytes:
 def charx(v3: dict, avatar: dict | None) -> bytes:
     """A CHARX zip: card.json at the root and the avatar as the main icon asset."""
     data = dict(v3["data"])
-    assets = [a for a in data.get("assets") or [] if isinstance(a, dict)
-              and not str(a.get("uri", "")).startswith("embeded://")
-              and not (a.get("type") == "icon" and a.get("name") == "main")]
+    assets = _foreign_assets(data)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         if avatar:

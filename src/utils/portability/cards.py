@@ -75,6 +75,9 @@ def parse(card: dict) -> dict:
     fields["extensions"] = extensions
     fields["card"] = {k: v for k, v in data.items()
                       if k not in _MAPPED and k not in _LISTS and k != "extensions"}
+    if isinstance(data.get("assets"), list):
+        fields["card"]["assets"] = [a for a in data["assets"] if not (
+            isinstance(a, dict) and str(a.get("uri", "")).startswith(("embeded://", "data:")))]
     ignored += [note for key, note in _UNUSED.items() if data.get(key)]
     ignored += [f"extension `{key}` is kept, not used" for key in extensions]
     if version == 3 and _newer(card.get("spec_version")):

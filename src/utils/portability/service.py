@@ -65,7 +65,7 @@ class CardService:
         v3 = cards.build(persona, cortex=cortex)
         avatar = avatar_store.get_avatar(self._db.conn(), persona_id)
         if fmt == "json":
-            body = _json_bytes(v3)
+            body = card_files.json_card(v3, avatar)
         elif fmt == "charx":
             body = card_files.charx(v3, avatar)
         else:
