@@ -6,6 +6,8 @@ import json
 import zipfile
 
 from PIL import Image, PngImagePlugin
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import encode_multipart
 
 V1_CARD = {"name": "Aria", "description": "{{char}} is a lighthouse keeper.",
            "personality": "calm, curious", "scenario": "A stormy night at the lighthouse.",
@@ -68,9 +70,11 @@ def charx(card: dict, files: dict[str, bytes] | None = None) -> bytes:
 
 def upload(client, data: bytes, url: str = "/api/personas/import", filename: str = "card.png",
            method: str = "post"):
-    """Posts `data` as the multipart field `file`."""
-    return getattr(client, method)(url, data={"file": (io.BytesIO(data), filename)},
-                                   content_type="multipart/form-data")
+    """Posts `data` as the multipart field `file` (encoded in memory: werkzeug's test client
+    would spool a large body to a temporary file it never closes)."""
+    boundary, body = encode_multipart({"file": FileStorage(io.BytesIO(data), filename)})
+    return getattr(client, method)(url, data=body,
+                                   content_type=f"multipart/form-data; boundary={boundary}")
 
 
 def pixels(data: bytes) -> tuple:

@@ -46,8 +46,10 @@ def reencode(data: bytes) -> dict:
                 _check_size(image.size)
                 image.load()
                 return _encode(ImageOps.exif_transpose(image), kind)
-        except (OSError, ValueError, SyntaxError, Image.DecompressionBombError,
-                EOFError) as err:
+        except Image.DecompressionBombError:
+            raise too_large("image_bomb", f"The picture has more than {MAX_PIXELS} pixels.") \
+                from None
+        except (OSError, ValueError, SyntaxError, EOFError) as err:
             raise invalid_image("undecodable", f"The picture could not be read "
                                 f"({type(err).__name__}).") from None
 

@@ -35,6 +35,7 @@ class SafeZip:
         """`source` is the archive's bytes or the path of an archive file."""
         self._refuse = refuse
         self.limits = limits
+        self._read_total = 0
         if not _head(source).startswith(b"PK\x03\x04"):
             raise refuse("not_zip", "The file is not a zip archive.")
         try:
@@ -47,7 +48,6 @@ class SafeZip:
         except BaseException:
             self._zip.close()
             raise
-        self._read_total = 0
 
     def __enter__(self):
         return self
@@ -98,6 +98,8 @@ class SafeZip:
             raise self._refuse("bad_zip", f"The zip entry {name[:80]!r} is damaged.") from None
 
     def _check_growth(self, name: str, size: int, info: zipfile.ZipInfo, limit: int) -> None:
+        """Refuses an entry over `limit`, an archive over its total, a ratio over the limit
+        (checked on the declared sizes first, then on the bytes really inflated)."""
         if size > limit:
             raise too_large("entry_too_large", f"The zip entry {name[:80]!r} is larger than "
                             f"{limit} bytes.")
@@ -125,6 +127,7 @@ class SafeZip:
                                    f"{name[:80]!r}.")
             if not info.is_dir():
                 entries[name] = info
+                self._check_growth(name, info.file_size, info, self.limits.max_entry)
         if total > self.limits.max_total:
             raise too_large("zip_bomb", f"The zip archive expands to more than "
                             f"{self.limits.max_total} bytes.")

@@ -127,6 +127,7 @@ class CardService:
                 self._cortex.ensure_cortex_files(persona_id)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
+            _remove_quietly(os.path.join(self._cortex.paths.lock_dir, f"{persona_id}.lock"))
             raise
         return persona_id
 
@@ -164,6 +165,14 @@ def _check_cortex(filename: str, content: str, hard_cap: int) -> None:
             raise invalid(filename, f"must not be longer than {hard_cap} characters")
     except ServiceError as err:
         raise invalid_card("field_invalid", f"The card's cortex file {err.message}") from None
+
+
+def _remove_quietly(path: str) -> None:
+    """Removes the lock file of a persona that never came to be (nobody else knows its id)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _json_bytes(document: dict) -> bytes:
