@@ -50,6 +50,14 @@ def _duplicate_zip() -> bytes:
     return out.getvalue()
 
 
+def _damaged_deflate() -> bytes:
+    """A CHARX whose card.json deflate stream is corrupt (found by the fuzz test)."""
+    data = bytearray(charx(V2_CARD))
+    start = 30 + len("card.json")
+    data[start + 5:start + 9] = b"\xff\xff\xff\xff"
+    return bytes(data)
+
+
 def _v2_with(**data) -> bytes:
     return json.dumps({**V2_CARD, "data": {**V2_CARD["data"], **data}}).encode()
 
@@ -95,6 +103,7 @@ HOSTILE = {
     "zip entry symlink": (_zip([("card.json", "{}"), ("link", "/etc/passwd", 0o120777 << 16)]),
                           400, "symlink"),
     "zip duplicate names": (_duplicate_zip(), 400, "duplicate_entry"),
+    "damaged deflate stream": (_damaged_deflate(), 400, "bad_zip"),
     "charx without card.json": (_zip([("other.json", json.dumps(V2_CARD))]), 400,
                                 "no_card_json"),
     "charx icon missing": (charx({**V2_CARD, "spec": "chara_card_v3", "data": {

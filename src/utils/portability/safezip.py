@@ -9,6 +9,7 @@ import io
 import posixpath
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 
 from ..services.errors import ServiceError
@@ -41,7 +42,8 @@ class SafeZip:
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes)
                                         else source)
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError):
+        except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError,
+                NotImplementedError):
             raise refuse("bad_zip", "The zip archive is damaged.") from None
         try:
             self._entries = self._check()
@@ -94,7 +96,8 @@ class SafeZip:
                     sink(chunk)
         except ServiceError:
             raise
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError):
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
+                NotImplementedError):
             raise self._refuse("bad_zip", f"The zip entry {name[:80]!r} is damaged.") from None
 
     def _check_growth(self, name: str, size: int, info: zipfile.ZipInfo, limit: int) -> None:
