@@ -4,6 +4,7 @@
 import { api, listOf, seg } from './lib/api.js';
 import { beforeSignIn } from './lib/auth.js';
 import { byId } from './lib/dom.js';
+import { avatar, setPersonName } from './lib/persona_view.js';
 import { confirmAction, toast } from './lib/ui.js';
 import { Composer } from './chat/composer.js';
 import { Conversation } from './chat/conversation.js';
@@ -71,6 +72,7 @@ function updateUrl() {
 function renderHeader() {
   const current = persona();
   byId('chat-title').textContent = current ? current.name : 'Chat';
+  byId('chat-avatar').replaceChildren(...(current ? [avatar(current, 34)] : []));
   byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : 'New conversation';
   document.title = current ? `${current.name} · Persona Cortex` : 'Persona Cortex';
 }
@@ -187,6 +189,7 @@ async function start() {
   try {
     const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas')]);
     state.personas = listOf(personas, 'personas');
+    setPersonName(settings.user_name);
     if (!settings.api_key || !settings.api_key.configured) requireKey();
     const wanted = params.get('persona') || window.localStorage.getItem(LAST_PERSONA);
     const first = state.personas.find((p) => p.id === wanted) || state.personas[0];

@@ -42,7 +42,7 @@ class CardService:
         """What an import of `data` would create; nothing is stored."""
         card, fields, avatar = self._prepare(data)
         clash = any(p["name"] == fields["name"] for p in self._personas.list())
-        shown = {k: v for k, v in fields.items() if k != "card"}
+        shown = dict(fields)
         avatar_url = (f"data:{avatar['mime']};base64,{base64.b64encode(avatar['data']).decode()}"
                       if avatar else None)
         return {"format": card["format"], "spec_version": card["version"],

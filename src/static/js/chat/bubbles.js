@@ -2,15 +2,18 @@
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { renderMarkdown } from '../lib/markdown.js';
+import { avatar, cardText } from '../lib/persona_view.js';
 
-/** A bubble for a stored or streaming message `{id, role, content, status}`. */
-export function bubble(message) {
+/** A bubble for a stored or streaming message `{id, role, content, status}`; replies carry
+ * the persona's avatar. */
+export function bubble(message, persona = null) {
   const body = h('div', { class: message.role === 'assistant' ? 'msg-body markdown' : 'msg-body' });
   const el = h('article', {
     class: `msg msg-${message.role}`,
     dataset: { role: message.role, id: message.id ?? '' },
     'aria-label': message.role === 'user' ? 'You' : 'Reply',
-  }, body, h('div', { class: 'msg-meta' }));
+  }, message.role === 'assistant' && persona ? h('div', { class: 'msg-author' }, avatar(persona, 24)) : null,
+  body, h('div', { class: 'msg-meta' }));
   setText(el, message.content || '');
   markIncomplete(el, message.status === 'incomplete');
   return el;
@@ -59,7 +62,7 @@ export function errorBlock(message, onRetry) {
 
 /** The persona's greeting, if it has one. */
 function greetingOf(persona) {
-  return (persona && typeof persona.greeting === 'string' && persona.greeting.trim()) || '';
+  return (persona && typeof persona.greeting === 'string' && cardText(persona.greeting.trim(), persona)) || '';
 }
 
 /** The placeholder of a session without messages (the greeting bubble follows it, if any). */
@@ -79,7 +82,7 @@ export function greetingBubble(persona) {
   const body = h('div', { class: 'greeting-body markdown' });
   renderMarkdown(body, greeting);
   return h('div', { class: 'greeting', role: 'article', 'aria-label': `Greeting from ${persona.name}` },
-    h('p', { class: 'greeting-label' }, icon('hand', 13), h('span', { text: 'Greeting' })),
+    h('p', { class: 'greeting-label' }, avatar(persona, 24), icon('hand', 13), h('span', { text: 'Greeting' })),
     body);
 }
 

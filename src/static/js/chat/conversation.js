@@ -80,7 +80,7 @@ export class Conversation {
   }
 
   render(toEnd = true) {
-    const nodes = this.messages.map((message) => bubble(message));
+    const nodes = this.messages.map((message) => bubble(message, this.persona));
     if (!this.hasMore) {
       const greeting = greetingBubble(this.persona);
       if (greeting) nodes.unshift(greeting);
@@ -145,7 +145,7 @@ export class Conversation {
   }
 
   begin(stream, frame) {
-    const replyEl = bubble({ role: 'assistant', content: '' });
+    const replyEl = bubble({ role: 'assistant', content: '' }, this.persona);
     replyEl.classList.add('msg-streaming');
     replyEl.querySelector('.msg-body').append(typingIndicator());
     this.list.append(replyEl);
