@@ -66,7 +66,7 @@ def main() -> int:
         log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
         return 2
     if not is_loopback(host) and not config.get("ACCESS_TOKEN"):
-        log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see README, Security)",
+        log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see docs/security.md)",
                   host)
         return 2
 

@@ -11,8 +11,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Callable
 
+from .. import prompts
 from ..api_request.types import RequestConfig
-from ..services import prompt_builder as prompts
 from ..storage.personas import get_persona
 from ..storage.settings import get_setting
 from . import jobs
@@ -27,7 +27,6 @@ MAX_CONVERSATION_CHARS = 120_000
 USER_MARKER = "<!-- user message -->"
 RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
              "interrupted", "internal_error"}
-_WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 
 
 class CortexUpdateService:
@@ -166,8 +165,7 @@ def render_conversation(messages: list[dict], char_name: str, user_name: str,
 
 def format_day(now: datetime, language: str) -> str:
     """`Tuesday, 2025-06-03` (German weekday names for `de`)."""
-    weekday = _WEEKDAYS_DE[now.weekday()] if language == "de" else now.strftime("%A")
-    return f"{weekday}, {now:%Y-%m-%d}"
+    return f"{prompts.weekday(now, language)}, {now:%Y-%m-%d}"
 
 
 def _local(timestamp: str, now: datetime) -> str:
