@@ -100,3 +100,25 @@ def test_the_data_section_downloads_a_backup(page, server):
     with zipfile.ZipFile(download_info.value.path()) as archive:
         names = archive.namelist()
     assert "manifest.json" in names and "app.db" in names and "secrets.json" not in names
+
+
+def test_alternate_greetings_can_be_browsed_before_the_first_message(page, server, model):
+    from tests.browser.support import REPLY_DONE, send, system_text
+    from tests.fakes.claude import replies
+    response = page.request.post(server.url + "/api/personas", data={
+        "name": "Aria", "greeting": "Hello there.",
+        "alternate_greetings": ["Storm's coming.", "Ahoy, sailor!"]})
+    assert response.status == 201, response.text()
+    model.chat.append(replies.text("Aye."))
+    open_page(page, server, f"/?persona={response.json()['id']}")
+    greeting = page.get_by_role("article", name="Greeting from Aria")
+    expect(greeting).to_contain_text("Hello there.")
+    expect(greeting.locator(".greeting-count")).to_have_text("1 / 3")
+    greeting.get_by_role("button", name="Previous greeting").click()
+    expect(greeting).to_contain_text("Ahoy, sailor!")
+    expect(greeting.locator(".greeting-count")).to_have_text("3 / 3")
+    send(page, "Hi Aria")
+    page.wait_for_selector(REPLY_DONE)
+    assert "<greeting>\nAhoy, sailor!\n</greeting>" in system_text(model.chat_bodies[-1])
+    expect(greeting.get_by_role("button", name="Next greeting")).to_have_count(0)
+    expect(greeting).to_contain_text("Ahoy, sailor!")

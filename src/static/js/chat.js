@@ -112,8 +112,8 @@ async function selectSession(sessionId) {
   composer.focus();
 }
 
-async function createSession() {
-  const created = await api.post('/api/sessions', { persona_id: state.personaId });
+async function createSession(greetingIndex = conversation.greetingIndex || 0) {
+  const created = await api.post('/api/sessions', { persona_id: state.personaId, greeting_index: greetingIndex });
   state.sessions = [created, ...state.sessions.filter((s) => s.id !== created.id)];
   state.sessionId = created.id;
   renderSessions();
@@ -124,7 +124,7 @@ async function createSession() {
 
 async function newSession() {
   try {
-    await createSession();
+    await createSession(0);
     await conversation.open(persona(), session());
     composer.focus();
   } catch (err) {

@@ -31,6 +31,8 @@ _READ_ONLY = {"id": {"type": "string", "readOnly": True},
               "avatar_url": {"readOnly": True}}
 _PERSONA_OUT = {name: {k: v for k, v in schema.items() if k in ("type", "items")}
                 for name, schema in _PERSONA_FIELDS.items()}
+_GREETING_INDEX = {"type": "integer", "minimum": 0, "description": "The greeting that opens the "
+                   "session: 0 is `greeting`, n is `alternate_greetings[n-1]`."}
 MESSAGE_TEXT = {"type": "string", "minLength": 1, "maxLength": 32000, "pattern": r"\S"}
 
 SCHEMAS = {
@@ -50,7 +52,9 @@ SCHEMAS = {
         "persona_id": {"type": "string", "pattern": PERSONA_ID},
         "title": {"type": "string"}, "created_at": TIMESTAMP, "updated_at": TIMESTAMP,
         "message_count": {"type": "integer", "minimum": 0},
-    }, required=("id", "persona_id", "title", "created_at", "updated_at", "message_count")),
+        "greeting_index": _GREETING_INDEX,
+    }, required=("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
+                 "message_count")),
     "Message": obj({
         "id": {"type": "integer", "minimum": 1},
         "session_id": {"type": "string", "pattern": SESSION_ID},
@@ -124,7 +128,8 @@ def _sessions() -> dict:
                 {"201": json_response("The new, untitled session.", ref("Session")),
                  **errors("400", "404")}, write=True,
                 requestBody=json_body(obj({"persona_id": {"type": "string",
-                                                          "pattern": PERSONA_ID}},
+                                                          "pattern": PERSONA_ID},
+                                           "greeting_index": _GREETING_INDEX},
                                           required=("persona_id",), additional=False))),
         },
         "/api/sessions/{sid}": {
@@ -132,12 +137,17 @@ def _sessions() -> dict:
             "get": operation("getSession", "sessions", "The session with one page of messages.",
                              {"200": page, **errors("400", "404")}, parameters=[before, limit]),
             "patch": operation(
-                "renameSession", "sessions", "Rename the session.",
-                {"200": json_response("The renamed session.", ref("Session")),
-                 **errors("400", "404")}, write=True,
-                requestBody=json_body(obj({"title": {"type": "string", "minLength": 1,
-                                                     "maxLength": 120}},
-                                          required=("title",), additional=False))),
+                "renameSession", "sessions",
+                "Rename the session, or pick its greeting (before the first message).",
+                {"200": json_response("The changed session.", ref("Session")),
+                 **errors("400", "404", "409")}, write=True,
+                description="`{title}` renames; `{greeting_index}` alone picks the greeting "
+                            "(`409 conversation_started` once the session has messages).",
+                requestBody=json_body({"oneOf": [
+                    obj({"title": {"type": "string", "minLength": 1, "maxLength": 120}},
+                        required=("title",), additional=False),
+                    obj({"greeting_index": _GREETING_INDEX}, required=("greeting_index",),
+                        additional=False)]})),
             "delete": operation("deleteSession", "sessions", "Delete the session and its messages.",
                                 {"200": json_response("Deleted.", ref("Deleted")),
                                  **errors("400", "404")}, write=True),
