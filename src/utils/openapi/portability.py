@@ -8,8 +8,11 @@ _BINARY = {"type": "string", "format": "binary"}
 
 SCHEMAS = {
     "CardPreview": obj({
-        "format": {"type": "string", "enum": ["png", "json", "charx"]},
-        "spec_version": {"type": "integer", "enum": [1, 2, 3]},
+        "format": {"type": "string", "enum": ["png", "json", "charx", "archive"]},
+        "spec_version": {"anyOf": [{"type": "integer", "enum": [1, 2, 3]}, {"type": "null"}],
+                         "description": "The card's spec version; null for a persona archive."},
+        "sessions": {"type": "integer", "description": "Archives: sessions it holds."},
+        "messages": {"type": "integer", "description": "Archives: messages it holds."},
         "persona": {"type": "object", "description": "The fields the persona would get; "
                     "`avatar_url` is a data: URL of the re-encoded picture."},
         "includes_memories": {"type": "boolean"},
@@ -34,7 +37,8 @@ def paths() -> dict:
     return {
         "/api/personas/import": {"post": operation(
             "importCard", "personas",
-            "Create a persona from a Character Card (V1/V2/V3 as PNG, JSON or CHARX).",
+            "Create a persona from a Character Card (V1/V2/V3 as PNG, JSON or CHARX) or a "
+            "persona archive.",
             {"201": json_response("The new persona.", ref("Persona")),
              "200": json_response("With `preview=1`: what would be created; nothing is stored.",
                                   ref("CardPreview")),
@@ -48,7 +52,9 @@ def paths() -> dict:
             {"200": _file("The card.", "image/png", "application/json", "application/zip"),
              **errors("400", "404")},
             parameters=[{"name": "format", "in": "query", "required": False, "schema": {
-                "type": "string", "enum": ["png", "json", "charx"], "default": "png"}},
+                "type": "string", "enum": ["png", "json", "charx", "archive"], "default": "png"},
+                "description": "`archive`: the persona with its sessions, messages and cortex "
+                               "history (needs `include_memories=1`)."},
                 {"name": "include_memories", "in": "query", "required": False,
                  "schema": _FLAG}])},
         "/api/personas/{pid}/export/af": {"parameters": [PERSONA_PARAM], "get": operation(

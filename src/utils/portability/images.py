@@ -5,6 +5,7 @@ The pixel count is checked from the header before any pixel is decoded (an image
 at its size, not after filling memory); the result is capped at MAX_SIDE pixels a side and
 carries no metadata (EXIF, text chunks, ICC profiles are not copied).
 """
+import base64
 import hashlib
 import io
 import warnings
@@ -52,6 +53,11 @@ def reencode(data: bytes) -> dict:
         except (OSError, ValueError, SyntaxError, EOFError) as err:
             raise invalid_image("undecodable", f"The picture could not be read "
                                 f"({type(err).__name__}).") from None
+
+
+def data_url(image: dict) -> str:
+    """A re-encoded picture as a `data:` URL (for previews)."""
+    return f"data:{image['mime']};base64,{base64.b64encode(image['data']).decode('ascii')}"
 
 
 def placeholder(name: str) -> bytes:

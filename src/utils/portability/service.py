@@ -5,7 +5,6 @@ persona row, its avatar and its cortex (files and first revisions) are created u
 persona's lock inside one SQLite transaction; if anything fails, the transaction rolls back and
 the new cortex directory is removed, so no partial persona is ever visible.
 """
-import base64
 import json
 import logging
 import os
@@ -22,11 +21,14 @@ from ..services.ids import new_id
 from ..services.persona_service import ID_LENGTH, LANGUAGES
 from ..storage import avatars as avatar_store
 from ..storage import personas as persona_store
-from . import card_files, cards, images, letta
+from . import archive, card_files, cards, images, letta
+from .archive_service import ArchiveService
+from .safezip import SafeZip
 from .errors import invalid_card
 
 log = logging.getLogger(__name__)
-FORMATS = {"png": "image/png", "json": "application/json", "charx": "application/zip"}
+FORMATS = {"png": "image/png", "json": "application/json", "charx": "application/zip",
+           "archive": "application/zip"}
 IMPORT_SUMMARY = "import: restored from a character card export"
 
 
@@ -37,14 +39,16 @@ class CardService:
         self._db = db
         self._cortex = cortex
         self._personas = personas
+        self._archives = ArchiveService(db, cortex, personas, self.create_with)
 
     def preview(self, data: bytes) -> dict:
         """What an import of `data` would create; nothing is stored."""
+        if _is_archive(data):
+            return self._archives.preview(data)
         card, fields, avatar = self._prepare(data)
         clash = any(p["name"] == fields["name"] for p in self._personas.list())
         shown = dict(fields)
-        avatar_url = (f"data:{avatar['mime']};base64,{base64.b64encode(avatar['data']).decode()}"
-                      if avatar else None)
+        avatar_url = images.data_url(avatar) if avatar else None
         return {"format": card["format"], "spec_version": card["version"],
                 "persona": {**shown, "avatar_url": avatar_url},
                 "includes_memories": card["cortex"] is not None,
@@ -52,6 +56,8 @@ class CardService:
 
     def import_card(self, data: bytes) -> dict:
         """Creates a new persona (never overwrites one) from a card file; returns it."""
+        if _is_archive(data):
+            return self._personas.get(self._archives.import_archive(data))
         card, fields, avatar = self._prepare(data)
         persona_id = self._create(fields, avatar, card["cortex"])
         log.info("Imported a %s card as persona %s", card["format"], persona_id)
@@ -61,6 +67,9 @@ class CardService:
         """`(bytes, mime, filename)` of the persona as a card file."""
         check.choice("format", fmt, tuple(FORMATS))
         persona = self._personas.get(persona_id)
+        if fmt == "archive":
+            return self._archives.export(persona, include_memories), FORMATS[fmt], \
+                f"{_slug(persona['name'])}.persona.zip"
         cortex = self._cortex_export(persona_id) if include_memories else None
         v3 = cards.build(persona, cortex=cortex)
         avatar = avatar_store.get_avatar(self._db.conn(), persona_id)
@@ -115,6 +124,14 @@ class CardService:
         return card, fields, avatar
 
     def _create(self, fields: dict, avatar: dict | None, cortex: dict | None) -> str:
+        def seed(conn, persona_id: str, directory: str) -> None:
+            if cortex:
+                self._seed_cortex(conn, persona_id, directory, cortex)
+        return self.create_with(fields, avatar, seed)
+
+    def create_with(self, fields: dict, avatar: dict | None, seed) -> str:
+        """A new persona with its avatar; `seed(conn, persona_id, cortex_dir)` adds the rest in
+        the same transaction. All or nothing: on any failure no row, file or lock file is left."""
         persona_id = new_id(ID_LENGTH)
         directory = self._cortex.get_cortex_path(persona_id)
         try:
@@ -122,8 +139,7 @@ class CardService:
                 persona_store.create_persona(conn, persona_id, fields)
                 if avatar:
                     avatar_store.put_avatar(conn, persona_id, avatar)
-                if cortex:
-                    self._seed_cortex(conn, persona_id, directory, cortex)
+                seed(conn, persona_id, directory)
                 self._cortex.ensure_cortex_files(persona_id)
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
@@ -143,6 +159,17 @@ class CardService:
     def _cortex_export(self, persona_id: str) -> dict:
         return {info.filename: {"content": info.content, "revision": info.revision}
                 for info in self._cortex.read_all_info(persona_id)}
+
+
+def _is_archive(data: bytes) -> bool:
+    """True for one of our persona archives (a zip with persona.json), checked safely."""
+    if not data.startswith(b"PK\x03\x04"):
+        return False
+    try:
+        with SafeZip(data, archive.LIMITS) as opened:
+            return archive.is_archive(opened)
+    except ServiceError:
+        return False
 
 
 def _checked_fields(raw: dict) -> dict:

@@ -107,10 +107,14 @@ export class CardImport {
 export function exportControls(persona) {
   const format = h('select', { 'aria-label': `Export format for ${persona.name}` },
     h('option', { value: 'png', text: 'PNG card' }), h('option', { value: 'json', text: 'JSON card' }),
-    h('option', { value: 'charx', text: 'CHARX' }));
+    h('option', { value: 'charx', text: 'CHARX' }),
+    h('option', { value: 'archive', text: 'Archive (with chats and history)' }));
   const memories = h('input', { type: 'checkbox', 'aria-label': 'Include memories' });
   const link = h('a', { class: 'btn btn-small persona-export-link', download: '' }, 'Export');
   const update = () => {
+    const archive = format.value === 'archive';
+    if (archive !== memories.disabled) memories.checked = archive;
+    memories.disabled = archive;
     const query = new URLSearchParams({ format: format.value, include_memories: memories.checked ? '1' : '0' });
     link.href = `/api/personas/${seg(persona.id)}/export?${query}`;
   };
