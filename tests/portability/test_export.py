@@ -138,3 +138,31 @@ def test_the_af_export_has_the_three_blocks_with_their_budget(app, client, perso
     assert all(b["limit"] == budget and b["description"] for b in blocks.values())
     agent = document["agents"][0]
     assert agent["name"] == "Aria" and agent["block_ids"] == [b["id"] for b in document["blocks"]]
+
+
+def test_an_af_export_imports_as_a_persona_with_that_cortex(client, persona):
+    data = client.get(f"/api/personas/{persona['id']}/export/af").data
+    preview = upload(client, data, "/api/personas/import?preview=1", "aria.af").get_json()
+    assert preview["format"] == "af" and preview["includes_memories"] is True
+    again = upload(client, data, filename="aria.af").get_json()
+    assert again["name"] == "Aria" and again["description"] == persona["description"]
+    assert _cortex(client, again["id"]) == _cortex(client, persona["id"])
+    history = client.get(f"/api/personas/{again['id']}/cortex/soul.md/history").get_json()
+    assert [r["author"] for r in history["revisions"]] == ["template"]
+    assert "Letta" in history["revisions"][0]["summary"]
+
+
+def test_a_letta_agent_with_human_and_persona_blocks(client):
+    document = {"agents": [{"name": "Sam's helper", "system": "You are MemGPT...",
+                            "core_memory": [
+                                {"label": "human", "value": "Name: Sam.", "limit": 5000},
+                                {"label": "persona", "value": "I am kind.", "limit": 5000},
+                                {"label": "tasks", "value": "none", "limit": 100}]}]}
+    response = upload(client, json.dumps(document).encode(), filename="helper.af")
+    assert response.status_code == 201, response.get_json()
+    cortex = _cortex(client, response.get_json()["id"])
+    assert cortex["memory.md"] == "Name: Sam." and cortex["soul.md"] == "I am kind."
+    preview = upload(client, json.dumps(document).encode(), "/api/personas/import?preview=1",
+                     "helper.af").get_json()
+    assert any("tasks" in note for note in preview["ignored"])
+    assert any("system prompt" in note for note in preview["ignored"])

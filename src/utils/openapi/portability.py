@@ -8,9 +8,9 @@ _BINARY = {"type": "string", "format": "binary"}
 
 SCHEMAS = {
     "CardPreview": obj({
-        "format": {"type": "string", "enum": ["png", "json", "charx", "archive"]},
+        "format": {"type": "string", "enum": ["png", "json", "charx", "archive", "af"]},
         "spec_version": {"anyOf": [{"type": "integer", "enum": [1, 2, 3]}, {"type": "null"}],
-                         "description": "The card's spec version; null for a persona archive."},
+                         "description": "The card's spec version; null for a persona archive or agent file."},
         "sessions": {"type": "integer", "description": "Archives: sessions it holds."},
         "messages": {"type": "integer", "description": "Archives: messages it holds."},
         "persona": {"type": "object", "description": "The fields the persona would get; "
@@ -37,8 +37,8 @@ def paths() -> dict:
     return {
         "/api/personas/import": {"post": operation(
             "importCard", "personas",
-            "Create a persona from a Character Card (V1/V2/V3 as PNG, JSON or CHARX) or a "
-            "persona archive.",
+            "Create a persona from a Character Card (V1/V2/V3 as PNG, JSON or CHARX), a "
+            "persona archive or a Letta-style agent file (.af).",
             {"201": json_response("The new persona.", ref("Persona")),
              "200": json_response("With `preview=1`: what would be created; nothing is stored.",
                                   ref("CardPreview")),

@@ -10,7 +10,7 @@ import io
 import json
 import zipfile
 
-from . import cards, images, png
+from . import cards, images, letta, png
 from .errors import MAX_CARD_JSON, MAX_UPLOAD, invalid_card, too_large
 from .safezip import SafeZip
 
@@ -31,6 +31,8 @@ def read_card(data: bytes) -> dict:
         fmt = "charx"
     elif data.lstrip(b" \t\r\n").removeprefix(b"\xef\xbb\xbf").startswith(b"{"):
         card, fmt = cards.decode_json(data, "JSON file"), "json"
+        if letta.is_agent_file(card):
+            return {"format": "af", **letta.parse(card), "image": None}
         image = _data_uri_icon(card)
     else:
         raise invalid_card("unknown_format", "The file is not a character card: expected a PNG, "

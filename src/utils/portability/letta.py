@@ -30,3 +30,54 @@ def agent_file(persona: dict, files: dict, budget: int) -> dict:
             "tools": [], "mcp_servers": [],
             "metadata": {"exported_by": "persona-cortex"},
             "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+_LABELS = {"memory": "memory.md", "human": "memory.md", "soul": "soul.md",
+           "persona": "soul.md", "relationship": "relationship.md"}
+
+
+def is_agent_file(document: dict) -> bool:
+    """True for an `.af`-shaped document (top-level `agents`, no card `spec`)."""
+    return isinstance(document.get("agents"), list) and "spec" not in document
+
+
+def parse(document: dict) -> dict:
+    """`{version, fields, cortex, ignored}` from an agent file: its first agent becomes the
+    persona, its memory blocks the cortex (`memory`/`human` → memory.md, `soul`/`persona` →
+    soul.md, `relationship` → relationship.md)."""
+    from .errors import invalid_card
+    agents = document["agents"]
+    agent = agents[0] if agents and isinstance(agents[0], dict) else None
+    if agent is None or not isinstance(agent.get("name"), str) or not agent["name"].strip():
+        raise invalid_card("not_a_card", "The agent file has no agent with a name.")
+    cortex, ignored = {}, []
+    for block in _blocks(document, agent):
+        label, value = block.get("label"), block.get("value")
+        target = _LABELS.get(label) if isinstance(label, str) else None
+        if target is None or not isinstance(value, str):
+            ignored.append(f"memory block `{str(label)[:40]}` is not kept")
+        elif target in cortex:
+            ignored.append(f"memory block `{label}` is not kept (its file is taken)")
+        else:
+            cortex[target] = value
+    if len(agents) > 1:
+        ignored.append("only the first agent is imported")
+    if agent.get("system"):
+        ignored.append("the agent's system prompt is not used")
+    description = agent.get("description") if isinstance(agent.get("description"), str) else ""
+    fields = {"name": agent["name"].strip(), "description": description,
+              "alternate_greetings": [], "tags": [], "extensions": {}, "card": {}}
+    return {"version": None, "fields": fields, "cortex": cortex or None, "ignored": ignored}
+
+
+def _blocks(document: dict, agent: dict) -> list[dict]:
+    """The agent's blocks: top-level `blocks` named by `block_ids`, else its `core_memory`
+    (or `memory_blocks`)."""
+    ids = agent.get("block_ids")
+    if isinstance(ids, list) and isinstance(document.get("blocks"), list):
+        by_id = {b.get("id"): b for b in document["blocks"] if isinstance(b, dict)}
+        return [by_id[i] for i in ids if isinstance(i, str) and i in by_id]
+    for key in ("core_memory", "memory_blocks"):
+        if isinstance(agent.get(key), list):
+            return [b for b in agent[key] if isinstance(b, dict)]
+    return []

@@ -29,7 +29,8 @@ from .errors import invalid_card
 log = logging.getLogger(__name__)
 FORMATS = {"png": "image/png", "json": "application/json", "charx": "application/zip",
            "archive": "application/zip"}
-IMPORT_SUMMARY = "import: restored from a character card export"
+IMPORT_SUMMARY = {"af": "import: memory block from a Letta agent file"}
+CARD_SUMMARY = "import: restored from a character card export"
 
 
 class CardService:
@@ -59,7 +60,8 @@ class CardService:
         if _is_archive(data):
             return self._personas.get(self._archives.import_archive(data))
         card, fields, avatar = self._prepare(data)
-        persona_id = self._create(fields, avatar, card["cortex"])
+        summary = IMPORT_SUMMARY.get(card["format"], CARD_SUMMARY)
+        persona_id = self._create(fields, avatar, card["cortex"], summary)
         log.info("Imported a %s card as persona %s", card["format"], persona_id)
         return self._personas.get(persona_id)
 
@@ -123,10 +125,11 @@ class CardService:
         avatar = images.reencode(card["image"]) if card["image"] is not None else None
         return card, fields, avatar
 
-    def _create(self, fields: dict, avatar: dict | None, cortex: dict | None) -> str:
+    def _create(self, fields: dict, avatar: dict | None, cortex: dict | None,
+                summary: str) -> str:
         def seed(conn, persona_id: str, directory: str) -> None:
             if cortex:
-                self._seed_cortex(conn, persona_id, directory, cortex)
+                self._seed_cortex(conn, persona_id, directory, cortex, summary)
         return self.create_with(fields, avatar, seed)
 
     def create_with(self, fields: dict, avatar: dict | None, seed) -> str:
@@ -147,13 +150,14 @@ class CardService:
             raise
         return persona_id
 
-    def _seed_cortex(self, conn, persona_id: str, directory: str, cortex: dict) -> None:
+    def _seed_cortex(self, conn, persona_id: str, directory: str, cortex: dict,
+                     summary: str) -> None:
         """The imported files as each file's first revision (author `template`, noted `import`)."""
         os.makedirs(directory, exist_ok=True)
         for filename in CORTEX_FILES:
             if filename in cortex:
                 revision_store.insert_revision(conn, persona_id, filename, "template",
-                                               cortex[filename], summary=IMPORT_SUMMARY)
+                                               cortex[filename], summary=summary)
                 atomic_write(os.path.join(directory, filename), cortex[filename].encode("utf-8"))
 
     def _cortex_export(self, persona_id: str) -> dict:
