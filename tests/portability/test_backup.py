@@ -113,7 +113,6 @@ def test_a_tampered_entry_is_refused(backup, tmp_path):
     _rewrite(backup, bad, lambda n, d: d.replace(b"Sam likes tea.", b"Sam likes rum.")
              if n.endswith("memory.md") else d)
     _refused(bad, tmp_path / "t", "checksum_mismatch")
-    assert "checksum" in cli(tmp_path / "t", "restore", str(bad)).stdout
 
 
 def test_an_unlisted_or_missing_entry_is_refused(backup, tmp_path):

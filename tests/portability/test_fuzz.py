@@ -60,7 +60,7 @@ def _personas(data_dir) -> list:
         return [r[0] for r in conn.execute("SELECT id FROM personas ORDER BY id")]
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
+@settings(max_examples=80, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.one_of(mutated(), odd_cards(), st.binary(max_size=256)))
 def test_no_input_makes_an_importer_fail_or_leave_a_partial_persona(client, data_dir, tmp_path,
