@@ -8,7 +8,7 @@ from flask import Flask
 
 from . import config as config_module
 from .routes import access, chat, cortex, health, messages, pages, personas, sessions, settings
-from .routes import cortex_jobs, openapi
+from .routes import cortex_jobs, openapi, portability
 from .routes.errors import register_error_handlers
 from .routes.ws import sock
 from .utils import provider
@@ -17,7 +17,7 @@ from .utils.logsafe import configure_logging
 log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
               health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
-              messages.bp, cortex_jobs.bp, openapi.bp)
+              messages.bp, cortex_jobs.bp, openapi.bp, portability.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:
@@ -45,7 +45,8 @@ def is_loopback(host: str) -> bool:
 
 
 def main() -> int:
-    """Serves the app with gunicorn (threaded workers, which flask-sock supports).
+    """Serves the app with gunicorn (threaded workers, which flask-sock supports); `backup` and
+    `restore` as first argument run those commands instead (see utils/portability/cli.py).
 
     Each worker process builds its own app after the fork (`load`), so its SQLite connections and
     its cortex worker thread live in the process that serves the requests (a thread started before
@@ -57,6 +58,8 @@ def main() -> int:
 
     config = config_module.load(Flask(__name__).instance_path, None)
     configure_logging(config["LOG_LEVEL"])
+    if sys.argv[1:2] in (["backup"], ["restore"]):
+        return _portability_command(sys.argv[1:], config["DATA_DIR"])
     host, port = config["HOST"], int(config["PORT"])
     workers = os.environ.get("PERSONA_WORKERS", "2")
     if not workers.isdigit() or int(workers) < 1:
@@ -82,6 +85,16 @@ def main() -> int:
     log.info("Persona Cortex on http://%s:%d", host, port)
     _Server().run()
     return 0
+
+
+def _portability_command(argv: list[str], data_dir: str) -> int:
+    from .utils.portability import cli
+    from .utils.portability.backup_service import BackupService
+
+    def refresh():
+        service = BackupService.for_data_dir(data_dir)
+        service.refresh()
+    return cli.run(argv, data_dir, refresh)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ def defaults(instance_path: str) -> dict:
         "LOG_LEVEL": "INFO",
         "CORTEX_WORKER": True,
         "MAX_CONTENT_LENGTH": 1024 * 1024,
+        "MAX_UPLOAD_LENGTH": 17 * 1024 * 1024,
     }
 
 

@@ -22,6 +22,7 @@ from ..utils.services import origins
 from ..utils.services.access import COOKIE_MAX_AGE, COOKIE_NAME
 from .errors import error_response, json_body
 from .pages import SECURITY_HEADERS
+from .portability import UPLOAD_ENDPOINTS
 
 log = logging.getLogger(__name__)
 bp = Blueprint("access", __name__)
@@ -163,6 +164,8 @@ def _check_token():
 
 def _check_size():
     limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if request.endpoint in UPLOAD_ENDPOINTS:
+        limit = request.max_content_length = current_app.config["MAX_UPLOAD_LENGTH"]
     if not limit:
         return None
     if request.content_length is not None:
@@ -205,7 +208,7 @@ def _too_many(wait: int):
 
 
 def _too_large():
-    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    limit = request.max_content_length or current_app.config.get("MAX_CONTENT_LENGTH")
     return error_response(413, "payload_too_large",
                           f"The request body is too large: at most {limit} bytes are accepted.",
                           limit=limit)

@@ -31,8 +31,9 @@ def list_sessions():
 def create_session():
     """Starts a session with a persona; 201 with the session object."""
     body = json_body()
-    reject_unknown(body, ("persona_id",))
-    return jsonify(get_session_service().create(body.get("persona_id"))), 201
+    reject_unknown(body, ("persona_id", "greeting_index"))
+    return jsonify(get_session_service().create(body.get("persona_id"),
+                                                body.get("greeting_index", 0))), 201
 
 
 @bp.get("/<sid>")
@@ -47,10 +48,15 @@ def get_session(sid: str):
 
 @bp.patch("/<sid>")
 def rename_session(sid: str):
-    """Renames the session (`{"title"}`)."""
+    """Renames the session (`{"title"}`) and/or picks its greeting (`{"greeting_index"}`, only
+    before the first message)."""
     sid = session_id(sid)
     body = json_body()
-    reject_unknown(body, ("title",))
+    reject_unknown(body, ("title", "greeting_index"))
+    if "greeting_index" in body:
+        if "title" in body:
+            raise invalid("greeting_index", "send it alone, not together with a title")
+        return jsonify(get_session_service().choose_greeting(sid, body["greeting_index"]))
     return jsonify(get_session_service().rename(sid, body.get("title")))
 
 

@@ -18,6 +18,8 @@ from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
 from .services.access import FAILURE_LIMIT, FAILURE_WINDOW, AccessGate, FailureLimiter
+from .portability.backup_service import BackupService
+from .portability.service import CardService
 from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.persona_service import PersonaService
@@ -45,6 +47,8 @@ def init_services(app: Flask) -> dict:
     services["settings"] = _build_settings_service(config, services)
     services["personas"] = _build_persona_service(services)
     services["sessions"] = SessionService(services["db"])
+    services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
+    services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
     services.update(_build_cortex_updates(config, services))
     services["session_leases"] = SessionLeases(config["DATA_DIR"])
     services["chat"] = _build_chat_service(services)
@@ -173,6 +177,16 @@ def get_api_client(app: Flask | None = None) -> ApiClient:
 def get_persona_service(app: Flask | None = None) -> PersonaService:
     """Persona CRUD (creates and removes cortex directories alongside)."""
     return _get("personas", app)
+
+
+def get_card_service(app: Flask | None = None) -> CardService:
+    """Character card import/export and avatars."""
+    return _get("cards", app)
+
+
+def get_backup_service(app: Flask | None = None) -> BackupService:
+    """Whole-app backups (the Settings → Data download)."""
+    return _get("backup", app)
 
 
 def get_session_service(app: Flask | None = None) -> SessionService:

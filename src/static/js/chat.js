@@ -4,6 +4,7 @@
 import { api, listOf, seg } from './lib/api.js';
 import { beforeSignIn } from './lib/auth.js';
 import { byId } from './lib/dom.js';
+import { avatar, setPersonName } from './lib/persona_view.js';
 import { confirmAction, toast } from './lib/ui.js';
 import { Composer } from './chat/composer.js';
 import { Conversation } from './chat/conversation.js';
@@ -71,6 +72,7 @@ function updateUrl() {
 function renderHeader() {
   const current = persona();
   byId('chat-title').textContent = current ? current.name : 'Chat';
+  byId('chat-avatar').replaceChildren(...(current ? [avatar(current, 34)] : []));
   byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : 'New conversation';
   document.title = current ? `${current.name} · Persona Cortex` : 'Persona Cortex';
 }
@@ -110,8 +112,8 @@ async function selectSession(sessionId) {
   composer.focus();
 }
 
-async function createSession() {
-  const created = await api.post('/api/sessions', { persona_id: state.personaId });
+async function createSession(greetingIndex = conversation.greetingIndex || 0) {
+  const created = await api.post('/api/sessions', { persona_id: state.personaId, greeting_index: greetingIndex });
   state.sessions = [created, ...state.sessions.filter((s) => s.id !== created.id)];
   state.sessionId = created.id;
   renderSessions();
@@ -122,7 +124,7 @@ async function createSession() {
 
 async function newSession() {
   try {
-    await createSession();
+    await createSession(0);
     await conversation.open(persona(), session());
     composer.focus();
   } catch (err) {
@@ -187,6 +189,7 @@ async function start() {
   try {
     const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas')]);
     state.personas = listOf(personas, 'personas');
+    setPersonName(settings.user_name);
     if (!settings.api_key || !settings.api_key.configured) requireKey();
     const wanted = params.get('persona') || window.localStorage.getItem(LAST_PERSONA);
     const first = state.personas.find((p) => p.id === wanted) || state.personas[0];

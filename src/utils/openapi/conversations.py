@@ -1,4 +1,6 @@
 """Personas, sessions and the last message of a session (DESIGN §7)."""
+from ..services.persona_fields import (JSON_LIMITS, MAX_GREETINGS, MAX_TAGS, TAG_LENGTH,
+                                       TEXT_LIMITS)
 from .common import (PERSONA_PARAM, PERSONA_ID, SESSION_ID, SESSION_PARAM, TIMESTAMP, errors,
                      json_body, json_response, obj, operation, ref)
 
@@ -6,24 +8,41 @@ _LANGUAGE = {"type": "string", "enum": ["en", "de"]}
 _ONE_LINE = "^[^\r\n\u2028\u2029]*$"
 _PERSONA_FIELDS = {
     "name": {"type": "string", "minLength": 1, "maxLength": 80, "pattern": _ONE_LINE},
-    "description": {"type": "string", "maxLength": 8000},
     "user_name": {"type": "string", "maxLength": 80, "pattern": _ONE_LINE},
     "language": _LANGUAGE,
-    "greeting": {"type": "string", "maxLength": 2000},
+    **{name: {"type": "string", "maxLength": limit} for name, limit in TEXT_LIMITS.items()
+       if name not in ("name", "user_name")},
+    "alternate_greetings": {"type": "array", "maxItems": MAX_GREETINGS,
+                            "items": {"type": "string", "maxLength": TEXT_LIMITS["greeting"]},
+                            "description": "Offered as the opening line of a new chat."},
+    "tags": {"type": "array", "maxItems": MAX_TAGS,
+             "items": {"type": "string", "maxLength": TAG_LENGTH, "pattern": _ONE_LINE}},
+    "extensions": {"type": "object", "description": "A card's `extensions`, kept verbatim "
+                   f"(at most {JSON_LIMITS['extensions']} bytes as JSON)."},
+    "card": {"type": "object", "description": "The card's other data (creator, "
+             "character_version, nickname, source, dates, character_book, …), kept verbatim "
+             f"(at most {JSON_LIMITS['card']} bytes as JSON)."},
+    "use_card_prompts": {"type": "boolean", "description": "Send the card's `system_prompt` and"
+                         " `post_history_instructions` to the model (default true)."},
 }
 _READ_ONLY = {"id": {"type": "string", "readOnly": True},
               "created_at": {"type": "string", "readOnly": True},
-              "updated_at": {"type": "string", "readOnly": True}}
+              "updated_at": {"type": "string", "readOnly": True},
+              "avatar_url": {"readOnly": True}}
+_PERSONA_OUT = {name: {k: v for k, v in schema.items() if k in ("type", "items")}
+                for name, schema in _PERSONA_FIELDS.items()}
+_GREETING_INDEX = {"type": "integer", "minimum": 0, "description": "The greeting that opens the "
+                   "session: 0 is `greeting`, n is `alternate_greetings[n-1]`."}
 MESSAGE_TEXT = {"type": "string", "minLength": 1, "maxLength": 32000, "pattern": r"\S"}
 
 SCHEMAS = {
     "Persona": obj({
         "id": {"type": "string", "pattern": PERSONA_ID},
-        "name": {"type": "string"}, "description": {"type": "string"},
-        "user_name": {"type": "string"}, "language": _LANGUAGE, "greeting": {"type": "string"},
+        **_PERSONA_OUT, "language": _LANGUAGE,
+        "avatar_url": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                       "description": "The avatar (versioned URL), or null."},
         "created_at": TIMESTAMP, "updated_at": TIMESTAMP,
-    }, required=("id", "name", "description", "user_name", "language", "greeting",
-                 "created_at", "updated_at")),
+    }, required=("id", *_PERSONA_FIELDS, "avatar_url", "created_at", "updated_at")),
     "PersonaCreate": obj({**_PERSONA_FIELDS, **_READ_ONLY}, required=("name",), additional=False,
                          description="`id`, `created_at`, `updated_at` are accepted and ignored."),
     "PersonaUpdate": obj({**_PERSONA_FIELDS, **_READ_ONLY}, additional=False,
@@ -33,7 +52,9 @@ SCHEMAS = {
         "persona_id": {"type": "string", "pattern": PERSONA_ID},
         "title": {"type": "string"}, "created_at": TIMESTAMP, "updated_at": TIMESTAMP,
         "message_count": {"type": "integer", "minimum": 0},
-    }, required=("id", "persona_id", "title", "created_at", "updated_at", "message_count")),
+        "greeting_index": _GREETING_INDEX,
+    }, required=("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
+                 "message_count")),
     "Message": obj({
         "id": {"type": "integer", "minimum": 1},
         "session_id": {"type": "string", "pattern": SESSION_ID},
@@ -107,7 +128,8 @@ def _sessions() -> dict:
                 {"201": json_response("The new, untitled session.", ref("Session")),
                  **errors("400", "404")}, write=True,
                 requestBody=json_body(obj({"persona_id": {"type": "string",
-                                                          "pattern": PERSONA_ID}},
+                                                          "pattern": PERSONA_ID},
+                                           "greeting_index": _GREETING_INDEX},
                                           required=("persona_id",), additional=False))),
         },
         "/api/sessions/{sid}": {
@@ -115,12 +137,17 @@ def _sessions() -> dict:
             "get": operation("getSession", "sessions", "The session with one page of messages.",
                              {"200": page, **errors("400", "404")}, parameters=[before, limit]),
             "patch": operation(
-                "renameSession", "sessions", "Rename the session.",
-                {"200": json_response("The renamed session.", ref("Session")),
-                 **errors("400", "404")}, write=True,
-                requestBody=json_body(obj({"title": {"type": "string", "minLength": 1,
-                                                     "maxLength": 120}},
-                                          required=("title",), additional=False))),
+                "renameSession", "sessions",
+                "Rename the session, or pick its greeting (before the first message).",
+                {"200": json_response("The changed session.", ref("Session")),
+                 **errors("400", "404", "409")}, write=True,
+                description="`{title}` renames; `{greeting_index}` alone picks the greeting "
+                            "(`409 conversation_started` once the session has messages).",
+                requestBody=json_body({"oneOf": [
+                    obj({"title": {"type": "string", "minLength": 1, "maxLength": 120}},
+                        required=("title",), additional=False),
+                    obj({"greeting_index": _GREETING_INDEX}, required=("greeting_index",),
+                        additional=False)]})),
             "delete": operation("deleteSession", "sessions", "Delete the session and its messages.",
                                 {"200": json_response("Deleted.", ref("Deleted")),
                                  **errors("400", "404")}, write=True),

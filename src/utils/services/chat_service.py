@@ -19,6 +19,7 @@ from ..storage import personas as persona_store
 from ..storage import sessions as session_store
 from ..text import scrub
 from . import chat_events as events
+from . import greetings
 from . import prompt_builder as prompts
 from .chat_events import ChatEvent
 from .errors import ServiceError, invalid, not_found
@@ -161,6 +162,7 @@ class ChatService:
     def _request_config(self, session: dict) -> RequestConfig:
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session["persona_id"])
+        persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
         user_name = prompts.user_name_for(persona, app, language)
@@ -168,6 +170,8 @@ class ChatService:
                                        language, self._clock())
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1))
+        history = prompts.with_post_history(
+            history, prompts.post_history_instructions(persona, user_name))
         return RequestConfig(system_prompt=system, messages=history, model=app.get("model"),
                              max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
                              stream=True, request_type="chat")

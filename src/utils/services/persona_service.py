@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from ..storage import personas as store
+from . import persona_fields
 from . import validation as check
 from .errors import ServiceError, invalid, not_found
 from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
@@ -18,8 +19,7 @@ DEFAULT_PERSONA_FILE = (Path(__file__).resolve().parents[2]
                         / "instructions" / "personas" / "default.json")
 from ..prompts import LANGUAGES
 ID_LENGTH = 12
-READ_ONLY = ("id", "created_at", "updated_at")
-_LIMITS = {"name": 80, "description": 8000, "user_name": 80, "greeting": 2000}
+READ_ONLY = ("id", "created_at", "updated_at", "avatar_url")
 
 
 class PersonaService:
@@ -100,16 +100,10 @@ class PersonaService:
                 "greeting": variant["greeting"], "user_name": "", "language": language}
 
     def _validate(self, data: dict, *, creating: bool) -> dict:
-        check.reject_unknown(data, (*_LIMITS, "language", *READ_ONLY))
+        check.reject_unknown(data, (*persona_fields.CARD_FIELDS, "language", *READ_ONLY))
         if creating and "name" not in data:
             raise invalid("name", "is required")
-        fields = {}
-        for field, limit in _LIMITS.items():
-            if field in data:
-                single_line = field in ("name", "user_name")
-                fields[field] = check.text(field, data[field], max_len=limit,
-                                           min_len=1 if field == "name" else 0,
-                                           single_line=single_line)
+        fields = persona_fields.validate(data)
         if "language" in data:
             fields["language"] = check.choice("language", data["language"], LANGUAGES)
         return fields

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from ..api_request.types import SystemBlock
 from ..prompts import fence, language_of, load_prompt, render, user_name_for, weekday
+from . import card_macros
 
 __all__ = ["CORTEX_KEYS", "fence", "format_time", "language_of", "load_prompt", "render",
            "system_blocks", "title_prompt", "user_name_for"]
@@ -18,22 +19,61 @@ _EMPTY = {"en": "(empty)", "de": "(leer)"}
 
 def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
                   language: str, now: datetime) -> list[SystemBlock]:
-    """The cached persona+cortex prefix, then the current time; `cortex=None` injects nothing."""
-    values = {
-        "char_name": persona["name"],
-        "char_description": persona.get("description") or "",
-        "user_name": user_name,
-    }
-    greeting = (persona.get("greeting") or "").strip()
-    values["greeting"] = fence(greeting)
+    """The cached persona+cortex prefix, then the current time; `cortex=None` injects nothing.
+
+    Character-card fields are resolved (`{{char}}`, `{{user}}`) and placed in their own
+    sections; `creator_notes` is for people only and never enters a prompt.
+    """
+    card = _card_values(persona, user_name, language)
+    values = {"char_name": persona["name"], "user_name": user_name, **card}
     if cortex is not None:
         for key in CORTEX_KEYS:
             values[key] = fence((cortex.get(key) or "").strip()) or _EMPTY[language]
+    sections = {key: bool(card[key]) for key in _CARD_SECTIONS}
     stable = render(load_prompt("chat_system", language), values,
-                    {"cortex": cortex is not None, "greeting": bool(greeting)})
+                    {"cortex": cortex is not None, **sections})
     stable = re.sub(r"\n{3,}", "\n\n", stable).strip()
     moment = render(load_prompt("chat_time", language), {"now": format_time(now, language)})
     return [SystemBlock(stable, cache=True), SystemBlock(moment.strip())]
+
+
+_CARD_SECTIONS = ("greeting", "personality", "scenario", "example_dialogue")
+
+
+def _card_values(persona: dict, user_name: str, language: str) -> dict[str, str]:
+    """The persona's card text for the system prompt, placeholders resolved."""
+    char = card_macros.char_name(persona)
+
+    def text(field: str) -> str:
+        return card_macros.resolve((persona.get(field) or "").strip(), char, user_name)
+    intro = render(load_prompt("chat_intro", language), {"char_name": persona["name"],
+                                                         "user_name": user_name}).strip()
+    system = text("system_prompt") if persona.get("use_card_prompts", True) else ""
+    return {"intro": system.replace("{{original}}", intro) if system else intro,
+            "char_description": text("description"), "personality": text("personality"),
+            "scenario": text("scenario"), "greeting": fence(text("greeting")),
+            "example_dialogue": fence(text("example_dialogue"))}
+
+
+def post_history_instructions(persona: dict, user_name: str) -> str:
+    """The card's instructions for after the conversation, or '' (switched off or none)."""
+    if not persona.get("use_card_prompts", True):
+        return ""
+    char = card_macros.char_name(persona)
+    return card_macros.resolve((persona.get("post_history_instructions") or "").strip(), char,
+                               user_name)
+
+
+def with_post_history(history: list[dict], instructions: str) -> list[dict]:
+    """`history` with the card's post-history instructions as a second text block of the last
+    user turn (after the conversation, where cards expect them); unchanged when there are none."""
+    if not instructions or not history or history[-1]["role"] != "user":
+        return history
+    last = history[-1]
+    blocks = [{"type": "text", "text": last["content"]},
+              {"type": "text", "text": f"<post_history_instructions>\n{fence(instructions)}\n"
+                                       "</post_history_instructions>"}]
+    return [*history[:-1], {"role": "user", "content": blocks}]
 
 
 def format_time(now: datetime, language: str) -> str:

@@ -6,6 +6,7 @@ import sqlite3
 from ..storage import messages as message_store
 from ..storage import personas as persona_store
 from ..storage import sessions as store
+from . import greetings
 from . import validation as check
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id, new_id
@@ -24,12 +25,15 @@ class SessionService:
     def __init__(self, db):
         self._db = db
 
-    def create(self, persona_id) -> dict:
+    def create(self, persona_id, greeting_index=0) -> dict:
         """A new, untitled session for an existing persona; 404 when the persona is unknown."""
         self._require_persona(persona_id)
+        persona = persona_store.get_persona(self._db.conn(), persona_id)
+        greeting_index = greetings.check_index(persona, greeting_index)
         for _ in range(5):
             try:
-                return store.create_session(self._db.conn(), new_id(ID_LENGTH), persona_id)
+                return store.create_session(self._db.conn(), new_id(ID_LENGTH), persona_id,
+                                            greeting_index=greeting_index)
             except sqlite3.IntegrityError:
                 self._require_persona(persona_id)
         raise RuntimeError("could not find a free session id")
@@ -68,6 +72,15 @@ class SessionService:
         title = check.text("title", title, max_len=TITLE_MAX, min_len=1, single_line=True)
         self.summary(session_id)
         store.set_session_title(self._db.conn(), session_id, title)
+        return self.summary(session_id)
+
+    def choose_greeting(self, session_id: str, index) -> dict:
+        """Picks which of the persona's greetings opens the session (before its first message)."""
+        session = self.summary(session_id)
+        persona = persona_store.get_persona(self._db.conn(), session["persona_id"])
+        index = greetings.check_index(persona, index)
+        if not store.set_greeting_index(self._db.conn(), session_id, index):
+            raise greetings.started()
         return self.summary(session_id)
 
     def set_title(self, session_id: str, title: str) -> dict | None:

@@ -1,11 +1,24 @@
-"""Persona rows: the character a person chats with (its cortex lives on disk, see utils/cortex)."""
+"""Persona rows: the character a person chats with (its cortex lives on disk, see utils/cortex).
+
+List and object fields (`alternate_greetings`, `tags`, `extensions`, `card`) are JSON text in
+SQLite and plain lists and dicts here. `avatar_url` is derived from the avatar row, versioned by
+its hash so a browser never shows a stale picture.
+"""
+import json
 import sqlite3
 
 from .clock import utc_now
 
-FIELDS = ("name", "description", "user_name", "language", "greeting")
-_COLUMNS = "id, name, description, user_name, language, greeting, created_at, updated_at"
-_MARKS = ", ".join("?" * 8)
+TEXT_FIELDS = ("name", "description", "user_name", "language", "greeting", "personality",
+               "scenario", "example_dialogue", "creator_notes", "system_prompt",
+               "post_history_instructions")
+JSON_FIELDS = {"alternate_greetings": list, "tags": list, "extensions": dict, "card": dict}
+FIELDS = (*TEXT_FIELDS, *JSON_FIELDS, "use_card_prompts")
+_COLUMNS = f"id, {', '.join(FIELDS)}, created_at, updated_at"
+_SELECT = (f"SELECT personas.id, {', '.join(FIELDS)}, created_at, updated_at, "
+           "(SELECT sha256 FROM persona_avatars a WHERE a.persona_id = personas.id) AS avatar "
+           "FROM personas")
+_MARKS = ", ".join("?" * (len(FIELDS) + 3))
 
 
 def create_persona(conn: sqlite3.Connection, persona_id: str, fields: dict) -> dict:
@@ -24,17 +37,16 @@ def insert_persona_if_missing(conn: sqlite3.Connection, persona_id: str, fields:
 
 def get_persona(conn: sqlite3.Connection, persona_id: str) -> dict | None:
     """The persona with `persona_id`, or None."""
-    row = conn.execute(f"SELECT {_COLUMNS} FROM personas WHERE id = ?", (persona_id,)).fetchone()
-    return dict(row) if row else None
+    row = conn.execute(f"{_SELECT} WHERE personas.id = ?", (persona_id,)).fetchone()
+    return _decode(row) if row else None
 
 
 def list_personas(conn: sqlite3.Connection) -> list[dict]:
     """All personas: the default one first, then in the order they were created."""
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM personas "
-        "ORDER BY id = 'default' DESC, created_at, rowid"
+        f"{_SELECT} ORDER BY personas.id = 'default' DESC, created_at, personas.rowid"
     ).fetchall()
-    return [dict(row) for row in rows]
+    return [_decode(row) for row in rows]
 
 
 def update_persona(conn: sqlite3.Connection, persona_id: str, changes: dict) -> dict | None:
@@ -43,7 +55,7 @@ def update_persona(conn: sqlite3.Connection, persona_id: str, changes: dict) -> 
     assignments = "".join(f"{name} = ?, " for name in names)
     cursor = conn.execute(
         f"UPDATE personas SET {assignments}updated_at = ? WHERE id = ?",
-        (*(changes[name] for name in names), utc_now(), persona_id),
+        (*(_encode(name, changes[name]) for name in names), utc_now(), persona_id),
     )
     return get_persona(conn, persona_id) if cursor.rowcount else None
 
@@ -55,6 +67,28 @@ def delete_persona(conn: sqlite3.Connection, persona_id: str) -> bool:
 
 def _row_values(persona_id: str, fields: dict) -> tuple:
     now = utc_now()
-    values = {name: fields.get(name) or "" for name in FIELDS}
+    values = {name: fields.get(name) or "" for name in TEXT_FIELDS}
     values["language"] = values["language"] or "en"
+    for name, kind in JSON_FIELDS.items():
+        values[name] = _encode(name, fields.get(name) or kind())
+    values["use_card_prompts"] = 0 if fields.get("use_card_prompts") is False else 1
     return (persona_id, *(values[name] for name in FIELDS), now, now)
+
+
+def _encode(name: str, value):
+    if name in JSON_FIELDS:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if name == "use_card_prompts":
+        return 1 if value else 0
+    return value
+
+
+def _decode(row) -> dict:
+    persona = dict(row)
+    for name in JSON_FIELDS:
+        persona[name] = json.loads(persona[name])
+    persona["use_card_prompts"] = bool(persona["use_card_prompts"])
+    avatar = persona.pop("avatar")
+    persona["avatar_url"] = (f"/api/personas/{persona['id']}/avatar?v={avatar[:12]}"
+                             if avatar else None)
+    return persona

@@ -8,20 +8,20 @@ import sqlite3
 from .clock import utc_now
 
 _SELECT = (
-    "SELECT s.id, s.persona_id, s.title, s.created_at, s.updated_at, "
+    "SELECT s.id, s.persona_id, s.title, s.greeting_index, s.created_at, s.updated_at, "
     "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
     "FROM sessions s"
 )
 
 
 def create_session(conn: sqlite3.Connection, session_id: str, persona_id: str,
-                   title: str = "") -> dict:
+                   title: str = "", greeting_index: int = 0) -> dict:
     """Inserts a session; raises sqlite3.IntegrityError for a taken id or an unknown persona."""
     now = utc_now()
     conn.execute(
-        "INSERT INTO sessions (id, persona_id, title, created_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?)",
-        (session_id, persona_id, title, now, now),
+        "INSERT INTO sessions (id, persona_id, title, greeting_index, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (session_id, persona_id, title, greeting_index, now, now),
     )
     return get_session(conn, session_id)
 
@@ -48,6 +48,14 @@ def set_session_title(conn: sqlite3.Connection, session_id: str, title: str,
     if only_if_untitled:
         sql += " AND title = ''"
     return conn.execute(sql, (title, session_id)).rowcount == 1
+
+
+def set_greeting_index(conn: sqlite3.Connection, session_id: str, index: int) -> bool:
+    """Sets the session's greeting while it has no messages; False otherwise."""
+    return conn.execute(
+        "UPDATE sessions SET greeting_index = ? WHERE id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM messages WHERE session_id = ?)", (index, session_id, session_id)
+    ).rowcount == 1
 
 
 def touch_session(conn: sqlite3.Connection, session_id: str, when: str | None = None) -> None:

@@ -2,15 +2,18 @@
 import { h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { renderMarkdown } from '../lib/markdown.js';
+import { avatar, cardText } from '../lib/persona_view.js';
 
-/** A bubble for a stored or streaming message `{id, role, content, status}`. */
-export function bubble(message) {
+/** A bubble for a stored or streaming message `{id, role, content, status}`; replies carry
+ * the persona's avatar. */
+export function bubble(message, persona = null) {
   const body = h('div', { class: message.role === 'assistant' ? 'msg-body markdown' : 'msg-body' });
   const el = h('article', {
     class: `msg msg-${message.role}`,
     dataset: { role: message.role, id: message.id ?? '' },
     'aria-label': message.role === 'user' ? 'You' : 'Reply',
-  }, body, h('div', { class: 'msg-meta' }));
+  }, message.role === 'assistant' && persona ? h('div', { class: 'msg-author' }, avatar(persona, 24)) : null,
+  body, h('div', { class: 'msg-meta' }));
   setText(el, message.content || '');
   markIncomplete(el, message.status === 'incomplete');
   return el;
@@ -57,30 +60,48 @@ export function errorBlock(message, onRetry) {
     retry);
 }
 
-/** The persona's greeting, if it has one. */
-function greetingOf(persona) {
-  return (persona && typeof persona.greeting === 'string' && persona.greeting.trim()) || '';
+/** The persona's greetings: the main one, then the alternates (a card's swipes). */
+function greetingsOf(persona) {
+  if (!persona) return [];
+  const all = [persona.greeting, ...(persona.alternate_greetings || [])];
+  return all.map((text) => (typeof text === 'string' ? cardText(text.trim(), persona) : ''));
+}
+
+/** The greeting at `index` (the main one when out of range). */
+function greetingOf(persona, index = 0) {
+  const all = greetingsOf(persona);
+  return all[index] || all[0] || '';
 }
 
 /** The placeholder of a session without messages (the greeting bubble follows it, if any). */
-export function emptyState(persona) {
+export function emptyState(persona, index = 0) {
   const who = persona || { name: 'your persona' };
-  const hasGreeting = Boolean(greetingOf(persona));
+  const hasGreeting = Boolean(greetingOf(persona, index));
   return h('div', { class: hasGreeting ? 'empty-state empty-state-greeted' : 'empty-state' },
     h('div', { class: 'empty-icon', 'aria-hidden': 'true' }, icon('chat', 28)),
     h('h2', { class: 'empty-title', text: `Chat with ${who.name}` }),
     h('p', { class: 'empty-intro', text: hasGreeting ? 'Reply to start the conversation.' : 'Say hello to start a conversation.' }));
 }
 
-/** The persona's greeting as the opening bubble of a conversation: shown, never stored. */
-export function greetingBubble(persona) {
-  const greeting = greetingOf(persona);
+/** The persona's greeting as the opening bubble of a conversation: shown, never stored. With
+ * `onPick` (before the first message) and alternates, the person can browse or shuffle them. */
+export function greetingBubble(persona, index = 0, onPick = null) {
+  const greeting = greetingOf(persona, index);
   if (!greeting) return null;
   const body = h('div', { class: 'greeting-body markdown' });
   renderMarkdown(body, greeting);
+  const total = greetingsOf(persona).length;
+  const pick = (next) => onPick(((next % total) + total) % total);
+  const controls = onPick && total > 1 ? h('div', { class: 'greeting-pick', role: 'group', 'aria-label': 'Choose the greeting' },
+    h('button', { type: 'button', class: 'msg-action', 'aria-label': 'Previous greeting', onClick: () => pick(index - 1) }, '‹'),
+    h('span', { class: 'greeting-count', text: `${index + 1} / ${total}` }),
+    h('button', { type: 'button', class: 'msg-action', 'aria-label': 'Next greeting', onClick: () => pick(index + 1) }, '›'),
+    h('button', { type: 'button', class: 'msg-action', 'aria-label': 'Shuffle greetings',
+      onClick: () => pick(index + 1 + Math.floor(Math.random() * (total - 1))) }, 'Shuffle')) : null;
   return h('div', { class: 'greeting', role: 'article', 'aria-label': `Greeting from ${persona.name}` },
-    h('p', { class: 'greeting-label' }, icon('hand', 13), h('span', { text: 'Greeting' })),
-    body);
+    h('div', { class: 'greeting-head' }, avatar(persona, 24),
+      h('p', { class: 'greeting-label' }, icon('hand', 13), h('span', { text: 'Greeting' }))),
+    body, controls);
 }
 
 /** Puts `text` on the clipboard (rejects where the browser does not allow it). */

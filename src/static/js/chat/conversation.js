@@ -40,10 +40,26 @@ export class Conversation {
     if (this.stream) this.abandonStream();
     this.persona = persona;
     this.session = session;
+    this.greetingIndex = session ? session.greeting_index || 0 : 0;
     this.errorEl = null;
     this.hasMore = false;
     this.messages = session ? await this.fetchMessages(session.id) : [];
     this.render();
+  }
+
+  /** Shows greeting `index`; a session that exists already remembers the choice. */
+  async pickGreeting(index) {
+    const previous = this.greetingIndex;
+    this.greetingIndex = index;
+    this.render();
+    if (!this.session) return;
+    try {
+      this.session = await api.patch(`/api/sessions/${seg(this.session.id)}`, { greeting_index: index });
+    } catch (err) {
+      this.greetingIndex = previous;
+      this.render();
+      this.handlers.notify(err.message, true);
+    }
   }
 
   /** The newest page of a session's messages (remembers whether older ones exist). */
@@ -80,12 +96,13 @@ export class Conversation {
   }
 
   render(toEnd = true) {
-    const nodes = this.messages.map((message) => bubble(message));
+    const nodes = this.messages.map((message) => bubble(message, this.persona));
     if (!this.hasMore) {
-      const greeting = greetingBubble(this.persona);
+      const pick = this.messages.length || this.stream ? null : (index) => this.pickGreeting(index);
+      const greeting = greetingBubble(this.persona, this.greetingIndex, pick);
       if (greeting) nodes.unshift(greeting);
     }
-    if (!this.messages.length) nodes.unshift(emptyState(this.persona));
+    if (!this.messages.length) nodes.unshift(emptyState(this.persona, this.greetingIndex));
     if (this.hasMore && this.messages.length) {
       nodes.unshift(h('button', {
         type: 'button', class: 'btn btn-quiet btn-small load-earlier', text: 'Show earlier messages',
@@ -145,7 +162,7 @@ export class Conversation {
   }
 
   begin(stream, frame) {
-    const replyEl = bubble({ role: 'assistant', content: '' });
+    const replyEl = bubble({ role: 'assistant', content: '' }, this.persona);
     replyEl.classList.add('msg-streaming');
     replyEl.querySelector('.msg-body').append(typingIndicator());
     this.list.append(replyEl);

@@ -1,6 +1,7 @@
 // The sidebar: personas, the chosen persona's sessions (new, rename, delete), and on narrow
 // screens the drawer that holds them.
-import { byId, formatRelative, h, initials } from '../lib/dom.js';
+import { byId, formatRelative, h } from '../lib/dom.js';
+import { avatar } from '../lib/persona_view.js';
 import { icon } from '../lib/icons.js';
 
 const NARROW = window.matchMedia('(max-width: 860px)');
@@ -32,7 +33,7 @@ export class Sidebar {
         type: 'button', class: 'persona-btn', 'aria-current': active ? 'true' : null,
         dataset: { personaId: persona.id },
         onClick: () => { this.handlers.selectPersona(persona.id); this.closeIfNarrow(); },
-      }, h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(persona.name) }),
+      }, avatar(persona),
       h('span', { class: 'persona-name', text: persona.name }));
       return h('li', { class: active ? 'active' : null }, button);
     }));

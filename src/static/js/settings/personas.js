@@ -1,11 +1,15 @@
 // Personas: a card per persona, one form for creating and editing, deletion after a confirmation.
 import { api, listOf, seg } from '../lib/api.js';
-import { byId, h, initials } from '../lib/dom.js';
+import { byId, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
+import { avatar } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
+import { AvatarControls, CardImport, exportControls } from './cards.js';
 
 const FIELDS = { name: 'p-name', user_name: 'p-user-name', language: 'p-language',
-  description: 'p-description', greeting: 'p-greeting' };
+  description: 'p-description', greeting: 'p-greeting', personality: 'p-personality',
+  scenario: 'p-scenario', example_dialogue: 'p-example', system_prompt: 'p-system-prompt',
+  post_history_instructions: 'p-post-history', creator_notes: 'p-creator-notes' };
 
 /** The personas section; calls `onChange(personas)` whenever the list changes. */
 export class PersonaSettings {
@@ -16,6 +20,8 @@ export class PersonaSettings {
     this.error = byId('persona-error');
     this.personas = [];
     this.editing = null;
+    this.cards = new CardImport({ onImported: () => this.load() });
+    this.avatarControls = new AvatarControls({ onChange: () => this.load() });
     byId('persona-new').addEventListener('click', () => this.openForm(null));
     byId('persona-cancel').addEventListener('click', () => this.closeForm());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
@@ -44,11 +50,11 @@ export class PersonaSettings {
       }
       return h('li', { class: 'card persona-card', dataset: { personaId: persona.id } },
         h('div', { class: 'persona-card-head' },
-          h('span', { class: 'avatar', 'aria-hidden': 'true', text: initials(persona.name) }),
+          avatar(persona, 36),
           h('h3', { text: persona.name }),
           persona.id === 'default' ? h('span', { class: 'badge', text: 'Default' }) : null),
         h('p', { text: persona.description || 'No description yet.' }),
-        h('div', { class: 'persona-card-actions' }, actions));
+        h('div', { class: 'persona-card-actions' }, actions), exportControls(persona));
     }));
   }
 
@@ -60,6 +66,8 @@ export class PersonaSettings {
     for (const [name, id] of Object.entries(FIELDS)) {
       byId(id).value = persona ? (persona[name] ?? '') : (name === 'language' ? 'en' : '');
     }
+    byId('p-use-card-prompts').checked = persona ? persona.use_card_prompts !== false : true;
+    this.avatarControls.show(persona);
     this.form.hidden = false;
     this.form.scrollIntoView({ block: 'nearest' });
     byId('p-name').focus();
@@ -75,6 +83,7 @@ export class PersonaSettings {
     const body = {};
     for (const [name, id] of Object.entries(FIELDS)) body[name] = byId(id).value;
     body.name = body.name.trim();
+    body.use_card_prompts = byId('p-use-card-prompts').checked;
     if (!body.name) {
       this.error.textContent = 'Give the persona a name.';
       byId('p-name').focus();

@@ -1,0 +1,101 @@
+"""Character cards, avatars and backups over REST (DESIGN §12): thin views over CardService."""
+from datetime import datetime, timezone
+
+from flask import Blueprint, Response, jsonify, request
+
+from ..utils.portability.errors import MAX_UPLOAD, invalid_card, too_large
+from ..utils.provider import get_backup_service, get_card_service
+from .errors import ApiError
+from .guards import no_body_or_json, persona_id
+
+bp = Blueprint("portability", __name__, url_prefix="/api")
+UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar"})
+_FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
+                 "Content-Security-Policy": "default-src 'none'; sandbox"}
+
+
+@bp.post("/personas/import")
+def import_card():
+    """Creates a persona from a card file (201), or with ?preview=1 shows what it would be."""
+    data = _uploaded_file()
+    if _flag("preview"):
+        return jsonify(get_card_service().preview(data))
+    return jsonify(get_card_service().import_card(data)), 201
+
+
+@bp.get("/personas/<pid>/export")
+def export_card(pid: str):
+    """The persona as a card file (png, json or charx), memories only when asked."""
+    pid = persona_id(pid)
+    fmt = request.args.get("format", "png")
+    body, mime, filename = get_card_service().export(pid, fmt, _flag("include_memories"))
+    return _attachment(body, mime, filename)
+
+
+@bp.get("/personas/<pid>/export/af")
+def export_agent_file(pid: str):
+    """The cortex as Letta-style memory blocks (`.af` JSON), as an attachment."""
+    body, filename = get_card_service().agent_file(persona_id(pid))
+    return _attachment(body, "application/json", filename)
+
+
+@bp.get("/personas/<pid>/avatar")
+def get_avatar(pid: str):
+    """The persona's avatar image (PNG, JPEG or WebP); 404 when it has none."""
+    avatar = get_card_service().avatar(persona_id(pid))
+    response = Response(avatar["data"], mimetype=avatar["mime"], headers=_FILE_HEADERS)
+    response.headers["Cache-Control"] = "private, max-age=31536000, immutable" \
+        if request.args.get("v") == avatar["sha256"][:12] else "private, no-cache"
+    response.headers["Content-Disposition"] = "inline"
+    return response
+
+
+@bp.put("/personas/<pid>/avatar")
+def put_avatar(pid: str):
+    """Sets the avatar from an uploaded picture (re-encoded); returns the persona."""
+    pid = persona_id(pid)
+    return jsonify(get_card_service().set_avatar(pid, _uploaded_file(kind="picture")))
+
+
+@bp.delete("/personas/<pid>/avatar")
+def delete_avatar(pid: str):
+    """Removes the avatar; returns the persona."""
+    pid = persona_id(pid)
+    no_body_or_json()
+    return jsonify(get_card_service().delete_avatar(pid))
+
+
+@bp.get("/backup")
+def download_backup():
+    """A backup zip of all data (never the API key) for Settings → Data."""
+    body = get_backup_service().to_bytes()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return _attachment(body, "application/zip", f"persona-cortex-backup-{stamp}.zip")
+
+
+def _uploaded_file(kind: str = "card") -> bytes:
+    """The multipart field `file`, read up to the upload limit."""
+    if request.mimetype != "multipart/form-data":
+        raise ApiError(415, "unsupported_media_type",
+                       "Send the file as multipart/form-data in the field `file`.")
+    upload = request.files.get("file")
+    if upload is None:
+        raise invalid_card("no_file", f"Attach the {kind} in the form field `file`.")
+    data = upload.stream.read(MAX_UPLOAD + 1)
+    if len(data) > MAX_UPLOAD:
+        raise too_large("file_too_large", f"The file is larger than {MAX_UPLOAD} bytes.")
+    return data
+
+
+def _flag(name: str) -> bool:
+    value = request.args.get(name, "0")
+    if value not in ("0", "1", "true", "false"):
+        raise ApiError(400, "validation_error", f"{name}: must be 0 or 1", field=name)
+    return value in ("1", "true")
+
+
+def _attachment(body: bytes, mime: str, filename: str) -> Response:
+    response = Response(body, mimetype=mime, headers=_FILE_HEADERS)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,171 @@
+// Character cards on the settings page: import by drag and drop or file picker with a preview
+// before anything is created, export controls per persona, and the persona's picture.
+import { ApiError, seg } from '../lib/api.js';
+import { byId, h } from '../lib/dom.js';
+import { avatar, cardText } from '../lib/persona_view.js';
+import { toast } from '../lib/ui.js';
+
+/** Sends `file` as multipart field `file`; returns the JSON answer or throws ApiError. */
+async function sendFile(method, path, file) {
+  const form = new FormData();
+  form.append('file', file);
+  let response;
+  try {
+    response = await fetch(path, { method, body: form, credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  } catch {
+    throw new ApiError(0, 'network_error', 'The server could not be reached. Check that it is running.');
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(response.status, error.code || `http_${response.status}`,
+      error.message || `The upload failed (${response.status}).`, data);
+  }
+  return data;
+}
+
+/** The import box: drop or pick a card, see the preview, then create the persona. */
+export class CardImport {
+  constructor({ onImported }) {
+    this.onImported = onImported;
+    this.file = null;
+    this.drop = byId('card-drop');
+    this.input = byId('card-file');
+    this.preview = byId('card-preview');
+    this.error = byId('card-error');
+    this.input.addEventListener('change', () => this.input.files[0] && this.choose(this.input.files[0]));
+    this.drop.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); this.input.click(); }
+    });
+    this.drop.addEventListener('click', (event) => { if (event.target === this.drop) this.input.click(); });
+    for (const kind of ['dragenter', 'dragover']) {
+      this.drop.addEventListener(kind, (event) => { event.preventDefault(); this.drop.classList.add('dragging'); });
+    }
+    this.drop.addEventListener('dragleave', () => this.drop.classList.remove('dragging'));
+    this.drop.addEventListener('drop', (event) => {
+      event.preventDefault();
+      this.drop.classList.remove('dragging');
+      const file = event.dataTransfer && event.dataTransfer.files[0];
+      if (file) this.choose(file);
+    });
+    byId('card-cancel').addEventListener('click', () => this.reset());
+    byId('card-create').addEventListener('click', () => this.create());
+  }
+
+  async choose(file) {
+    this.file = file;
+    this.error.textContent = '';
+    try {
+      this.show(await sendFile('POST', '/api/personas/import?preview=1', file));
+    } catch (err) {
+      this.reset();
+      this.error.textContent = err.message;
+    }
+  }
+
+  show(preview) {
+    const persona = preview.persona;
+    const img = byId('card-preview-avatar');
+    img.hidden = !persona.avatar_url;
+    if (persona.avatar_url) img.src = persona.avatar_url;
+    byId('card-preview-name').textContent = persona.name;
+    const extra = persona.alternate_greetings.length;
+    byId('card-preview-meta').textContent = `Character Card V${preview.spec_version} (${preview.format})`
+      + (extra ? ` · ${extra} more greeting${extra === 1 ? '' : 's'}` : '')
+      + (preview.includes_memories ? ' · includes memories' : '');
+    byId('card-preview-greeting').textContent = cardText(persona.greeting, persona) || 'No greeting.';
+    const clash = byId('card-preview-clash');
+    clash.hidden = !preview.name_clash;
+    clash.textContent = `A persona named ${persona.name} exists already: a new one will be created next to it.`;
+    const ignored = preview.ignored || [];
+    byId('card-preview-ignored-box').hidden = ignored.length === 0;
+    byId('card-preview-ignored').replaceChildren(...ignored.map((note) => h('li', { text: note })));
+    this.preview.hidden = false;
+    byId('card-create').focus();
+  }
+
+  async create() {
+    if (!this.file) return;
+    try {
+      const persona = await sendFile('POST', '/api/personas/import', this.file);
+      toast(`${persona.name} imported`);
+      this.reset();
+      await this.onImported(persona);
+    } catch (err) {
+      this.error.textContent = err.message;
+    }
+  }
+
+  reset() {
+    this.file = null;
+    this.input.value = '';
+    this.preview.hidden = true;
+  }
+}
+
+/** Export controls for one persona: format, "include memories" (off by default), download. */
+export function exportControls(persona) {
+  const format = h('select', { 'aria-label': `Export format for ${persona.name}` },
+    h('option', { value: 'png', text: 'PNG card' }), h('option', { value: 'json', text: 'JSON card' }),
+    h('option', { value: 'charx', text: 'CHARX' }),
+    h('option', { value: 'archive', text: 'Archive (with chats and history)' }));
+  const memories = h('input', { type: 'checkbox', 'aria-label': 'Include memories' });
+  const link = h('a', { class: 'btn btn-small persona-export-link', download: '' }, 'Export');
+  const update = () => {
+    const archive = format.value === 'archive';
+    if (archive !== memories.disabled) memories.checked = archive;
+    memories.disabled = archive;
+    const query = new URLSearchParams({ format: format.value, include_memories: memories.checked ? '1' : '0' });
+    link.href = `/api/personas/${seg(persona.id)}/export?${query}`;
+  };
+  format.addEventListener('change', update);
+  memories.addEventListener('change', update);
+  update();
+  return h('div', { class: 'persona-export' }, format,
+    h('label', { class: 'check' }, memories, 'Include memories'), link,
+    h('a', { class: 'btn btn-quiet btn-small', href: `/api/personas/${seg(persona.id)}/export/af`, download: '' }, 'Letta .af'));
+}
+
+/** The picture controls of the persona form (shown when editing). */
+export class AvatarControls {
+  constructor({ onChange }) {
+    this.onChange = onChange;
+    this.persona = null;
+    this.row = byId('p-avatar-row');
+    byId('p-avatar-file').addEventListener('change', (event) => this.upload(event.target));
+    byId('p-avatar-remove').addEventListener('click', () => this.remove());
+  }
+
+  show(persona) {
+    this.persona = persona;
+    this.row.hidden = !persona;
+    if (!persona) return;
+    byId('p-avatar-view').replaceChildren(avatar(persona, 40));
+    byId('p-avatar-remove').hidden = !persona.avatar_url;
+  }
+
+  async upload(input) {
+    const file = input.files[0];
+    input.value = '';
+    if (!file || !this.persona) return;
+    try {
+      this.show(await sendFile('PUT', `/api/personas/${seg(this.persona.id)}/avatar`, file));
+      toast('Picture saved');
+      await this.onChange();
+    } catch (err) {
+      toast(err.message, { error: true });
+    }
+  }
+
+  async remove() {
+    if (!this.persona) return;
+    try {
+      const response = await fetch(`/api/personas/${seg(this.persona.id)}/avatar`, { method: 'DELETE', credentials: 'same-origin' });
+      if (!response.ok) throw new Error('The picture could not be removed.');
+      this.show(await response.json());
+      await this.onChange();
+    } catch (err) {
+      toast(err.message, { error: true });
+    }
+  }
+}

@@ -1,0 +1,178 @@
+"""One persona as a portable archive: the persona, its avatar, sessions, messages and the whole
+cortex revision history, in a zip with a checksummed manifest.
+
+Importing never merges: the persona, its sessions and its messages get new ids, and every
+reference (a message's session, a revision's message range, the cortex's "processed up to"
+mark) is remapped to them. Reading is as strict as for cards (SafeZip; every entry listed in the
+manifest with its sha256, nothing else).
+"""
+import hashlib
+import io
+import json
+import zipfile
+
+from ..cortex.paths import CORTEX_FILES
+from ..storage import avatars as avatar_store
+from .errors import invalid_archive
+from .safezip import SafeZip, ZipLimits
+
+FORMAT = "persona-cortex-persona"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+ENTRIES = ("persona.json", "sessions.json", "messages.json", "revisions.json", "state.json")
+LIMITS = ZipLimits(max_entries=16, max_total=256 * 1024 * 1024, max_entry=128 * 1024 * 1024,
+                   max_ratio=200)
+_PERSONA_KEYS = ("name", "description", "user_name", "language", "greeting", "personality",
+                 "scenario", "example_dialogue", "alternate_greetings", "creator_notes",
+                 "system_prompt", "post_history_instructions", "use_card_prompts", "tags",
+                 "extensions", "card")
+
+
+def is_archive(archive: SafeZip) -> bool:
+    """True when the zip is one of our persona archives (rather than a CHARX)."""
+    return MANIFEST in archive.names() and "persona.json" in archive.names()
+
+
+def build(conn, persona: dict) -> bytes:
+    """The archive of `persona` read from `conn` (call inside one read transaction)."""
+    pid = persona["id"]
+    entries = {
+        "persona.json": {k: persona[k] for k in _PERSONA_KEYS},
+        "sessions.json": [dict(r) for r in conn.execute(
+            "SELECT id, title, greeting_index, created_at, updated_at FROM sessions "
+            "WHERE persona_id = ? ORDER BY rowid", (pid,))],
+        "messages.json": [dict(r) for r in conn.execute(
+            "SELECT id, session_id, role, content, status, created_at FROM messages "
+            "WHERE persona_id = ? ORDER BY id", (pid,))],
+        "revisions.json": [dict(r) for r in conn.execute(
+            "SELECT id, filename, author, content, created_at, message_from, message_to, summary "
+            "FROM cortex_revisions WHERE persona_id = ? AND committed = 1 ORDER BY id", (pid,))],
+        "state.json": {"last_processed_id": _last_processed(conn, pid)},
+    }
+    files = {name: json.dumps(value, ensure_ascii=False).encode("utf-8")
+             for name, value in entries.items()}
+    avatar = avatar_store.get_avatar(conn, pid)
+    if avatar:
+        files["avatar"] = avatar["data"]
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
+                "entries": [{"path": n, "sha256": hashlib.sha256(d).hexdigest(), "size": len(d)}
+                            for n, d in sorted(files.items())]}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        archive.writestr(MANIFEST, json.dumps(manifest, indent=2))
+    return out.getvalue()
+
+
+def read(archive: SafeZip) -> dict:
+    """`{persona, sessions, messages, revisions, state, avatar}` after every check."""
+    try:
+        manifest = json.loads(archive.read(MANIFEST, 1024 * 1024))
+    except (ValueError, UnicodeDecodeError):
+        raise invalid_archive("bad_manifest", "The archive's manifest is not valid JSON.") \
+            from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
+            manifest.get("format_version") != FORMAT_VERSION or \
+            not isinstance(manifest.get("entries"), list):
+        raise invalid_archive("bad_manifest", "This is not a persona archive this app can read.")
+    listed = {e.get("path"): e.get("sha256") for e in manifest["entries"] if isinstance(e, dict)}
+    if set(listed) != set(archive.names()) - {MANIFEST} or not set(ENTRIES) <= set(listed):
+        raise invalid_archive("checksum_mismatch", "The archive's entries do not match its "
+                              "manifest.")
+    data = {}
+    for name, expected in listed.items():
+        raw = archive.read(name)
+        if hashlib.sha256(raw).hexdigest() != expected:
+            raise invalid_archive("checksum_mismatch", f"The archive entry {name} does not match "
+                                  "its checksum.")
+        data[name] = raw
+    parsed = {name.removesuffix(".json"): _json(data[name], name) for name in ENTRIES}
+    parsed["avatar"] = data.get("avatar")
+    _check_shapes(parsed)
+    return parsed
+
+
+def restore(conn, new_persona_id: str, parsed: dict, new_session_id) -> dict:
+    """Inserts sessions, messages, revisions and state under new ids; returns the cortex files
+    (`{filename: content}` of each file's newest revision)."""
+    sessions = {}
+    for session in parsed["sessions"]:
+        sessions[session["id"]] = sid = new_session_id()
+        conn.execute("INSERT INTO sessions (id, persona_id, title, greeting_index, created_at, "
+                     "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                     (sid, new_persona_id, session["title"], session.get("greeting_index", 0),
+                      session["created_at"], session["updated_at"]))
+    messages = {}
+    for message in parsed["messages"]:
+        cursor = conn.execute(
+            "INSERT INTO messages (session_id, persona_id, role, content, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (sessions[message["session_id"]], new_persona_id, message["role"],
+             message["content"], message["status"], message["created_at"]))
+        messages[message["id"]] = cursor.lastrowid
+    latest = {}
+    for rev in parsed["revisions"]:
+        conn.execute(
+            "INSERT INTO cortex_revisions (persona_id, filename, author, content, sha256, chars, "
+            "created_at, message_from, message_to, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (new_persona_id, rev["filename"], rev["author"], rev["content"],
+             hashlib.sha256(rev["content"].encode("utf-8")).hexdigest(), len(rev["content"]),
+             rev["created_at"], messages.get(rev.get("message_from")),
+             messages.get(rev.get("message_to")), rev.get("summary") or ""))
+        latest[rev["filename"]] = rev["content"]
+    done = [new for old, new in messages.items()
+            if old <= (parsed["state"].get("last_processed_id") or 0)]
+    if done:
+        conn.execute("INSERT INTO cortex_state (persona_id, last_processed_id, updated_at) "
+                     "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                     (new_persona_id, max(done)))
+    return latest
+
+
+def _last_processed(conn, persona_id: str) -> int:
+    row = conn.execute("SELECT last_processed_id FROM cortex_state WHERE persona_id = ?",
+                       (persona_id,)).fetchone()
+    return row[0] if row else 0
+
+
+def _json(raw: bytes, name: str):
+    """Strict JSON whose every string can be stored (no lone surrogates)."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except (ValueError, UnicodeError, RecursionError):
+        raise invalid_archive("bad_entry", f"The archive entry {name} is not valid JSON "
+                              "text.") from None
+
+
+def _check_shapes(parsed: dict) -> None:
+    """Refuses entries whose rows are not what this app writes (types and references)."""
+    def bad(what: str):
+        return invalid_archive("bad_entry", f"The archive's {what} are malformed.")
+    if not isinstance(parsed["persona"], dict) or not isinstance(parsed["state"], dict):
+        raise bad("persona")
+    sessions = parsed["sessions"]
+    if not isinstance(sessions, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("title"), str)
+            and isinstance(s.get("created_at"), str) and isinstance(s.get("updated_at"), str)
+            and isinstance(s.get("greeting_index", 0), int) for s in sessions):
+        raise bad("sessions")
+    ids = {s.get("id") for s in sessions}
+    if len(ids) != len(sessions):
+        raise bad("sessions")
+    messages = parsed["messages"]
+    if not isinstance(messages, list) or not all(
+            isinstance(m, dict) and m.get("session_id") in ids
+            and isinstance(m.get("id"), int) and m.get("role") in ("user", "assistant")
+            and isinstance(m.get("content"), str) and m.get("status") in ("complete", "incomplete")
+            and isinstance(m.get("created_at"), str) for m in messages):
+        raise bad("messages")
+    revisions = parsed["revisions"]
+    if not isinstance(revisions, list) or not all(
+            isinstance(r, dict) and r.get("filename") in CORTEX_FILES
+            and r.get("author") in ("user", "ai", "template", "restore", "external")
+            and isinstance(r.get("content"), str) and isinstance(r.get("created_at"), str)
+            for r in revisions):
+        raise bad("revisions")

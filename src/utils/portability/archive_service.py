@@ -1,0 +1,73 @@
+"""One-persona archives in and out, built on CardService's checks and its all-or-nothing create."""
+import logging
+import os
+
+from ..cortex.atomic import atomic_write
+from ..services.errors import ServiceError
+from ..services.ids import new_id
+from . import archive, images
+from .errors import invalid_archive, invalid_card
+from .safezip import SafeZip
+
+log = logging.getLogger(__name__)
+SESSION_ID_LENGTH = 16
+
+
+class ArchiveService:
+    """Exports a persona with its history; imports one as a new persona (new ids everywhere)."""
+
+    def __init__(self, db, cortex, personas, create_with):
+        self._db = db
+        self._cortex = cortex
+        self._personas = personas
+        self._create_with = create_with
+
+    def export(self, persona: dict, include_memories: bool) -> bytes:
+        """The archive; it holds the memories, so the caller must have asked for them."""
+        if not include_memories:
+            raise ServiceError(400, "validation_error", "include_memories: an archive holds the "
+                               "persona's memories and history; ask with include_memories=1",
+                               field="include_memories")
+        with self._cortex.lock(persona["id"]), self._db.transaction(immediate=False) as conn:
+            return archive.build(conn, persona)
+
+    def preview(self, data: bytes) -> dict:
+        """What importing the archive would create; nothing is stored."""
+        parsed, fields, avatar = self._prepare(data)
+        clash = any(p["name"] == fields["name"] for p in self._personas.list())
+        url = images.data_url(avatar) if avatar else None
+        return {"format": "archive", "spec_version": None,
+                "persona": {**fields, "avatar_url": url}, "includes_memories": True,
+                "name_clash": clash, "sessions": len(parsed["sessions"]),
+                "messages": len(parsed["messages"]), "ignored": []}
+
+    def import_archive(self, data: bytes) -> str:
+        """Creates the persona with its sessions, messages and cortex history; returns its id."""
+        parsed, fields, avatar = self._prepare(data)
+
+        def seed(conn, persona_id: str, directory: str) -> None:
+            latest = archive.restore(conn, persona_id, parsed, lambda: new_id(SESSION_ID_LENGTH))
+            os.makedirs(directory, exist_ok=True)
+            for filename, content in latest.items():
+                atomic_write(os.path.join(directory, filename), content.encode("utf-8"))
+        persona_id = self._create_with(fields, avatar, seed)
+        log.info("Imported a persona archive as %s (%d sessions, %d messages)", persona_id,
+                 len(parsed["sessions"]), len(parsed["messages"]))
+        return persona_id
+
+    def _prepare(self, data: bytes):
+        from .service import _check_cortex, _checked_fields
+        try:
+            with SafeZip(data, archive.LIMITS, refuse=invalid_archive) as opened:
+                parsed = archive.read(opened)
+        except ServiceError as err:
+            if err.code != "invalid_archive":
+                raise
+            raise invalid_card(err.extra["reason"], err.message) from None
+        fields = _checked_fields(parsed["persona"])
+        if "name" not in fields:
+            raise invalid_card("bad_entry", "The archive's persona has no name.")
+        for rev in parsed["revisions"]:
+            _check_cortex(rev["filename"], rev["content"], self._cortex.hard_cap)
+        avatar = images.reencode(parsed["avatar"]) if parsed["avatar"] else None
+        return parsed, fields, avatar

@@ -1,0 +1,44 @@
+"""Backups from inside the app (`GET /api/backup`) and from the command line."""
+import logging
+import tempfile
+
+from ..cortex import CortexService
+from ..storage import Database
+from ..storage.settings import get_setting
+from .backup import write_backup
+
+log = logging.getLogger(__name__)
+
+
+class BackupService:
+    """Writes whole-app backups of one data directory."""
+
+    def __init__(self, data_dir: str, db, cortex):
+        self._data_dir = data_dir
+        self._db = db
+        self._cortex = cortex
+
+    def refresh(self) -> None:
+        """Records cortex changes made on disk outside the app, so the snapshot has them."""
+        ids = [row[0] for row in self._db.conn().execute("SELECT id FROM personas")]
+        for persona_id in ids:
+            try:
+                self._cortex.read_all_info(persona_id)
+            except Exception:
+                log.exception("Could not refresh the cortex of %s before a backup", persona_id)
+
+    def to_bytes(self) -> bytes:
+        """A backup without secrets, as bytes (built in a temporary file; the CLI streams
+        large ones straight to disk)."""
+        self.refresh()
+        with tempfile.TemporaryFile() as handle:
+            write_backup(self._data_dir, handle, include_secrets=False)
+            handle.seek(0)
+            return handle.read()
+
+    @classmethod
+    def for_data_dir(cls, data_dir: str) -> "BackupService":
+        """A service for the command line, outside any app."""
+        db = Database(f"{data_dir}/app.db")
+        cortex = CortexService(data_dir, db, settings=lambda: get_setting(db.conn(), "app", {}))
+        return cls(data_dir, db, cortex)

@@ -1,0 +1,214 @@
+"""Character cards and avatars of personas: import (with preview), export, avatar upload.
+
+An import is all or nothing: the file is parsed and checked completely in memory first, then the
+persona row, its avatar and its cortex (files and first revisions) are created under the
+persona's lock inside one SQLite transaction; if anything fails, the transaction rolls back and
+the new cortex directory is removed, so no partial persona is ever visible.
+"""
+import json
+import logging
+import os
+import re
+import shutil
+
+from ..cortex.atomic import atomic_write
+from ..cortex.paths import CORTEX_FILES
+from ..cortex import revisions as revision_store
+from ..services import persona_fields
+from ..services import validation as check
+from ..services.errors import ServiceError, invalid
+from ..services.ids import new_id
+from ..services.persona_service import ID_LENGTH, LANGUAGES
+from ..storage import avatars as avatar_store
+from ..storage import personas as persona_store
+from . import archive, card_files, cards, images, letta
+from .archive_service import ArchiveService
+from .safezip import SafeZip
+from .errors import invalid_card
+
+log = logging.getLogger(__name__)
+FORMATS = {"png": "image/png", "json": "application/json", "charx": "application/zip",
+           "archive": "application/zip"}
+IMPORT_SUMMARY = {"af": "import: memory block from a Letta agent file"}
+CARD_SUMMARY = "import: restored from a character card export"
+
+
+class CardService:
+    """Turns card files into personas and personas into card files; owns avatars."""
+
+    def __init__(self, db, cortex, personas):
+        self._db = db
+        self._cortex = cortex
+        self._personas = personas
+        self._archives = ArchiveService(db, cortex, personas, self.create_with)
+
+    def preview(self, data: bytes) -> dict:
+        """What an import of `data` would create; nothing is stored."""
+        if _is_archive(data):
+            return self._archives.preview(data)
+        card, fields, avatar = self._prepare(data)
+        clash = any(p["name"] == fields["name"] for p in self._personas.list())
+        shown = dict(fields)
+        avatar_url = images.data_url(avatar) if avatar else None
+        return {"format": card["format"], "spec_version": card["version"],
+                "persona": {**shown, "avatar_url": avatar_url},
+                "includes_memories": card["cortex"] is not None,
+                "name_clash": clash, "ignored": card["ignored"]}
+
+    def import_card(self, data: bytes) -> dict:
+        """Creates a new persona (never overwrites one) from a card file; returns it."""
+        if _is_archive(data):
+            return self._personas.get(self._archives.import_archive(data))
+        card, fields, avatar = self._prepare(data)
+        summary = IMPORT_SUMMARY.get(card["format"], CARD_SUMMARY)
+        persona_id = self._create(fields, avatar, card["cortex"], summary)
+        log.info("Imported a %s card as persona %s", card["format"], persona_id)
+        return self._personas.get(persona_id)
+
+    def export(self, persona_id: str, fmt: str, include_memories: bool) -> tuple[bytes, str, str]:
+        """`(bytes, mime, filename)` of the persona as a card file."""
+        check.choice("format", fmt, tuple(FORMATS))
+        persona = self._personas.get(persona_id)
+        if fmt == "archive":
+            return self._archives.export(persona, include_memories), FORMATS[fmt], \
+                f"{_slug(persona['name'])}.persona.zip"
+        cortex = self._cortex_export(persona_id) if include_memories else None
+        v3 = cards.build(persona, cortex=cortex)
+        avatar = avatar_store.get_avatar(self._db.conn(), persona_id)
+        if fmt == "json":
+            body = card_files.json_card(v3, avatar)
+        elif fmt == "charx":
+            body = card_files.charx(v3, avatar)
+        else:
+            image = images.to_png(avatar["data"]) if avatar else images.placeholder(
+                persona["name"])
+            body = card_files.png_card(image, v3, cards.build(persona, cortex=cortex, version=2))
+        return body, FORMATS[fmt], f"{_slug(persona['name'])}.{fmt}"
+
+    def avatar(self, persona_id: str) -> dict:
+        """The stored avatar; 404 `avatar_not_found` when the persona has none."""
+        self._personas.get(persona_id)
+        avatar = avatar_store.get_avatar(self._db.conn(), persona_id)
+        if avatar is None:
+            raise ServiceError(404, "avatar_not_found", "This persona has no avatar.")
+        return avatar
+
+    def set_avatar(self, persona_id: str, data: bytes) -> dict:
+        """Re-encodes and stores an uploaded picture; returns the persona."""
+        self._personas.get(persona_id)
+        image = images.reencode(data)
+        with self._db.transaction() as conn:
+            if persona_store.get_persona(conn, persona_id) is None:
+                self._personas.get(persona_id)
+            avatar_store.put_avatar(conn, persona_id, image)
+        return self._personas.get(persona_id)
+
+    def delete_avatar(self, persona_id: str) -> dict:
+        """Removes the avatar (no error if there was none); returns the persona."""
+        self._personas.get(persona_id)
+        with self._db.transaction() as conn:
+            avatar_store.delete_avatar(conn, persona_id)
+        return self._personas.get(persona_id)
+
+    def agent_file(self, persona_id: str) -> tuple[bytes, str]:
+        """`(json bytes, filename)` of the Letta-style `.af` export of the persona's cortex."""
+        persona = self._personas.get(persona_id)
+        document = letta.agent_file(persona, self._cortex_export(persona_id), self._cortex.budget)
+        return _json_bytes(document), f"{_slug(persona['name'])}.af"
+
+    def _prepare(self, data: bytes) -> tuple[dict, dict, dict | None]:
+        card = card_files.read_card(data)
+        fields = _checked_fields(card["fields"])
+        if card["cortex"] is not None:
+            for filename, content in card["cortex"].items():
+                _check_cortex(filename, content, self._cortex.hard_cap)
+        avatar = images.reencode(card["image"]) if card["image"] is not None else None
+        return card, fields, avatar
+
+    def _create(self, fields: dict, avatar: dict | None, cortex: dict | None,
+                summary: str) -> str:
+        def seed(conn, persona_id: str, directory: str) -> None:
+            if cortex:
+                self._seed_cortex(conn, persona_id, directory, cortex, summary)
+        return self.create_with(fields, avatar, seed)
+
+    def create_with(self, fields: dict, avatar: dict | None, seed) -> str:
+        """A new persona with its avatar; `seed(conn, persona_id, cortex_dir)` adds the rest in
+        the same transaction. All or nothing: on any failure no row, file or lock file is left."""
+        persona_id = new_id(ID_LENGTH)
+        directory = self._cortex.get_cortex_path(persona_id)
+        try:
+            with self._cortex.lock(persona_id), self._db.transaction() as conn:
+                persona_store.create_persona(conn, persona_id, fields)
+                if avatar:
+                    avatar_store.put_avatar(conn, persona_id, avatar)
+                seed(conn, persona_id, directory)
+                self._cortex.ensure_cortex_files(persona_id)
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            _remove_quietly(os.path.join(self._cortex.paths.lock_dir, f"{persona_id}.lock"))
+            raise
+        return persona_id
+
+    def _seed_cortex(self, conn, persona_id: str, directory: str, cortex: dict,
+                     summary: str) -> None:
+        """The imported files as each file's first revision (author `template`, noted `import`)."""
+        os.makedirs(directory, exist_ok=True)
+        for filename in CORTEX_FILES:
+            if filename in cortex:
+                revision_store.insert_revision(conn, persona_id, filename, "template",
+                                               cortex[filename], summary=summary)
+                atomic_write(os.path.join(directory, filename), cortex[filename].encode("utf-8"))
+
+    def _cortex_export(self, persona_id: str) -> dict:
+        return {info.filename: {"content": info.content, "revision": info.revision}
+                for info in self._cortex.read_all_info(persona_id)}
+
+
+def _is_archive(data: bytes) -> bool:
+    """True for one of our persona archives (a zip with persona.json), checked safely."""
+    if not data.startswith(b"PK\x03\x04"):
+        return False
+    try:
+        with SafeZip(data, archive.LIMITS) as opened:
+            return archive.is_archive(opened)
+    except ServiceError:
+        return False
+
+
+def _checked_fields(raw: dict) -> dict:
+    """Persona fields from a card, checked like a POST; over-limit fields refuse the card."""
+    try:
+        fields = persona_fields.validate(raw)
+        if "language" in raw:
+            fields["language"] = check.choice("language", raw["language"], LANGUAGES)
+    except ServiceError as err:
+        if err.status == 400:
+            raise invalid_card("field_invalid", f"The card's {err.message}") from None
+        raise
+    return fields
+
+
+def _check_cortex(filename: str, content: str, hard_cap: int) -> None:
+    try:
+        persona_fields.encodable(filename, content)
+        if len(content) > hard_cap:
+            raise invalid(filename, f"must not be longer than {hard_cap} characters")
+    except ServiceError as err:
+        raise invalid_card("field_invalid", f"The card's cortex file {err.message}") from None
+
+
+def _remove_quietly(path: str) -> None:
+    """Removes the lock file of a persona that never came to be (nobody else knows its id)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _json_bytes(document: dict) -> bytes:
+    return json.dumps(document, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:60] or "persona"
