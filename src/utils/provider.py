@@ -11,6 +11,7 @@ from flask import Flask, current_app
 
 from .api_request import ApiClient
 from .cortex import CortexService
+from .cortex.personas_lookup import persona_exists
 from .cortex.service import DEFAULT_BUDGET
 from .cortex.trigger import CortexTrigger
 from .cortex.update import CortexUpdateService
@@ -19,6 +20,7 @@ from .logsafe import register_secret
 from .services.access import FAILURE_LIMIT, FAILURE_WINDOW, AccessGate, FailureLimiter
 from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
+from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
@@ -38,6 +40,7 @@ def init_services(app: Flask) -> dict:
     services: dict = {"config": config}
     services["db"] = Database(os.path.join(config["DATA_DIR"], "app.db"))
     services["cortex"] = _build_cortex(config, services["db"])
+    services["persona_cleanup"] = _build_cleanup(config, services)
     services["secrets"] = SecretStore(config["DATA_DIR"])
     services.update(_build_access(config))
     services["api_client"] = _build_api_client(config, services["secrets"])
@@ -84,7 +87,7 @@ def _build_settings_service(config, services: dict) -> SettingsService:
 
 def _build_persona_service(services: dict) -> PersonaService:
     """Seeds the shipped default persona (in the configured language) so one always exists."""
-    personas = PersonaService(services["db"], services["cortex"])
+    personas = PersonaService(services["db"], services["cortex"], services["persona_cleanup"])
     personas.ensure_default(services["settings"].values()["language"])
     return personas
 
@@ -93,9 +96,17 @@ def _build_cortex(config, db: Database) -> CortexService:
     """Templates follow the "app" settings (language, user name); `default` exists at start-up."""
     cortex = CortexService(config["DATA_DIR"], db,
                            settings=lambda: get_setting(db.conn(), "app", {}),
-                           budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)))
+                           budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)),
+                           exists=lambda persona_id: persona_exists(db.conn(), persona_id))
     cortex.ensure_cortex_files("default")
     return cortex
+
+
+def _build_cleanup(config, services: dict) -> PersonaCleanup:
+    """Finishes deletions a crash interrupted and removes orphans, before any request."""
+    cleanup = PersonaCleanup(services["db"], services["cortex"], config["DATA_DIR"])
+    cleanup.recover()
+    return cleanup
 
 
 def _build_cortex_updates(config, services: dict) -> dict:

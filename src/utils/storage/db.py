@@ -32,6 +32,7 @@ def connect(path: str, write_lock=None) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA secure_delete=ON")  # deleted memories do not linger in free pages
     conn.execute("PRAGMA busy_timeout=30000")
     return conn
 
