@@ -106,6 +106,18 @@ def _statements(sql: str) -> list[str]:
     return statements
 
 
+def _owner_only(path: str) -> None:
+    """Creates the database file 0600 (SQLite gives its -wal and -shm files the same mode) and
+    tightens an existing one and its companions."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except FileNotFoundError:
+            continue
+
+
 class Database:
     """The app's database file: migrated once at start-up, one connection per thread."""
 
@@ -114,6 +126,7 @@ class Database:
         self._local = threading.local()
         self._write_lock = threading.RLock()
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        _owner_only(path)
         with_conn = connect(path)
         try:
             migrate(with_conn)
