@@ -70,7 +70,7 @@ def main() -> int:
         log.error("%s", err)
         return 2
     if not is_loopback(host) and not config.get("ACCESS_TOKEN"):
-        log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see README, Security)",
+        log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see docs/security.md)",
                   host)
         return 2
 

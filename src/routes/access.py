@@ -118,7 +118,7 @@ def _check_host():
     log.warning("Refused a request addressed to host %.100r", request.host)
     return error_response(403, "forbidden_host",
                           "Without an access token this server answers only to localhost. To use "
-                          "it from other machines, set PERSONA_ACCESS_TOKEN (README, Security).")
+                          "it from other machines, set PERSONA_ACCESS_TOKEN (docs/security.md).")
 
 
 def _check_origin():

@@ -12,7 +12,7 @@ sock = Sock()
 
 @sock.route("/ws/chat")
 def chat(ws):
-    """The browser's chat connection (frames and events: see README, Chat)."""
+    """The browser's chat connection (frames and events: see docs/chat.md)."""
     try:
         run_chat_socket(ws, provider.get_chat_service(),
                         subscribe_jobs=provider.get_cortex_worker().subscribe,

@@ -6,21 +6,33 @@ of the key), credentials in query strings (`?token=…`, `api_key=…`, in gunic
 too) and `Bearer` values, whatever their length. The HTTP client libraries log whole request
 bodies (the conversation and the cortex) at DEBUG, so they stay at INFO unless
 `PERSONA_LOG_PROMPTS=1` asks for them.
+
+The registry is one per process even when this module is loaded twice, as `src.utils.logsafe`
+and as `utils.logsafe` (seed-style code puts `src/` on `sys.path`): both copies share the state
+kept on one anchor module, and only one masking factory is ever installed, so a key registered
+through either name is masked in every record.
 """
 import logging
 import re
+import sys
 import threading
+import types
 
 FRAGMENT = 8
 MASK = "[redacted]"
+PROMPT_LOGGERS = ("anthropic", "openai", "httpx", "httpx2", "httpcore", "httpcore2")
 _QUERY_SECRET = re.compile(
     r"(?i)([?&;](?:access_token|token|api_key|apikey|key|password|secret|auth)=)[^&;\s\"']*")
 _BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+")
-_secrets: set[str] = set()
-_fragments: dict[str, frozenset] = {}  # every 8-character run of a secret -> those secrets
-_lock = threading.Lock()
-_base_factory = logging.getLogRecordFactory()
-PROMPT_LOGGERS = ("anthropic", "openai", "httpx", "httpx2", "httpcore", "httpcore2")
+_ANCHOR = "_persona_cortex_logsafe"
+_state = sys.modules.setdefault(_ANCHOR, types.ModuleType(_ANCHOR))
+if not hasattr(_state, "secrets"):
+    _state.secrets, _state.lock = set(), threading.Lock()
+    _state.base_factory = logging.getLogRecordFactory()
+if not hasattr(_state, "fragments"):
+    _state.fragments = {}  # every 8-character run of a secret -> the secrets holding it
+_secrets: set[str] = _state.secrets
+_lock: threading.Lock = _state.lock
 
 
 def register_secret(secret: str | None) -> None:
@@ -30,16 +42,18 @@ def register_secret(secret: str | None) -> None:
         return
     with _lock:
         _secrets.add(secret)
+        fragments = dict(_state.fragments)
         for start in range(len(secret) - FRAGMENT + 1):
             run = secret[start:start + FRAGMENT]
-            _fragments[run] = _fragments.get(run, frozenset()) | {secret}
+            fragments[run] = fragments.get(run, frozenset()) | {secret}
+        _state.fragments = fragments
 
 
 def mask_secrets(text: str) -> str:
     """`text` with every run of 8 or more characters of a registered secret replaced."""
-    if not _fragments or len(text) < FRAGMENT:
+    fragments = _state.fragments
+    if not fragments or len(text) < FRAGMENT:
         return text
-    fragments = _fragments
     parts, start, i, end = [], 0, 0, len(text) - FRAGMENT
     while i <= end:
         owners = fragments.get(text[i:i + FRAGMENT])
@@ -63,7 +77,7 @@ def mask_credentials(text: str) -> str:
 
 
 def _masking_factory(*args, **kwargs) -> logging.LogRecord:
-    record = _base_factory(*args, **kwargs)
+    record = _state.base_factory(*args, **kwargs)
     try:
         message = record.getMessage()
     except Exception:  # a broken format string is the logging module's to report
@@ -74,13 +88,16 @@ def _masking_factory(*args, **kwargs) -> logging.LogRecord:
     return record
 
 
+_masking_factory.persona_masking = True
+
+
 def configure_logging(level: str = "INFO", log_prompts: bool = False) -> None:
     """Installs the masking record factory and one stderr handler on the root logger; the HTTP
     client loggers (which would print whole prompts at DEBUG) stay at INFO unless
     `log_prompts`."""
     for name in PROMPT_LOGGERS:
         logging.getLogger(name).setLevel(logging.NOTSET if log_prompts else logging.INFO)
-    if logging.getLogRecordFactory() is not _masking_factory:
+    if not getattr(logging.getLogRecordFactory(), "persona_masking", False):
         logging.setLogRecordFactory(_masking_factory)
     root = logging.getLogger()
     if not any(getattr(h, "persona_handler", False) for h in root.handlers):

@@ -8,7 +8,7 @@ name-like "User" (the seed's own default user name) rather than a noun that woul
 from functools import lru_cache
 from pathlib import Path
 
-LANGUAGES = ("en", "de")
+from ..prompts import LANGUAGES
 DEFAULT_LANGUAGE = "en"
 NEUTRAL_USER = {"en": "my conversation partner", "de": "User"}
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "instructions" / "cortex"

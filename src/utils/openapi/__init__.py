@@ -14,7 +14,7 @@ _DESCRIPTION = (
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "
     "Chat replies stream as Server-Sent Events (`POST /api/chat/stream`) or over the WebSocket "
     "`/ws/chat` (frames in `x-websocket`). When the app is bound beyond loopback, every request "
-    "needs the access token (`PERSONA_ACCESS_TOKEN`), see README, Security.")
+    "needs the access token (`PERSONA_ACCESS_TOKEN`), see docs/security.md.")
 TAGS = [
     {"name": "chat", "description": "Streaming replies (SSE and WebSocket)."},
     {"name": "personas", "description": "The characters."},

@@ -1,58 +1,19 @@
-"""Chat prompts from the texts in `src/instructions/prompts/`.
+"""Chat prompts from the texts in `src/instructions/prompts/` (helpers in `utils/prompts.py`).
 
 The system prompt is two blocks: a stable prefix (persona and cortex) marked for prompt caching,
 then the current time, which changes every turn and so must come after the cache breakpoint.
-Placeholders are filled in one pass, so text inside a value (a cortex file, a persona
-description) is never itself treated as a placeholder.
+The shared helpers are re-exported so chat code keeps one name for its prompt vocabulary.
 """
 import re
 from datetime import datetime
-from functools import lru_cache
-from pathlib import Path
 
 from ..api_request.types import SystemBlock
+from ..prompts import fence, language_of, load_prompt, render, user_name_for, weekday
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "instructions" / "prompts"
-LANGUAGES = ("en", "de")
+__all__ = ["CORTEX_KEYS", "fence", "format_time", "language_of", "load_prompt", "render",
+           "system_blocks", "title_prompt", "user_name_for"]
 CORTEX_KEYS = ("cortex_memory", "cortex_soul", "cortex_relationship")
-_PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
-_SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
-_FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting)", re.I)
 _EMPTY = {"en": "(empty)", "de": "(leer)"}
-_DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
-_WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
-
-
-def language_of(*candidates: str | None) -> str:
-    """The first supported language among `candidates`, else English."""
-    return next((c for c in candidates if c in LANGUAGES), "en")
-
-
-@lru_cache(maxsize=None)
-def load_prompt(name: str, language: str) -> str:
-    """The text of `<name>_<language>.md` (English when that language has none)."""
-    path = PROMPTS_DIR / f"{name}_{language}.md"
-    if not path.is_file():
-        path = PROMPTS_DIR / f"{name}_en.md"
-    return path.read_text(encoding="utf-8")
-
-
-def render(template: str, values: dict[str, str], sections: dict[str, bool] | None = None) -> str:
-    """Keeps `{{#name}}…{{/name}}` sections whose flag is true, then fills `{{placeholders}}`."""
-    flags = sections or {}
-    text = _SECTION.sub(lambda m: m.group(2) if flags.get(m.group(1)) else "", template)
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
-
-
-def fence(text: str) -> str:
-    """Text that cannot close the tag it is fenced in (`</cortex_…` loses its slash's meaning)."""
-    return _FENCE_CLOSE.sub(lambda m: "<\\/" + m.group(1), text)
-
-
-def user_name_for(persona: dict, app_settings: dict, language: str) -> str:
-    """The person's name: the persona's setting, then the app's, then a neutral default."""
-    return (persona.get("user_name") or app_settings.get("user_name")
-            or _DEFAULT_USER[language]).strip()
 
 
 def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
@@ -77,10 +38,9 @@ def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
 
 def format_time(now: datetime, language: str) -> str:
     """An absolute, unambiguous local time such as `Tuesday, 2025-06-03 14:05 (UTC+02:00)`."""
-    weekday = _WEEKDAYS_DE[now.weekday()] if language == "de" else now.strftime("%A")
     offset = now.strftime("%z")
     zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
-    return f"{weekday}, {now:%Y-%m-%d %H:%M} ({zone})"
+    return f"{weekday(now, language)}, {now:%Y-%m-%d %H:%M} ({zone})"
 
 
 def title_prompt(persona: dict, user_name: str, user_text: str, reply_text: str,

@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 SETTINGS_KEY = "app"
 MODEL_RE = re.compile(r"^[a-z0-9][a-z0-9.\-]{1,63}$")
 EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
-LANGUAGES = ("en", "de")
+from ..prompts import LANGUAGES
 DEFAULTS = {"effort": None, "max_tokens": 2048, "context_limit": 40, "language": "en",
             "user_name": ""}
 _KEY_RE = re.compile(r"^[\x21-\x7e]{16,512}$")

@@ -1,0 +1,56 @@
+"""Prompt texts shared by the conversation layer (`services/`) and the memory layer (`cortex/`).
+
+The texts live in `src/instructions/prompts/`. Placeholders are filled in one pass, so text inside
+a value (a cortex file, a persona description) is never itself treated as a placeholder; data is
+fenced so it cannot close the tag it sits in. This module imports nothing of ours, so every layer
+may use it.
+"""
+import re
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+
+PROMPTS_DIR = Path(__file__).resolve().parents[1] / "instructions" / "prompts"
+LANGUAGES = ("en", "de")
+_PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+_SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
+_FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting)", re.I)
+_DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
+_WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
+
+
+def language_of(*candidates: str | None) -> str:
+    """The first supported language among `candidates`, else English."""
+    return next((c for c in candidates if c in LANGUAGES), "en")
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str, language: str) -> str:
+    """The text of `<name>_<language>.md` (English when that language has none)."""
+    path = PROMPTS_DIR / f"{name}_{language}.md"
+    if not path.is_file():
+        path = PROMPTS_DIR / f"{name}_en.md"
+    return path.read_text(encoding="utf-8")
+
+
+def render(template: str, values: dict[str, str], sections: dict[str, bool] | None = None) -> str:
+    """Keeps `{{#name}}…{{/name}}` sections whose flag is true, then fills `{{placeholders}}`."""
+    flags = sections or {}
+    text = _SECTION.sub(lambda m: m.group(2) if flags.get(m.group(1)) else "", template)
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def fence(text: str) -> str:
+    """Text that cannot close the tag it is fenced in (`</cortex_…` loses its slash's meaning)."""
+    return _FENCE_CLOSE.sub(lambda m: "<\\/" + m.group(1), text)
+
+
+def user_name_for(persona: dict, app_settings: dict, language: str) -> str:
+    """The person's name: the persona's setting, then the app's, then a neutral default."""
+    return (persona.get("user_name") or app_settings.get("user_name")
+            or _DEFAULT_USER[language]).strip()
+
+
+def weekday(now: datetime, language: str) -> str:
+    """The weekday's name in `language` (German names for `de`, English otherwise)."""
+    return _WEEKDAYS_DE[now.weekday()] if language == "de" else now.strftime("%A")
