@@ -64,6 +64,16 @@ def test_a_deleted_personas_cortex_is_never_created_again(app, client, data_dir,
     assert_nothing_left(data_dir, persona)
 
 
+def test_an_update_staged_before_the_delete_recreates_nothing(app, client, data_dir, persona):
+    cortex = provider.get_cortex_service(app)
+    staged = cortex.stage(persona)
+    staged.insert("memory.md", 0, "- a fact the update found\n")
+    assert client.delete(f"/api/personas/{persona}").status_code == 200
+    with pytest.raises(PersonaNotFound):
+        cortex.apply_staged(staged)
+    assert_nothing_left(data_dir, persona)
+
+
 @pytest.mark.parametrize("method", ["GET", "PUT"])
 def test_a_request_waiting_for_the_lock_while_the_persona_is_deleted_gets_404(
         app, server, app_config, data_dir, persona, method):

@@ -14,6 +14,7 @@ from src.utils.services.chat_socket import run_chat_socket
 from tests.chat.chat_support import SseStream
 from tests.fakes.claude import replies
 from tests.robustness.servers import ServerProcess
+from tests.support.flocks import wait_until
 
 CONVERSATION_MARKER = "zebra-marker-4471"
 CORTEX_MARKER = "cortex-marker-9931"
@@ -49,6 +50,10 @@ def test_the_server_keeps_its_files_in_the_data_directory_and_owner_only(data_di
     with ServerProcess(data_dir, tmp_path / "server.log", HOME=str(home),
                        PERSONA_WORKERS="1") as server:
         assert server.call("GET", "/api/personas/default/cortex/memory.md")[0] == 200
+        assert server.call("GET", "/api/personas?token=q5-secret-in-a-url")[0] == 200
+        wait_until(lambda: "GET /api/personas?token=[redacted]" in server.log(),
+                   what="the masked access log line")
+        assert "q5-secret-in-a-url" not in server.log()
         assert list(home.iterdir()) == [], "the server wrote into the home directory"
         loose = [str(path) for path in data_dir.rglob("*") if _mode(path) & 0o077]
         assert loose == [], "readable by others"

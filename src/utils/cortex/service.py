@@ -160,8 +160,10 @@ class CortexService:
         return staged_apply.recover_all(self)
 
     def current_revision(self, persona_id: str, filename: str):
-        """The file's latest revision row, reconciled with the disk (hold the lock)."""
-        return self._current(persona_id, filename)
+        """The file's latest revision row, reconciled with the disk (hold the lock); raises
+        PersonaNotFound for a persona deleted meanwhile, so a staged run recreates nothing."""
+        with self._hold(persona_id):
+            return self._current(persona_id, filename)
 
     def history(self, persona_id: str, filename: str) -> list[dict]:
         """The file's revisions, newest first (a change made on disk is recorded first)."""

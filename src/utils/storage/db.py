@@ -114,8 +114,12 @@ def _statements(sql: str) -> list[str]:
 
 def _owner_only(path: str) -> None:
     """Creates the database file 0600 (SQLite gives its -wal and -shm files the same mode) and
-    tightens an existing one and its companions."""
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    tightens an existing one and its companions. An existing file is never opened here: closing
+    any descriptor of it would drop the POSIX locks SQLite holds on it in this process."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except FileExistsError:
+        pass
     for name in (path, path + "-wal", path + "-shm", path + "-journal"):
         try:
             if os.stat(name).st_mode & 0o077:
