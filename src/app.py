@@ -12,7 +12,8 @@ from .routes import cortex_jobs, openapi, portability
 from .routes.errors import register_error_handlers
 from .routes.ws import sock
 from .utils import provider
-from .utils.logsafe import configure_logging
+from .utils.logsafe import configure_logging, register_secret
+from .utils.services.token_rules import WeakToken, checked_token
 
 log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
@@ -24,7 +25,7 @@ def create_app(config: dict | None = None) -> Flask:
     """Wires config → storage → services → blueprints; `config` replaces the environment."""
     app = Flask(__name__, instance_relative_config=False)
     app.config.update(config_module.load(app.instance_path, config))
-    configure_logging(app.config["LOG_LEVEL"])
+    configure_logging(app.config["LOG_LEVEL"], bool(app.config.get("LOG_PROMPTS")))
     provider.init_services(app)
     register_error_handlers(app)
     app.url_map.merge_slashes = False
@@ -57,13 +58,19 @@ def main() -> int:
     from gunicorn.app.base import BaseApplication
 
     config = config_module.load(Flask(__name__).instance_path, None)
-    configure_logging(config["LOG_LEVEL"])
+    configure_logging(config["LOG_LEVEL"], bool(config.get("LOG_PROMPTS")))
+    register_secret(config.get("ACCESS_TOKEN"))
     if sys.argv[1:2] in (["backup"], ["restore"]):
         return _portability_command(sys.argv[1:], config["DATA_DIR"])
     host, port = config["HOST"], int(config["PORT"])
     workers = os.environ.get("PERSONA_WORKERS", "2")
     if not workers.isdigit() or int(workers) < 1:
         log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
+        return 2
+    try:
+        config["ACCESS_TOKEN"] = checked_token(config.get("ACCESS_TOKEN"))
+    except WeakToken as err:
+        log.error("%s", err)
         return 2
     if not is_loopback(host) and not config.get("ACCESS_TOKEN"):
         log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see docs/security.md)",
@@ -78,11 +85,13 @@ def main() -> int:
             self.cfg.set("threads", 64)
             self.cfg.set("timeout", 120)
             self.cfg.set("accesslog", "-")
+            self.cfg.set("control_socket_disable", True)  # it would go to ~/.gunicorn, shared
 
         def load(self):
             return create_app()
 
     log.info("Persona Cortex on http://%s:%d", host, port)
+    os.umask(0o077)  # everything the server creates in the data directory is owner-only
     _Server().run()
     return 0
 

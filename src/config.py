@@ -15,6 +15,7 @@ ENV_KEYS = {
     "MODEL": "PERSONA_MODEL",
     "ACCESS_TOKEN": "PERSONA_ACCESS_TOKEN",
     "LOG_LEVEL": "PERSONA_LOG_LEVEL",
+    "LOG_PROMPTS": "PERSONA_LOG_PROMPTS",
 }
 
 
@@ -31,6 +32,7 @@ def defaults(instance_path: str) -> dict:
         "MODEL": DEFAULT_MODEL,
         "ACCESS_TOKEN": None,
         "LOG_LEVEL": "INFO",
+        "LOG_PROMPTS": False,
         "CORTEX_WORKER": True,
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "MAX_UPLOAD_LENGTH": 17 * 1024 * 1024,
@@ -47,6 +49,8 @@ def from_environment(dotenv_path: str = ".env") -> dict:
             found[key] = value
     if "PORT" in found:
         found["PORT"] = int(found["PORT"])
+    if "LOG_PROMPTS" in found:
+        found["LOG_PROMPTS"] = found["LOG_PROMPTS"].strip().lower() in ("1", "true", "yes", "on")
     return found
 
 

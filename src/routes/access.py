@@ -9,7 +9,10 @@ Before any view runs, each request passes four checks, in this order:
    own POSTs; "null" passes only together with the browser's own `Sec-Fetch-Site: same-origin`.
 3. Token: with `ACCESS_TOKEN` set, every request but /healthz, the sign-in page and its assets
    carries it (`Authorization: Bearer`, or the cookie /signin sets); wrong ones are rate-limited.
-4. Size: a body over MAX_CONTENT_LENGTH is refused with 413 before anything reads it.
+4. Size: a body over MAX_CONTENT_LENGTH (8 KB for the routes open without the token) is refused
+   with 413 before anything reads it.
+Nothing before the token check reads the body or touches the database, so requests without
+the token cost no more than their headers; wrong tokens are counted in SQLite (see access.py).
 """
 import logging
 from urllib.parse import quote
@@ -31,6 +34,7 @@ OPEN_ENDPOINTS = frozenset({"health.healthz", "access.signin_form", "access.sign
                             "access.sign_out"})
 SIGNIN_ASSETS = frozenset({"css/base.css", "css/signin.css", "js/signin.js", "img/icon.svg"})
 _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+OPEN_BODY_LIMIT = 8192
 
 
 @bp.record_once
@@ -69,14 +73,14 @@ def sign_in():
         return error_response(404, "sign_in_disabled",
                               "No access token is configured, so there is nothing to sign in to.")
     as_form = request.mimetype in _FORMS
-    data = request.form if as_form else json_body()
-    next_path = _safe_next(data.get("next")) if as_form else "/"
-    wait = limiter.retry_after(client)
+    wait = limiter.retry_after(client)  # before the body is read: a locked-out guess costs little
     if wait is not None:
         if as_form:
-            return _page(error=_wait_message(wait), next_path=next_path, status=429,
-                                 headers={"Retry-After": str(wait)})
+            return _page(error=_wait_message(wait), next_path=_safe_next(request.args.get("next")),
+                         status=429, headers={"Retry-After": str(wait)})
         return _too_many(wait)
+    data = request.form if as_form else json_body()
+    next_path = _safe_next(data.get("next")) if as_form else "/"
     if not gate.token_matches(data.get("token")):
         limiter.record_failure(client)
         log.warning("Failed sign-in from %s", client)
@@ -166,6 +170,9 @@ def _check_size():
     limit = current_app.config.get("MAX_CONTENT_LENGTH")
     if request.endpoint in UPLOAD_ENDPOINTS:
         limit = request.max_content_length = current_app.config["MAX_UPLOAD_LENGTH"]
+    if _is_open():  # reachable without the token: a sign-in needs a few hundred bytes
+        limit = min(limit or OPEN_BODY_LIMIT, OPEN_BODY_LIMIT)
+        request.max_content_length = limit
     if not limit:
         return None
     if request.content_length is not None:

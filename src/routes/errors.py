@@ -4,6 +4,7 @@ import logging
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from ..utils.cortex.errors import PersonaNotFound
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
 
@@ -43,6 +44,10 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
         return error_response(err.status, err.code, err.message, **err.extra)
+
+    @app.errorhandler(PersonaNotFound)
+    def _persona_gone(err: PersonaNotFound):
+        return error_response(404, "persona_not_found", "No persona with that id.")
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):

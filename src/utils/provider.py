@@ -11,22 +11,26 @@ from flask import Flask, current_app
 
 from .api_request import ApiClient
 from .cortex import CortexService
+from .cortex.personas_lookup import persona_exists
 from .cortex.service import DEFAULT_BUDGET
 from .cortex.trigger import CortexTrigger
 from .cortex.ownership import ProcessOwner
 from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
-from .services.access import FAILURE_LIMIT, FAILURE_WINDOW, AccessGate, FailureLimiter
+from .services.access import (FAILURE_LIMIT, FAILURE_WINDOW, GLOBAL_FAILURE_LIMIT, AccessGate,
+                              FailureLimiter)
 from .portability.backup_service import BackupService
 from .portability.service import CardService
 from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
+from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
+from .services.token_rules import checked_token
 from .storage import Database
 from .storage.settings import get_setting
 
@@ -37,12 +41,15 @@ EXTENSION = "persona_cortex"
 def init_services(app: Flask) -> dict:
     """Builds all services for `app` in dependency order and stores them on `app.extensions`."""
     config = app.config
-    os.makedirs(config["DATA_DIR"], exist_ok=True)
+    register_secret(config.get("ACCESS_TOKEN"))
+    config["ACCESS_TOKEN"] = checked_token(config.get("ACCESS_TOKEN"))  # before anything else
+    _owner_only_dir(config["DATA_DIR"])
     services: dict = {"config": config}
     services["db"] = Database(os.path.join(config["DATA_DIR"], "app.db"))
     services["cortex"] = _build_cortex(config, services["db"])
+    services["persona_cleanup"] = _build_cleanup(config, services)
     services["secrets"] = SecretStore(config["DATA_DIR"])
-    services.update(_build_access(config))
+    services.update(_build_access(config, services["db"]))
     services["api_client"] = _build_api_client(config, services["secrets"])
     services["settings"] = _build_settings_service(config, services)
     services["personas"] = _build_persona_service(services)
@@ -56,12 +63,24 @@ def init_services(app: Flask) -> dict:
     return services
 
 
+def _owner_only_dir(path: str) -> None:
+    """The data directory holds memories and keys: only its owner may list or enter it."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if os.stat(path).st_mode & 0o077:
+        os.chmod(path, 0o700)
+
+
 def _build_api_client(config, secrets: SecretStore) -> ApiClient:
-    """A key stored through the UI wins over `ANTHROPIC_API_KEY`."""
-    key = secrets.load_api_key() or config.get("ANTHROPIC_API_KEY")
-    register_secret(key)
+    """A key stored through the UI wins over `ANTHROPIC_API_KEY`; it is looked up before every
+    request, so a key set or removed through any worker process counts in all of them."""
+    env_key = config.get("ANTHROPIC_API_KEY") or None
+    register_secret(env_key)
+
+    def current_key() -> str | None:
+        return secrets.load_api_key() or env_key
+
     return ApiClient(
-        api_key=key,
+        key_source=current_key,
         base_url=config.get("ANTHROPIC_BASE_URL"),
         timeout=float(config["ANTHROPIC_TIMEOUT"]),
         max_retries=int(config["ANTHROPIC_MAX_RETRIES"]),
@@ -69,14 +88,15 @@ def _build_api_client(config, secrets: SecretStore) -> ApiClient:
     )
 
 
-def _build_access(config) -> dict:
-    """The access token gate and the per-address failure limiter (DESIGN §9)."""
-    token = config.get("ACCESS_TOKEN") or None
+def _build_access(config, db: Database) -> dict:
+    """The access token gate (the token passed token_rules in init_services) and the failure
+    limiter, per address and across all addresses and worker processes (DESIGN §9)."""
+    token = config.get("ACCESS_TOKEN")
     register_secret(token)
-    if token and len(token) < 16:
-        log.warning("PERSONA_ACCESS_TOKEN is short: use at least 16 random characters")
-    limiter = FailureLimiter(int(config.get("ACCESS_FAILURE_LIMIT", FAILURE_LIMIT)),
-                             float(config.get("ACCESS_FAILURE_WINDOW", FAILURE_WINDOW)))
+    limiter = FailureLimiter(
+        db, int(config.get("ACCESS_FAILURE_LIMIT", FAILURE_LIMIT)),
+        float(config.get("ACCESS_FAILURE_WINDOW", FAILURE_WINDOW)),
+        int(config.get("ACCESS_FAILURE_GLOBAL_LIMIT", GLOBAL_FAILURE_LIMIT)))
     return {"access_gate": AccessGate(token), "access_limiter": limiter}
 
 
@@ -89,7 +109,7 @@ def _build_settings_service(config, services: dict) -> SettingsService:
 
 def _build_persona_service(services: dict) -> PersonaService:
     """Seeds the shipped default persona (in the configured language) so one always exists."""
-    personas = PersonaService(services["db"], services["cortex"])
+    personas = PersonaService(services["db"], services["cortex"], services["persona_cleanup"])
     personas.ensure_default(services["settings"].values()["language"])
     return personas
 
@@ -98,9 +118,17 @@ def _build_cortex(config, db: Database) -> CortexService:
     """Templates follow the "app" settings (language, user name); `default` exists at start-up."""
     cortex = CortexService(config["DATA_DIR"], db,
                            settings=lambda: get_setting(db.conn(), "app", {}),
-                           budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)))
+                           budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)),
+                           exists=lambda persona_id: persona_exists(db.conn(), persona_id))
     cortex.ensure_cortex_files("default")
     return cortex
+
+
+def _build_cleanup(config, services: dict) -> PersonaCleanup:
+    """Finishes deletions a crash interrupted and removes orphans, before any request."""
+    cleanup = PersonaCleanup(services["db"], services["cortex"], config["DATA_DIR"])
+    cleanup.recover()
+    return cleanup
 
 
 def _build_cortex_updates(config, services: dict) -> dict:

@@ -200,3 +200,17 @@ def test_only_text_blocks_make_the_content_and_end_turn_tool_use_is_not_run(api,
     assert text_of([{"type": "text", "text": "A"}, {"type": "tool_use", "id": "t", "name": "x",
                                                      "input": {}}, {"type": "text", "text": "B"}]) == "A\nB"
     assert isinstance(result.raw_response, dict)
+
+
+def test_a_key_removed_between_rounds_is_not_sent_again(api, claude):
+    claude.enqueue(replies.tool_use([("read_file", {"filename": "memory.md"})]),
+                   replies.text("Never asked for."))
+
+    def executor(name, arguments):
+        api.set_api_key(None)  # as a DELETE of the key in any worker does before the next round
+        return True, "# Memory"
+
+    result = api.tool_request(config(), executor)
+
+    assert not result.success and result.error == "not_configured"
+    assert len(claude.requests) == 1

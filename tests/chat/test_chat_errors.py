@@ -76,16 +76,21 @@ def test_failure_mid_stream_keeps_the_partial_reply_marked_incomplete(server, sc
     ]
 
 
-def test_without_a_key_the_message_is_kept_and_the_error_says_what_to_do(
-        server, app, claude, make_session, rows):
-    provider.get_api_client(app).set_api_key(None)
-    session = make_session()
-    with ChatSocketClient(server.ws_url) as ws:
-        events = ws.chat(session["id"], "Hello?")
-    assert events[-1]["type"] == "error" and events[-1]["code"] == "not_configured"
-    assert "Settings" in events[-1]["message"]
-    assert rows("SELECT role, content FROM messages") == [{"role": "user", "content": "Hello?"}]
-    assert claude.requests == []
+class TestWithoutAKey:
+    @pytest.fixture
+    def app_config(self, app_config):
+        return {**app_config, "ANTHROPIC_API_KEY": None}
+
+    def test_the_message_is_kept_and_the_error_says_what_to_do(self, server, claude,
+                                                                make_session, rows):
+        session = make_session()
+        with ChatSocketClient(server.ws_url) as ws:
+            events = ws.chat(session["id"], "Hello?")
+        assert events[-1]["type"] == "error" and events[-1]["code"] == "not_configured"
+        assert "Settings" in events[-1]["message"]
+        assert rows("SELECT role, content FROM messages") == [
+            {"role": "user", "content": "Hello?"}]
+        assert claude.requests == []
 
 
 def test_a_failed_turn_is_answered_by_regenerate(server, claude, script, make_session, rows):

@@ -2,6 +2,7 @@
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -39,7 +40,8 @@ class ServerProcess:
     def __enter__(self) -> "ServerProcess":
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=self.env,
-                                     stdout=self._log, stderr=subprocess.STDOUT)
+                                     stdout=self._log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
         try:
             self._wait_until_up()
         except BaseException:
@@ -56,6 +58,11 @@ class ServerProcess:
             self.proc.wait()
         self._log.close()
         self.proc.__exit__(None, None, None)
+
+    def kill(self) -> None:
+        """SIGKILLs the master and every worker at once (its own process group), like a crash."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=15)
 
     def log(self) -> str:
         """What the server printed so far."""

@@ -5,8 +5,14 @@ import pytest
 
 from src.utils.services.access import AccessGate, FailureLimiter
 from src.utils.services.origins import is_loopback_host, is_own_origin, own_origins, parse_origin
+from src.utils.storage import Database
 
 TOKEN = "gate-token-" + "k" * 40
+
+
+@pytest.fixture
+def db(data_dir):
+    return Database(str(data_dir / "app.db"))
 
 
 class Clock:
@@ -57,9 +63,9 @@ def test_how_long_a_check_takes_does_not_depend_on_where_the_guess_goes_wrong():
     assert 0.5 < ratio < 2.0, ratio
 
 
-def test_the_limiter_locks_after_the_limit_and_frees_after_the_window():
+def test_the_limiter_locks_after_the_limit_and_frees_after_the_window(db):
     clock = Clock()
-    limiter = FailureLimiter(3, 60.0, clock=clock)
+    limiter = FailureLimiter(db, 3, 60.0, clock=clock)
     for _ in range(2):
         limiter.record_failure("a")
         assert limiter.retry_after("a") is None
@@ -73,12 +79,23 @@ def test_the_limiter_locks_after_the_limit_and_frees_after_the_window():
     assert limiter.retry_after("a") is None
 
 
-def test_the_limiter_forgets_the_oldest_clients_first():
-    limiter = FailureLimiter(1, 60.0, clock=Clock(), max_clients=2)
-    for client in ("a", "b", "c"):
-        limiter.record_failure(client)
-    assert limiter.retry_after("a") is None
-    assert limiter.retry_after("b") == limiter.retry_after("c") == 60
+def test_the_global_cap_locks_everyone_when_many_addresses_guess(db):
+    clock = Clock()
+    limiter = FailureLimiter(db, 3, 60.0, global_limit=5, clock=clock)
+    for n in range(5):
+        limiter.record_failure(f"198.51.100.{n}")
+        clock.now += 1
+    assert limiter.retry_after("203.0.113.9") == 55  # never failed, but the cap is reached
+    clock.now += 55
+    assert limiter.retry_after("203.0.113.9") is None
+
+
+def test_every_limiter_on_the_database_sees_the_same_failures(db, data_dir):
+    other = FailureLimiter(Database(str(data_dir / "app.db")), 2, 60.0)  # another process
+    mine = FailureLimiter(db, 2, 60.0)
+    mine.record_failure("a")
+    other.record_failure("a")
+    assert mine.retry_after("a") is not None and other.retry_after("a") is not None
 
 
 @pytest.mark.parametrize("value,expected", [

@@ -1,8 +1,10 @@
 """`ApiClient`: the app's one door to Claude, returning our own types and stable error codes.
 
 The SDK client is rebuilt whenever the key changes; each call takes a reference under the lock,
-so a request in flight finishes on the client it started with. The SDK's own retries and
-timeouts are used as configured.
+so a request in flight finishes on the client it started with. With a `key_source` (the app's:
+the stored key, else the environment's) the key is looked up before every request and every
+round of a tool loop, so a key set or removed by another worker process is used, or no longer
+sent, from the next request on. The SDK's own retries and timeouts are used as configured.
 
 Seed 000's surface lives here, exactly: `ApiClient` with `tool_request()`, the static
 `_extract_text_from_content()`, the `ToolExecutor` alias and `MAX_TOOL_ROUNDS`; the SDK client is
@@ -21,13 +23,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import anthropic
 
 from ..logsafe import register_secret
 from .anthropic import message_dict, text_of, usage_dict
-from .errors import ApiFailure, failure, from_exception
+from .errors import ApiFailure, KeyRemoved, failure, from_exception
 from .handler import ToolHandler
 from .request_builder import build_kwargs
 from .sdk import sdk_options
@@ -44,7 +46,8 @@ class ApiClient:
     """Sends requests to the Messages API: plain, streaming, and with a tool_use loop."""
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None,
-                 timeout: float = 60.0, max_retries: int = 2, default_model: str | None = None):
+                 timeout: float = 60.0, max_retries: int = 2, default_model: str | None = None,
+                 key_source: Callable[[], str | None] | None = None):
         self.base_url = base_url
         self.timeout = timeout
         self.max_retries = max_retries
@@ -52,12 +55,13 @@ class ApiClient:
         self._lock = threading.Lock()
         self._key: str | None = None
         self._sdk: Any = None
-        self.set_api_key(api_key)
+        self._key_source = key_source
+        self.set_api_key(api_key if key_source is None else key_source())
 
     @property
     def is_ready(self) -> bool:
         """Whether a key is configured (not whether it is valid: see `check_key`)."""
-        return self._sdk is not None
+        return self._current()[0] is not None
 
     @property
     def client(self) -> Any:
@@ -127,7 +131,7 @@ class ApiClient:
         sdk, key = self._current()
         if sdk is None:
             return _failed(failure("not_configured"))
-        return ToolLoop(sdk.messages.create, config, self._model(config), executor, key).run()
+        return ToolLoop(self._create_now, config, self._model(config), executor, key).run()
 
     def check_key(self, key: str) -> ApiResponse:
         """Validates `key` with one tiny request on a temporary client, before anyone stores it."""
@@ -150,8 +154,22 @@ class ApiClient:
         return anthropic.Anthropic(**sdk_options(key, self.base_url, self.timeout, retries))
 
     def _current(self) -> tuple[Any, str | None]:
+        if self._key_source is not None:
+            key = self._key_source()
+            key = key.strip() if key else None
+            with self._lock:
+                changed = key != self._key
+            if changed:
+                self.set_api_key(key)
         with self._lock:
             return self._sdk, self._key
+
+    def _create_now(self, **kwargs) -> Any:
+        """One `messages.create` with the key as it is now (a tool loop's later rounds too)."""
+        sdk, _ = self._current()
+        if sdk is None:
+            raise KeyRemoved()
+        return sdk.messages.create(**kwargs)
 
     def _model(self, config: RequestConfig) -> str:
         return config.model or self.default_model

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 import anthropic
 import httpx2
 
+from ..logsafe import mask_secrets, register_secret
+
 log = logging.getLogger(__name__)
+
+
+class KeyRemoved(Exception):
+    """The API key was removed (in any worker) while a multi-round run was under way."""
 
 
 @dataclass(frozen=True)
@@ -70,14 +76,18 @@ def failure(code: str, detail: str | None = None, secret: str | None = None) -> 
 
 
 def mask(text: str, secret: str | None) -> str:
-    """`text` with every occurrence of `secret` replaced."""
+    """`text` with `secret` and every run of 8 or more characters of it (or of any other known
+    key) replaced: an upstream message echoing `sk-ant-api03-SECRETKEY...` shows no part of it."""
+    register_secret(secret)
     if secret and len(secret) >= 4:
-        return text.replace(secret, "[redacted]")
-    return text
+        text = text.replace(secret, "[redacted]")
+    return mask_secrets(text)
 
 
 def from_exception(exc: BaseException, secret: str | None = None) -> ApiFailure:
     """Maps an exception raised while talking to the API to an ApiFailure."""
+    if isinstance(exc, KeyRemoved):
+        return failure("not_configured")
     if isinstance(exc, anthropic.APIStatusError):
         return _from_status_error(exc, secret)
     if isinstance(exc, (anthropic.APITimeoutError, httpx2.TimeoutException)):

@@ -43,3 +43,11 @@ class RevisionNotFound(LookupError):
 
 class UnsafePath(ValueError):
     """A cortex path resolves outside `<data_dir>/cortex` (e.g. through a symlink); not touched."""
+
+
+class PersonaNotFound(LookupError):
+    """The persona does not exist (or was deleted); nothing was read, created or written."""
+
+    def __init__(self, persona_id: str):
+        super().__init__(f"No persona {persona_id!r}: it does not exist or was deleted.")
+        self.persona_id = persona_id

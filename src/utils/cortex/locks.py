@@ -4,7 +4,8 @@ A threading.RLock orders the threads of one process; `fcntl.flock` on
 `<lock_dir>/<persona_id>.lock` orders processes. The flock is taken when a thread first enters
 and released when it leaves its outermost `with`, so the lock is re-entrant within a thread.
 The kernel drops a flock when its holder dies, so a killed writer never leaves the persona locked.
-Lock files are never deleted: removing one while held would let a second process lock a new inode.
+A lock file is deleted only with its persona (`remove_file`, while held): a process that then
+locks the old inode or a new file finds the persona gone and touches nothing.
 """
 import fcntl
 import os
@@ -43,6 +44,13 @@ class PersonaLocks:
                     fd, entry.fd = entry.fd, None
                     fcntl.flock(fd, fcntl.LOCK_UN)
                     os.close(fd)
+
+    def remove_file(self, persona_id: str) -> None:
+        """Deletes the persona's lock file; call it holding the lock, after the persona is gone."""
+        try:
+            os.unlink(os.path.join(self.lock_dir, f"{persona_id}.lock"))
+        except FileNotFoundError:
+            pass
 
     def _entry(self, persona_id: str) -> _Entry:
         with self._guard:

@@ -5,7 +5,10 @@ reconciling disk and database (`_current`): a killed writer's pending revision i
 missing file is recreated (template, or its last revision), and a file changed on disk outside
 the app is recorded as an `external` revision, so nothing on disk is ever overwritten unrecorded.
 A file whose stat and revision rows are as last seen is not read again (see `snapshots.py`).
-Writes are atomic (temp file, fsync, rename, fsync dir). Writing the content a file already has
+Before anything else, under the lock, the persona must still exist (the `exists` check the app
+wires to the personas table): a read or write that waited for the lock while the persona was
+deleted gets PersonaNotFound and creates nothing. Writes are atomic (temp file, fsync, rename,
+fsync dir). Writing the content a file already has
 creates no revision and returns the current revision id ("every change a revision": no change,
 no revision), so saving twice or re-applying an edit is harmless.
 """
@@ -13,13 +16,15 @@ import logging
 import os
 import shutil
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable
 
 from . import revisions as store
 from . import staged_apply
 from .atomic import atomic_write, remove_stale_temp_files
-from .errors import CortexSizeError, InvalidContent, RevisionConflict, RevisionNotFound
+from .errors import (CortexSizeError, InvalidContent, PersonaNotFound, RevisionConflict,
+                     RevisionNotFound)
 from .locks import PersonaLocks
 from .paths import CORTEX_FILES, DEFAULT_PERSONA, CortexPaths, validate_persona_id
 from .snapshots import FileSnapshots, read_with_stat
@@ -50,8 +55,10 @@ class CortexService:
     """Reads, writes and versions the cortex files of every persona under `<data_dir>/cortex`."""
 
     def __init__(self, data_dir: str, db, settings: Callable[[], dict] | None = None,
-                 budget: int = DEFAULT_BUDGET, snapshots: FileSnapshots | None = None):
+                 budget: int = DEFAULT_BUDGET, snapshots: FileSnapshots | None = None,
+                 exists: Callable[[str], bool] | None = None):
         self.db = db
+        self._exists = exists
         self.paths = CortexPaths(data_dir)
         self.budget = int(budget)
         self.hard_cap = HARD_CAP_FACTOR * self.budget
@@ -63,13 +70,22 @@ class CortexService:
         """The persona's lock (a context manager): re-entrant, and held against other processes."""
         return self._locks.hold(validate_persona_id(persona_id))
 
+    @contextmanager
+    def _hold(self, persona_id: str):
+        """The persona's lock, then the check that it still exists (re-checked after any wait)."""
+        with self.lock(persona_id):
+            if self._exists is not None and not self._exists(persona_id):
+                self._locks.remove_file(persona_id)  # taking the lock created it anew
+                raise PersonaNotFound(persona_id)
+            yield
+
     def get_cortex_path(self, persona_id: str) -> str:
         """The directory holding the persona's three files."""
         return self.paths.persona_dir(persona_id)
 
     def ensure_cortex_files(self, persona_id: str) -> None:
         """Creates missing files from the templates (recorded as `template` revisions)."""
-        with self.lock(persona_id):
+        with self._hold(persona_id):
             for filename in CORTEX_FILES:
                 self._current(persona_id, filename)
 
@@ -85,12 +101,12 @@ class CortexService:
     def read_file_info(self, persona_id: str, filename: str) -> CortexFile:
         """The file with its revision and size; raises on I/O errors."""
         self._validate(persona_id, filename)
-        with self.lock(persona_id):
+        with self._hold(persona_id):
             return self._file(self._current(persona_id, filename))
 
     def read_all_info(self, persona_id: str) -> list[CortexFile]:
         """All three files, read under one lock."""
-        with self.lock(persona_id):
+        with self._hold(persona_id):
             return [self._file(self._current(persona_id, name)) for name in CORTEX_FILES]
 
     def read_all(self, persona_id: str) -> dict[str, str]:
@@ -110,7 +126,7 @@ class CortexService:
         """Replaces the whole file; returns the new revision id (the current one if unchanged)."""
         self._validate(persona_id, filename, author)
         self._check_content(filename, content)
-        with self.lock(persona_id):
+        with self._hold(persona_id):
             current = self._current(persona_id, filename)
             self._check_expected(current, expected_revision)
             return self._commit(persona_id, filename, content, current, author=author,
@@ -121,7 +137,7 @@ class CortexService:
                   message_range=None, summary: str | None = None) -> int:
         """Applies `transform(current) -> new` under the lock, so no concurrent edit is lost."""
         self._validate(persona_id, filename, author)
-        with self.lock(persona_id):
+        with self._hold(persona_id):
             current = self._current(persona_id, filename)
             self._check_expected(current, expected_revision)
             content = transform(current["content"])
@@ -144,13 +160,15 @@ class CortexService:
         return staged_apply.recover_all(self)
 
     def current_revision(self, persona_id: str, filename: str):
-        """The file's latest revision row, reconciled with the disk (hold the lock)."""
-        return self._current(persona_id, filename)
+        """The file's latest revision row, reconciled with the disk (hold the lock); raises
+        PersonaNotFound for a persona deleted meanwhile, so a staged run recreates nothing."""
+        with self._hold(persona_id):
+            return self._current(persona_id, filename)
 
     def history(self, persona_id: str, filename: str) -> list[dict]:
         """The file's revisions, newest first (a change made on disk is recorded first)."""
         self._validate(persona_id, filename)
-        with self.lock(persona_id):
+        with self._hold(persona_id):
             self._current(persona_id, filename)
             return store.list_revisions(self.db.conn(), persona_id, filename)
 
@@ -178,7 +196,9 @@ class CortexService:
                                summary="Reset to the template")
 
     def delete_cortex_dir(self, persona_id: str) -> bool:
-        """Deletes a persona's files and revisions; False for `default` or if nothing existed."""
+        """Deletes a persona's files, revisions and lock file (the persona row must be gone
+        already, so nobody who waited for the lock recreates anything); False for `default` or
+        if nothing existed; raises OSError when the directory could not be removed."""
         validate_persona_id(persona_id)
         if persona_id == DEFAULT_PERSONA:
             log.warning("The default persona's cortex cannot be deleted")
@@ -186,14 +206,11 @@ class CortexService:
         with self.lock(persona_id):
             directory = self.paths.persona_dir(persona_id)
             existed = os.path.isdir(directory)
-            try:
-                if existed:
-                    shutil.rmtree(directory)
-            except OSError:
-                log.exception("Could not delete the cortex of %s", persona_id)
-                return False
+            if existed:
+                shutil.rmtree(directory)
             deleted = store.delete_persona_revisions(self.db.conn(), persona_id)
             self._snapshots.forget(persona_id)
+            self._locks.remove_file(persona_id)
         log.info("Deleted the cortex of %s (%d revisions)", persona_id, deleted)
         return existed or deleted > 0
 

@@ -18,6 +18,7 @@ from ..api_request.types import RequestConfig
 from ..storage.personas import get_persona
 from ..storage.settings import get_setting
 from . import jobs
+from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
 from .personas_lookup import persona_exists
 from .settings import load_cortex_settings
@@ -125,7 +126,7 @@ class CortexUpdateService:
                                 f"{err.filename} was edited while the update ran and its edits "
                                 "no longer fit; the update runs again later.", True,
                                 response.usage)
-        except NotApplied:
+        except (NotApplied, PersonaNotFound):
             return self._failed(persona_id, job_id, toolbox, "interrupted",
                                 "The update lost its job (persona deleted or lease expired); "
                                 "nothing was applied.", True, response.usage)

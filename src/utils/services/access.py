@@ -3,7 +3,8 @@
 Nothing compares secrets directly: both sides are reduced to an HMAC first and compared with
 `hmac.compare_digest`, so neither the content nor the length of the token shows in the timing.
 The cookie holds `HMAC(token, "session-cookie")`, never the token itself, and stops working
-when the token changes. Failed attempts are counted per client address in a sliding window.
+when the token changes. Failed attempts are counted per client address and across all
+addresses in a sliding window, in SQLite, so the limits hold across worker processes.
 """
 import hashlib
 import hmac
@@ -18,7 +19,7 @@ COOKIE_NAME = "persona_session"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 FAILURE_LIMIT = 10
 FAILURE_WINDOW = 60.0
-TRACKED_CLIENTS_MAX = 10_000
+GLOBAL_FAILURE_LIMIT = 100
 
 
 class AccessGate:
@@ -58,49 +59,40 @@ class AccessGate:
 
 
 class FailureLimiter:
-    """Counts failed attempts per client; after `limit` within `window` seconds, it is locked
-    until the oldest of them is older than the window."""
+    """Counts failed attempts in SQLite, so every worker process sees them all: a client with
+    `limit` failures within `window` seconds, or everyone once `global_limit` failures from any
+    addresses fell within the window, must wait until the oldest of them leaves the window."""
 
-    def __init__(self, limit: int = FAILURE_LIMIT, window: float = FAILURE_WINDOW, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 max_clients: int = TRACKED_CLIENTS_MAX):
-        self.limit, self.window = limit, window
+    def __init__(self, db, limit: int = FAILURE_LIMIT, window: float = FAILURE_WINDOW,
+                 global_limit: int = GLOBAL_FAILURE_LIMIT, *,
+                 clock: Callable[[], float] = time.time):
+        self.limit, self.window, self.global_limit = limit, window, global_limit
+        self._db = db
         self._clock = clock
-        self._max_clients = max_clients
-        self._failures: OrderedDict[str, deque] = OrderedDict()
-        self._lock = threading.Lock()
 
     def retry_after(self, client: str) -> int | None:
         """Seconds until `client` may try again, or None when it is not locked out."""
-        with self._lock:
-            times = self._current(client)
-            if times is None or len(times) < self.limit:
-                return None
-            return max(1, math.ceil(times[0] + self.window - self._clock()))
+        now = self._clock()
+        conn, cutoff = self._db.conn(), now - self.window
+        mine = conn.execute("SELECT at FROM access_failures WHERE client = ? AND at > ? "
+                            "ORDER BY at DESC LIMIT 1 OFFSET ?",
+                            (client, cutoff, self.limit - 1)).fetchone()
+        everyone = conn.execute("SELECT at FROM access_failures WHERE at > ? "
+                                "ORDER BY at DESC LIMIT 1 OFFSET ?",
+                                (cutoff, self.global_limit - 1)).fetchone()
+        oldest = max((row[0] for row in (mine, everyone) if row is not None), default=None)
+        if oldest is None:
+            return None
+        return max(1, math.ceil(oldest + self.window - now))
 
     def record_failure(self, client: str) -> None:
-        """Counts one failed attempt by `client`."""
-        with self._lock:
-            times = self._current(client)
-            if times is None:
-                times = self._failures[client] = deque(maxlen=self.limit)
-            times.append(self._clock())
-            self._failures.move_to_end(client)
-            while len(self._failures) > self._max_clients:
-                self._failures.popitem(last=False)
-
-    def _current(self, client: str) -> deque | None:
-        """The client's failures inside the window (older ones dropped), or None."""
-        times = self._failures.get(client)
-        if times is None:
-            return None
-        cutoff = self._clock() - self.window
-        while times and times[0] <= cutoff:
-            times.popleft()
-        if not times:
-            del self._failures[client]
-            return None
-        return times
+        """Counts one failed attempt by `client` (and forgets those older than the window)."""
+        now = self._clock()
+        with self._db.transaction():
+            conn = self._db.conn()
+            conn.execute("INSERT INTO access_failures (client, at) VALUES (?, ?)",
+                          (client[:200], now))
+            conn.execute("DELETE FROM access_failures WHERE at <= ?", (now - self.window,))
 
 
 def _mac(key: str, message: str) -> str:

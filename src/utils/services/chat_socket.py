@@ -184,4 +184,7 @@ def _send_at_once(ws) -> None:
     """Turns off Nagle's algorithm: a chunk is a small write that must not wait for an ACK."""
     sock = getattr(ws, "sock", None)
     if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:  # the client closed right after the handshake: reading will tell
+            log.debug("WebSocket closed before it was used")

@@ -8,6 +8,7 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from ..storage import deletions
 from ..storage import personas as store
 from . import persona_fields
 from . import validation as check
@@ -25,9 +26,10 @@ READ_ONLY = ("id", "created_at", "updated_at", "avatar_url")
 class PersonaService:
     """Creates, reads, updates and deletes personas; keeps their cortex directories in step."""
 
-    def __init__(self, db, cortex_service, default_file: Path = DEFAULT_PERSONA_FILE):
+    def __init__(self, db, cortex_service, cleanup, default_file: Path = DEFAULT_PERSONA_FILE):
         self._db = db
         self._cortex = cortex_service
+        self._cleanup = cleanup
         self._default_file = default_file
 
     def list(self) -> list[dict]:
@@ -73,13 +75,19 @@ class PersonaService:
         return persona
 
     def delete(self, persona_id: str) -> None:
-        """Deletes a persona with its sessions, messages and cortex; 'default' is refused (409)."""
+        """Deletes a persona with its sessions, messages and cortex; 'default' is refused (409).
+
+        The row goes with a tombstone in one transaction (from then on nothing can recreate the
+        cortex), then the files under the persona's lock; a crash in between is completed at
+        start-up (see persona_cleanup)."""
         if persona_id == DEFAULT_PERSONA_ID:
             raise ServiceError(409, "default_persona", "The default persona cannot be deleted.")
         self.get(persona_id)
-        if not store.delete_persona(self._db.conn(), persona_id):
-            raise not_found("persona", persona_id)
-        self._cortex.delete_cortex_dir(persona_id)
+        with self._db.transaction():
+            if not store.delete_persona(self._db.conn(), persona_id):
+                raise not_found("persona", persona_id)
+            deletions.record(self._db.conn(), persona_id)
+        self._cleanup.purge(persona_id)
         log.info("Deleted persona %s", persona_id)
 
     def ensure_default(self, language: str = "en") -> bool:

@@ -5,6 +5,8 @@ import os
 import tempfile
 import threading
 
+from ..logsafe import register_secret
+
 log = logging.getLogger(__name__)
 
 
@@ -14,18 +16,34 @@ class SecretStore:
     def __init__(self, data_dir: str):
         self.path = os.path.join(data_dir, "secrets.json")
         self._lock = threading.Lock()
+        self._reported: tuple | None = None
 
     def load_api_key(self) -> str | None:
-        """The stored key, or None when none is stored or the file is unreadable."""
+        """The stored key, or None when none is stored or the file is unreadable (read before
+        every upstream request, so a key another worker process stored or removed counts; the
+        key read is masked in this process's logs from then on)."""
         try:
             with open(self.path, encoding="utf-8") as fh:
                 value = json.load(fh).get("anthropic_api_key")
         except FileNotFoundError:
             return None
         except (OSError, ValueError, AttributeError):
-            log.error("secrets.json is unreadable; ignoring it")
+            self._report_unreadable()
             return None
-        return value if isinstance(value, str) and value else None
+        value = value if isinstance(value, str) and value else None
+        register_secret(value)
+        return value
+
+    def _report_unreadable(self) -> None:
+        """Logs a broken secrets.json once per version of the file, not on every request."""
+        try:
+            st = os.stat(self.path)
+            version = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            version = None
+        if version != self._reported:
+            self._reported = version
+            log.error("secrets.json is unreadable; ignoring it")
 
     def save_api_key(self, key: str) -> None:
         """Stores `key` (mode 0600, temp file + fsync + rename)."""

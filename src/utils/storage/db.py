@@ -33,6 +33,7 @@ def connect(path: str, write_lock=None) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA secure_delete=ON")  # deleted memories do not linger in free pages
     conn.execute("PRAGMA busy_timeout=30000")
     return conn
 
@@ -111,6 +112,22 @@ def _statements(sql: str) -> list[str]:
     return statements
 
 
+def _owner_only(path: str) -> None:
+    """Creates the database file 0600 (SQLite gives its -wal and -shm files the same mode) and
+    tightens an existing one and its companions. An existing file is never opened here: closing
+    any descriptor of it would drop the POSIX locks SQLite holds on it in this process."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+    except FileExistsError:
+        pass
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except FileNotFoundError:
+            continue
+
+
 class Database:
     """The app's database file: migrated once at start-up, one connection per thread."""
 
@@ -119,6 +136,7 @@ class Database:
         self._local = threading.local()
         self._write_lock = threading.RLock()
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        _owner_only(path)
         with_conn = connect(path)
         try:
             migrate(with_conn)
