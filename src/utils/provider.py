@@ -14,6 +14,7 @@ from .cortex import CortexService
 from .cortex.service import DEFAULT_BUDGET
 from .cortex.trigger import CortexTrigger
 from .cortex.ownership import ProcessOwner
+from .cortex.review import ProposalService
 from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
@@ -112,8 +113,9 @@ def _build_cortex_updates(config, services: dict) -> dict:
     def app_settings() -> dict:
         return get_setting(db.conn(), "app", {})
 
+    proposals = ProposalService(services["cortex"], db)
     update = CortexUpdateService(services["api_client"], services["cortex"], db, app_settings,
-                                 default_model=config["MODEL"])
+                                 default_model=config["MODEL"], proposals=proposals)
     worker = CortexWorker(db, update, owner,
                           lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
     worker.recover_interrupted()
@@ -122,7 +124,7 @@ def _build_cortex_updates(config, services: dict) -> dict:
         worker.start(tick=trigger.scan_idle)
         atexit.register(worker.stop)
     return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger,
-            "job_owner": owner}
+            "job_owner": owner, "proposals": proposals}
 
 
 def _build_chat_service(services: dict) -> ChatService:
@@ -213,6 +215,11 @@ def get_cortex_trigger(app: Flask | None = None) -> CortexTrigger:
 def get_cortex_worker(app: Flask | None = None) -> CortexWorker:
     """Runs queued cortex updates; `subscribe` reports finished jobs."""
     return _get("cortex_worker", app)
+
+
+def get_proposal_service(app: Flask | None = None) -> ProposalService:
+    """Review mode: a persona's proposals (accept, edit, reject)."""
+    return _get("proposals", app)
 
 
 def get_access_gate(app: Flask | None = None) -> AccessGate:

@@ -43,3 +43,19 @@ class RevisionNotFound(LookupError):
 
 class UnsafePath(ValueError):
     """A cortex path resolves outside `<data_dir>/cortex` (e.g. through a symlink); not touched."""
+
+
+class ProposalNotFound(LookupError):
+    """No proposal with that id exists for this persona (or it has no such file)."""
+
+
+class ProposalDecided(Exception):
+    """The proposal (or the file) was already accepted or rejected."""
+
+
+class ProposalConflict(Exception):
+    """A stale proposal's edits no longer apply to the current text; `files` is the conflict view."""
+
+    def __init__(self, message: str, files: list[dict]):
+        super().__init__(message)
+        self.files = files

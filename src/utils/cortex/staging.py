@@ -40,8 +40,14 @@ class Edit:
     args: dict
 
     def to_dict(self) -> dict:
-        """The JSON shape kept on a failed job for inspection."""
+        """The JSON shape kept on a failed job for inspection (and in a proposal)."""
         return {"action": self.action, **self.args}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Edit":
+        """The edit `to_dict` describes."""
+        args = {key: value for key, value in data.items() if key != "action"}
+        return cls(data["action"], args)
 
 
 @dataclass
@@ -68,6 +74,13 @@ class StagedEdits:
         self.hard_cap = hard_cap
         self._files = {name: StagedFile(name, rev, text, text)
                        for name, (rev, text) in files.items() if name in CORTEX_FILES}
+
+    def add_file(self, filename: str, base_revision: int, base_content: str, content: str,
+                 edits=()) -> StagedFile:
+        """Stages a file whose edits were made earlier (a proposal): taken as they are."""
+        self._files[filename] = StagedFile(filename, base_revision, base_content, content,
+                                           list(edits))
+        return self._files[filename]
 
     def file(self, filename: str) -> StagedFile:
         """The staged state of one file."""
