@@ -13,7 +13,8 @@ from ..utils.cortex.paths import CORTEX_FILES
 from ..utils.cortex.persona_settings import load_persona_settings, save_persona_settings
 from ..utils.cortex.personas_lookup import persona_exists
 from ..utils.cortex.settings import InvalidSetting
-from ..utils.provider import get_db, get_proposal_service
+from ..utils.cortex import pins
+from ..utils.provider import get_cortex_service, get_db, get_proposal_service
 from .cortex import _expected_revision
 from .errors import ApiError, error_response, json_body
 from .guards import persona_id
@@ -88,6 +89,18 @@ def reject_proposal(pid: str, proposal_id: str):
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
     filename = _filename(json_body(required=False))
     return jsonify(get_proposal_service().reject(pid, proposal_id, filename=filename))
+
+
+@bp.get(BASE + "/<filename>/pins", **_RULE)
+def read_pins(pid: str, filename: str):
+    """The file's pinned blocks and warnings about broken markers (treated as unpinned)."""
+    pid = _persona(pid)
+    if filename not in CORTEX_FILES:
+        raise ApiError(404, "cortex_file_not_found", "No cortex file with that name.")
+    info = get_cortex_service().read_file_info(pid, filename)
+    spans, warnings = pins.parse(info.content)
+    return jsonify({"filename": filename, "revision": info.revision,
+                    "pins": [span.to_dict() for span in spans], "warnings": warnings})
 
 
 def _filename(body: dict) -> str | None:

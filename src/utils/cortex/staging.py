@@ -11,6 +11,7 @@ edit, so it is a conflict: the person's edit always wins.
 """
 from dataclasses import dataclass, field
 
+from . import pins
 from .paths import CORTEX_FILES
 
 
@@ -121,6 +122,8 @@ class StagedEdits:
             except EditError as err:
                 raise StagingConflict(filename, f"{edit.action} no longer applies "
                                                 f"({err.kind})") from None
+        if pins.violation(content, text) is not None:
+            raise StagingConflict(filename, "the edits would change text pinned meanwhile")
         staged.base_revision, staged.base_content, staged.content = revision, content, text
         return True
 
@@ -142,6 +145,9 @@ class StagedEdits:
         staged = self._files[filename]
         text = _replay(edit, staged.content, initial=True)
         self._check(text)
+        broken = pins.violation(staged.content, text)
+        if broken is not None:
+            raise EditError("pinned", span=broken)
         staged.content = text
         staged.edits.append(edit)
         return text

@@ -204,6 +204,15 @@ def _edit_error(filename: str, err: EditError, budget: int) -> str:
                 f"{cap:,} ({cap // budget} x the budget of {budget:,}). Nothing was written. "
                 "Consolidate the file instead: merge duplicates, summarise older entries and "
                 "drop what no longer matters, then write it within the budget.")
+    if err.kind == "pinned":
+        span = details["span"]
+        if span == "added":
+            return (f"Refused: this edit would add a pinned block to {filename}. Only the person "
+                    "pins text; write it without <!-- pin --> markers. Nothing was changed.")
+        return (f"Refused: this edit would change or remove pinned text in {filename}: the "
+                f"pinned block at {span.describe()}. Pinned text (from <!-- pin --> through "
+                "<!-- /pin -->, markers included) belongs to the person: keep it exactly as it "
+                "is and edit only around it. Nothing was changed.")
     return f"The text for {filename} is not valid Unicode text. Nothing was written."
 
 

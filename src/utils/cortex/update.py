@@ -19,6 +19,7 @@ from ..storage.personas import get_persona
 from ..storage.settings import get_setting
 from . import jobs
 from .paths import CORTEX_FILES, validate_persona_id
+from . import pins
 from .persona_settings import review_mode
 from .personas_lookup import persona_exists
 from .review import ProposalService
@@ -196,10 +197,11 @@ def render_file(file) -> str:
     budget = file.budget
     over = ' over_budget="yes"' if file.chars > budget else ""
     body = prompts.fence(file.content)
+    pinned = pins.mark_for_model(file.content)
     if body and not body.endswith("\n"):
         body += "\n"
     return (f'<cortex_file name="{file.filename}" chars="{file.chars} / {budget}" '
-            f'lines="{len(split_lines(file.content))}"{over}>\n{body}</cortex_file>')
+            f'lines="{len(split_lines(file.content))}"{over}{pinned}>\n{body}</cortex_file>')
 
 
 def render_conversation(messages: list[dict], char_name: str, user_name: str,

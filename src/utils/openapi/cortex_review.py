@@ -67,6 +67,25 @@ def paths() -> dict:
                              requestBody=json_body(obj(
                                  SCHEMAS["MemorySettings"]["properties"], additional=False))),
         },
+        base + "/{filename}/pins": {
+            "parameters": [PERSONA_PARAM, path_param("filename", _FILENAME, "A cortex file.")],
+            "get": operation(
+                "readPins", "cortex", "The file's pinned blocks and broken-marker warnings.",
+                {"200": json_response("Pins (character offsets, end exclusive; 1-based lines).",
+                                      obj({"filename": _FILENAME, "revision": {"type": "integer"},
+                                           "pins": {"type": "array", "items": obj({
+                                               "start": {"type": "integer"},
+                                               "end": {"type": "integer"},
+                                               "first_line": {"type": "integer"},
+                                               "last_line": {"type": "integer"},
+                                               "chars": {"type": "integer"}})},
+                                           "warnings": {"type": "array", "items": obj({
+                                               "line": {"type": "integer"},
+                                               "message": {"type": "string"}})}},
+                                          required=("filename", "revision", "pins",
+                                                    "warnings"))),
+                 **errors("404")}),
+        },
         base + "/proposals": {
             "parameters": [PERSONA_PARAM],
             "get": operation(
