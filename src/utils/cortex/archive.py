@@ -52,3 +52,27 @@ def last_consolidation(conn: sqlite3.Connection, persona_id: str) -> dict | None
         "WHERE persona_id = ? AND reason = 'consolidate' AND status IN ('done', 'failed') "
         "ORDER BY finished_at DESC, rowid DESC LIMIT 1", (persona_id,)).fetchone()
     return dict(row) if row else None
+
+
+def restore_entry(cortex, persona_id: str, filename: str, entry_id: int, text: str | None = None,
+                  expected_revision: int | None = None) -> int:
+    """Appends the entry's text (or `text`, a part of it) to the end of the file as a `restore`
+    revision; returns the revision. Raises LookupError / ValueError for a wrong entry or part."""
+    conn = cortex.db.conn()
+    entry = get_entry(conn, persona_id, filename, entry_id)
+    if entry is None:
+        raise LookupError("No archive entry with that id for this file.")
+    part = entry["text"] if text is None else text
+    if not part.strip() or part not in entry["text"]:
+        raise ValueError("text must be a non-empty part of the archive entry.")
+
+    def append(current: str) -> str:
+        separator = "" if not current or current.endswith("\n") else "\n"
+        return current + separator + (part if part.endswith("\n") else part + "\n")
+
+    with cortex.lock(persona_id):
+        revision = cortex.edit_file(persona_id, filename, append, author="restore",
+                                    expected_revision=expected_revision,
+                                    summary=f"Restored from the archive (entry {entry_id})")
+        mark_restored(conn, entry_id, revision)
+    return revision

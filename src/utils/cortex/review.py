@@ -97,6 +97,7 @@ class ProposalService:
                     message_range=_range(proposal), review=review,
                     archive="consolidate" in proposal["kinds"],
                     summary=_accepted_summary(proposal, decision),
+                    summary_for=_consolidated(proposal, decision),
                     guard=lambda conn: (persona_exists(conn, persona_id)
                                         and store.files_pending(conn, proposal_id, names)))
             except StagingConflict as err:
@@ -201,7 +202,18 @@ def _range(proposal: dict):
     return proposal["message_from"], proposal["message_to"]
 
 
+def _consolidated(proposal: dict, decision: str):
+    """Per-file summaries "consolidated: a → b characters" for a consolidation proposal."""
+    if "consolidate" not in proposal["kinds"]:
+        return None
+    from .consolidation import consolidated_summary
+    return lambda staged_file: f"{consolidated_summary(staged_file)} ({_note(decision)})"
+
+
 def _accepted_summary(proposal: dict, decision: str) -> str:
-    note = "edited and accepted by the person" if decision == "edited" else \
+    return f"{proposal['summary'] or 'Proposed change'} ({_note(decision)})"
+
+
+def _note(decision: str) -> str:
+    return "edited and accepted by the person" if decision == "edited" else \
         "accepted by the person"
-    return f"{proposal['summary'] or 'Proposed change'} ({note})"

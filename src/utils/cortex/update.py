@@ -22,6 +22,7 @@ from .paths import CORTEX_FILES, validate_persona_id
 from . import pins
 from .persona_settings import review_mode
 from .personas_lookup import persona_exists
+from .consolidation import ConsolidationService
 from .review import ProposalService
 from .settings import load_cortex_settings
 from .staged_apply import NotApplied
@@ -47,9 +48,46 @@ class CortexUpdateService:
         self._cortex = cortex_service
         self._db = db
         self.proposals = proposals or ProposalService(cortex_service, db)
+        self.consolidation = ConsolidationService(self)
+        self.api, self.cortex, self.db, self.default_model = api_client, cortex_service, db, \
+            default_model
         self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
         self._default_model = default_model
         self._clock = clock or (lambda: datetime.now().astimezone())
+
+    def consolidate(self, persona_id: str, job_id: str) -> dict:
+        """Runs a consolidation ("sleep") of the persona's cortex as job `job_id`."""
+        validate_persona_id(persona_id)
+        if not load_cortex_settings(self._db.conn())["enabled"]:
+            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+        return self.consolidation.run(persona_id, job_id)
+
+    def app_settings(self) -> dict:
+        """The "app" settings (model, language, user name)."""
+        return self._settings() or {}
+
+    def now(self) -> datetime:
+        """The local time runs are dated with."""
+        return self._clock()
+
+    @staticmethod
+    def result(success: bool, toolbox=None, revisions=None) -> dict:
+        """The result shape of a run."""
+        return _result(success, toolbox, revisions)
+
+    @staticmethod
+    def failure(code: str, message: str) -> dict:
+        """A run that did not start."""
+        return _failure(code, message)
+
+    @staticmethod
+    def job_guard(persona_id: str, job_id: str):
+        """The guard a run's group is applied (or proposed) under."""
+        return _job_guard(persona_id, job_id)
+
+    def failed(self, *args) -> dict:
+        """A run that applies nothing (see `_failed`)."""
+        return self._failed(*args)
 
     def plan_range(self, persona_id: str) -> tuple[int, int] | None:
         """The ids (first, last) of the persona's unprocessed messages the next run will take."""

@@ -86,6 +86,66 @@ def paths() -> dict:
                                                     "warnings"))),
                  **errors("404")}),
         },
+        base + "/sleep": {
+            "parameters": [PERSONA_PARAM],
+            "get": operation("readSleep", "cortex",
+                             "Consolidation schedule, progress and the last consolidation.",
+                             {"200": json_response("The sleep status.", obj({
+                                 "sleep_enabled": {"type": "boolean"},
+                                 "sleep_sessions": {"type": "integer"},
+                                 "sleep_hours": {"type": "integer"},
+                                 "sessions_since": {"type": "integer"},
+                                 "hours_since": nullable({"type": "number"}),
+                                 "over_budget": {"type": "boolean"},
+                                 "due": nullable({"type": "string",
+                                                  "enum": ["budget", "schedule"]}),
+                                 "job_id": _STR_OR_NULL,
+                                 "last_consolidation": nullable({"type": "object"})},
+                                 required=("sleep_enabled", "due", "last_consolidation"))),
+                              **errors("404")}),
+        },
+        base + "/consolidate": {
+            "parameters": [PERSONA_PARAM],
+            "post": operation(
+                "consolidateNow", "cortex", "Queue a consolidation (\"sleep\") now.",
+                {"202": json_response("Queued (a job with reason `consolidate`).", obj({
+                    "job_id": {"type": "string"}, "status": {"type": "string"},
+                    "created": {"type": "boolean"}, "job": _ref("CortexJob")},
+                    required=("job_id", "status", "created", "job"))),
+                 **errors("400", "404", "409")}, write=True,
+                requestBody=json_body({"type": "object"}, required=False)),
+        },
+        base + "/{filename}/archive": {
+            "parameters": [PERSONA_PARAM, path_param("filename", _FILENAME, "A cortex file.")],
+            "get": operation(
+                "readArchive", "cortex", "What consolidations let go from the file.",
+                {"200": json_response("Entries, newest first.", obj({
+                    "persona_id": {"type": "string"}, "filename": _FILENAME,
+                    "entries": {"type": "array", "items": obj({
+                        "id": {"type": "integer"}, "text": {"type": "string"},
+                        "chars": {"type": "integer"}, "job_id": _STR_OR_NULL,
+                        "revision_before": _INT_OR_NULL, "revision_after": _INT_OR_NULL,
+                        "created_at": TIMESTAMP, "restored_at": nullable(TIMESTAMP),
+                        "restored_revision": _INT_OR_NULL})}},
+                    required=("persona_id", "filename", "entries"))), **errors("400", "404")},
+                parameters=[{"name": "q", "in": "query", "schema": {"type": "string"},
+                             "description": "Only entries containing this text (any case)."}]),
+        },
+        base + "/{filename}/archive/{entry_id}/restore": {
+            "parameters": [PERSONA_PARAM, path_param("filename", _FILENAME, "A cortex file."),
+                           path_param("entry_id", {"type": "integer", "minimum": 0},
+                                      "An archive entry id.")],
+            "post": operation(
+                "restoreFromArchive", "cortex",
+                "Append an archive entry (or a part of it) to the file (a `restore` revision).",
+                {"200": json_response("The file.", _ref("CortexFile")),
+                 **errors("400", "404"),
+                 "412": json_response("`If-Match` is stale.", _ref("RevisionConflictError"))},
+                write=True, parameters=[{"name": "If-Match", "in": "header",
+                                         "schema": {"type": "string"}}],
+                requestBody=json_body(obj({"text": {"type": "string"}}, additional=False),
+                                      required=False)),
+        },
         base + "/proposals": {
             "parameters": [PERSONA_PARAM],
             "get": operation(
