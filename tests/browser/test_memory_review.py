@@ -160,3 +160,8 @@ def test_consolidate_now_and_restore_from_the_archive(page, server, app, model):
     expect(page.locator("#cortex-text")).to_have_value(
         short + "- Yesterday we baked bread.\n- We baked bread again on 2025-05-02.\n")
     expect(entry).to_contain_text("restored")
+
+
+def test_the_chat_memory_indicator_counts_pending_proposals(page, server, proposed):
+    open_page(page, server, "/")
+    expect(page.locator("#memory-proposals")).to_have_text("1 to review")

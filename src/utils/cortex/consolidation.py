@@ -36,9 +36,10 @@ class ConsolidationService:
 
     def run(self, persona_id: str, job_id: str) -> dict:
         """Consolidates the persona's files; returns the same result shape as an update."""
+        from .update import job_guard, run_failure, run_result
         update = self._update
         if not getattr(update.api, "is_ready", False):
-            return update.failure("not_configured",
+            return run_failure("not_configured",
                                   "No API key configured: add one in Settings.")
         staged, shown, review = update.staged_run(persona_id)
         toolbox = CortexToolbox(update.cortex, staged, follow_files=not review)
@@ -48,13 +49,13 @@ class ConsolidationService:
             return update.failed(persona_id, job_id, toolbox, code, response.error_message,
                                  bool(response.retryable), response.usage)
         summary = _summary(toolbox, response)
-        guard = update.job_guard(persona_id, job_id)
+        guard = job_guard(persona_id, job_id)
         try:
             if review:
                 proposal_id = update.proposals.propose(
                     toolbox.staged, job_id=job_id, kind="consolidate", summary=summary,
                     usage=response.usage, guard=guard)
-                return {**update.result(True), "summary": summary, "usage": response.usage,
+                return {**run_result(True), "summary": summary, "usage": response.usage,
                         "proposal_id": proposal_id}
             revisions = update.cortex.apply_staged(
                 toolbox.staged, job_id=job_id, summary=summary, archive=True,
@@ -66,7 +67,7 @@ class ConsolidationService:
                                  "The consolidation could not be applied; nothing changed.",
                                  True, response.usage)
         log.info("Consolidation %s for %s done: %s", job_id, persona_id, summary)
-        return {**update.result(True, toolbox, revisions), "summary": summary,
+        return {**run_result(True, toolbox, revisions), "summary": summary,
                 "usage": response.usage}
 
     def _config(self, persona_id: str, shown) -> RequestConfig:

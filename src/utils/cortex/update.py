@@ -70,21 +70,6 @@ class CortexUpdateService:
         """The local time runs are dated with."""
         return self._clock()
 
-    @staticmethod
-    def result(success: bool, toolbox=None, revisions=None) -> dict:
-        """The result shape of a run."""
-        return _result(success, toolbox, revisions)
-
-    @staticmethod
-    def failure(code: str, message: str) -> dict:
-        """A run that did not start."""
-        return _failure(code, message)
-
-    @staticmethod
-    def job_guard(persona_id: str, job_id: str):
-        """The guard a run's group is applied (or proposed) under."""
-        return _job_guard(persona_id, job_id)
-
     def failed(self, *args) -> dict:
         """A run that applies nothing (see `_failed`)."""
         return self._failed(*args)
@@ -305,3 +290,6 @@ def _job_guard(persona_id: str, job_id: str):
 def _failure(code: str, message: str) -> dict:
     return {**_result(False), "error": code, "error_message": message,
             "retryable": code in RETRYABLE}
+
+
+run_result, run_failure, job_guard = _result, _failure, _job_guard  # for consolidation.py
