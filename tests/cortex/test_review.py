@@ -208,3 +208,18 @@ def test_hostile_accept_bodies_are_4xx_and_write_nothing(client, reviewed, claud
                         json={})
     assert other.status_code == 404
     assert env.revisions() == before and proposal(client, job["proposal_id"])["status"] == "pending"
+
+
+def test_if_match_on_a_plain_accept_guards_the_reviewed_revision(client, reviewed, claude):
+    env = reviewed
+    job = _propose(env, claude, *insert_reply("- Cat.", 4))
+    rev = env.cortex.read_file_info(PID, "memory.md").revision
+    env.write("memory.md", MEMORY + "- Person's line.\n")
+    stale = accept(client, job["proposal_id"], if_match=rev)
+    assert (stale.status_code, stale.get_json()["error"]["code"]) == (412, "revision_conflict")
+    assert env.read("memory.md") == MEMORY + "- Person's line.\n"
+    blind = accept(client, job["proposal_id"], body={"content": "x"})
+    assert (blind.status_code, blind.get_json()["error"]["code"]) == (409, "proposal_conflict")
+    assert accept(client, job["proposal_id"]).status_code == 200
+    assert env.read("memory.md") == MEMORY.replace("Bremen.\n", "Bremen.\n- Cat.\n") + \
+        "- Person's line.\n"

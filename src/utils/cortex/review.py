@@ -14,7 +14,8 @@ from dataclasses import replace
 from ..storage.db import transaction
 from . import jobs
 from . import proposals as store
-from .errors import ProposalConflict, ProposalDecided, ProposalNotFound, RevisionConflict
+from .errors import (InvalidContent, ProposalConflict, ProposalDecided, ProposalNotFound,
+                     RevisionConflict)
 from .personas_lookup import persona_exists
 from .staged_apply import NotApplied
 from .staging import Edit, StagedEdits, StagingConflict
@@ -81,8 +82,8 @@ class ProposalService:
         proposal = self._get(persona_id, proposal_id)
         entries = self._pending_entries(proposal, filename)
         if (content is not None or expected_revision is not None) and len(entries) != 1:
-            raise ProposalNotFound("Name the file (filename) whose text you send or whose "
-                                   "revision If-Match names.")
+            raise InvalidContent("Name the file (filename) whose text you send or whose "
+                                 "revision If-Match names.")
         decision = "accepted" if content is None else "edited"
         with self._cortex.lock(persona_id):
             staged = self._staged_for_accept(persona_id, entries, content, expected_revision)
@@ -147,6 +148,7 @@ class ProposalService:
         staged = StagedEdits(persona_id, {}, hard_cap=self._cortex.hard_cap)
         for entry in entries:
             if content is None:
+                self._check_expected(persona_id, entry["filename"], expected_revision)
                 staged.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
                                 entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
                 continue
@@ -159,6 +161,14 @@ class ProposalService:
             staged.add_file(entry["filename"], *base, content,
                             [Edit("write_file", {"content": content})])
         return staged
+
+    def _check_expected(self, persona_id: str, filename: str, expected_revision) -> None:
+        """With If-Match on a plain accept: the file must still be at the revision reviewed."""
+        if expected_revision is None:
+            return
+        current = self._cortex.current_revision(persona_id, filename)
+        if expected_revision != current["id"]:
+            raise RevisionConflict(self._cortex.file_of(current), expected_revision)
 
     def _file_view(self, persona_id: str, entry: dict) -> dict:
         """One file of a proposal as the person reviews it (hold the lock)."""
