@@ -6,7 +6,7 @@ from flask import Blueprint, jsonify
 from ..utils.cortex.jobs import get_job, job_for_api
 from ..utils.cortex.personas_lookup import persona_exists
 from ..utils.cortex.trigger import CortexDisabled
-from ..utils.provider import get_cortex_trigger, get_db
+from ..utils.provider import get_cortex_trigger, get_db, get_proposal_service
 from .errors import ApiError, json_body
 from .guards import persona_id
 
@@ -24,7 +24,9 @@ def _known_persona(pid: str) -> str:
 @bp.get("/api/personas/<pid>/cortex/status", merge_slashes=False)
 def read_status(pid: str):
     """Progress towards the next update and the job in flight, without triggering anything."""
-    return jsonify(get_cortex_trigger().status(_known_persona(pid)))
+    pid = _known_persona(pid)
+    return jsonify({**get_cortex_trigger().status(pid),
+                    "proposals_pending": get_proposal_service().count_pending(pid)})
 
 
 @bp.post("/api/personas/<pid>/cortex/update", merge_slashes=False)

@@ -15,6 +15,8 @@ from .cortex.personas_lookup import persona_exists
 from .cortex.service import DEFAULT_BUDGET
 from .cortex.trigger import CortexTrigger
 from .cortex.ownership import ProcessOwner
+from .cortex.review import ProposalService
+from .cortex.sleep import SleepSchedule
 from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
@@ -144,17 +146,19 @@ def _build_cortex_updates(config, services: dict) -> dict:
     def app_settings() -> dict:
         return get_setting(db.conn(), "app", {})
 
+    proposals = ProposalService(services["cortex"], db)
     update = CortexUpdateService(services["api_client"], services["cortex"], db, app_settings,
-                                 default_model=config["MODEL"])
+                                 default_model=config["MODEL"], proposals=proposals)
     worker = CortexWorker(db, update, owner,
                           lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
     worker.recover_interrupted()
     trigger = CortexTrigger(db, worker, app_settings)
+    sleep = SleepSchedule(db, worker, services["cortex"].budget)
     if config.get("CORTEX_WORKER"):
-        worker.start(tick=trigger.scan_idle)
+        worker.start(tick=lambda: (trigger.scan_idle(), sleep.scan()))
         atexit.register(worker.stop)
     return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger,
-            "job_owner": owner}
+            "job_owner": owner, "proposals": proposals, "sleep": sleep}
 
 
 def _build_chat_service(services: dict) -> ChatService:
@@ -255,6 +259,16 @@ def get_cortex_trigger(app: Flask | None = None) -> CortexTrigger:
 def get_cortex_worker(app: Flask | None = None) -> CortexWorker:
     """Runs queued cortex updates; `subscribe` reports finished jobs."""
     return _get("cortex_worker", app)
+
+
+def get_proposal_service(app: Flask | None = None) -> ProposalService:
+    """Review mode: a persona's proposals (accept, edit, reject)."""
+    return _get("proposals", app)
+
+
+def get_sleep_schedule(app: Flask | None = None) -> SleepSchedule:
+    """Consolidation ("sleep"): when it is due, and "consolidate now"."""
+    return _get("sleep", app)
 
 
 def get_access_gate(app: Flask | None = None) -> AccessGate:

@@ -73,7 +73,8 @@ def test_no_state_changing_api_route_accepts_a_form(app, client, victim, rows, s
     """Every POST/PUT/PATCH/DELETE route under /api, including those of other features."""
     rev = rows("SELECT MIN(id) AS rev FROM cortex_revisions WHERE persona_id = ?",
                victim["pid"])[0]["rev"]
-    values = {**victim, "filename": "memory.md", "rev": rev}
+    values = {**victim, "filename": "memory.md", "rev": rev, "proposal_id": "0" * 32,
+              "entry_id": 1}
     before = snapshot()
     for rule in app.url_map.iter_rules():
         methods = rule.methods & {"POST", "PUT", "PATCH", "DELETE"}

@@ -11,7 +11,7 @@ from tests.security.conftest import fill_path
 
 LIMIT = 1024 * 1024
 VALUES = {"pid": "default", "sid": "0123456789abcdef", "filename": "memory.md", "rev": 1,
-          "job_id": "0" * 32}
+          "job_id": "0" * 32, "proposal_id": "0" * 32, "entry_id": 1}
 
 
 @pytest.fixture

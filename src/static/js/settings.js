@@ -5,6 +5,9 @@ import { confirmAction, toast } from './lib/ui.js';
 import { CortexEditor, FILES } from './settings/cortex_editor.js';
 import { CortexHistory } from './settings/cortex_history.js';
 import { CortexJobs } from './settings/cortex_jobs.js';
+import { CortexPins } from './settings/cortex_pins.js';
+import { CortexProposals } from './settings/cortex_proposals.js';
+import { CortexSleep } from './settings/cortex_sleep.js';
 import { GeneralSettings } from './settings/general.js';
 import { PersonaSettings } from './settings/personas.js';
 
@@ -18,13 +21,29 @@ const history = new CortexHistory({
 });
 const editor = new CortexEditor({
   onSaved: (filename) => history.load(personaId, filename, 'latest'),
-  onSelect: (filename) => history.load(personaId, filename, 'latest').catch(report),
+  onSelect: (filename) => {
+    pins.check();
+    sleep.setFile(filename).catch(report);
+    return history.load(personaId, filename, 'latest').catch(report);
+  },
+});
+const pins = new CortexPins();
+async function fileChanged(filename) {
+  await editor.refresh(filename);
+  pins.check();
+  if (filename === editor.filename) await history.load(personaId, filename, 'latest');
+}
+const proposals = new CortexProposals({ onApplied: fileChanged });
+const sleep = new CortexSleep({
+  onQueued: (job) => jobs.follow(job),
+  onRestored: fileChanged,
 });
 const jobs = new CortexJobs({
   onFinished: async (job) => {
     const changed = (job.files || []).filter((name) => FILES.includes(name));
     await Promise.all(changed.map((name) => editor.refresh(name)));
     await history.load(personaId, editor.filename, 'latest');
+    await Promise.all([proposals.load(), sleep.status(), sleep.loadArchive()]);
   },
 });
 const general = new GeneralSettings();
@@ -48,6 +67,8 @@ async function openPersona(id, filename) {
   personaSelect.value = id;
   jobs.setPersona(id);
   await editor.load(id, filename);
+  pins.check();
+  await Promise.all([proposals.setPersona(id), sleep.setPersona(id)]);
 }
 
 personaSelect.addEventListener('change', async () => {

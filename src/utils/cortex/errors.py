@@ -51,3 +51,19 @@ class PersonaNotFound(LookupError):
     def __init__(self, persona_id: str):
         super().__init__(f"No persona {persona_id!r}: it does not exist or was deleted.")
         self.persona_id = persona_id
+
+
+class ProposalNotFound(LookupError):
+    """No proposal with that id exists for this persona (or it has no such file)."""
+
+
+class ProposalDecided(Exception):
+    """The proposal (or the file) was already accepted or rejected."""
+
+
+class ProposalConflict(Exception):
+    """A stale proposal's edits no longer apply to the current text; `files` is the conflict view."""
+
+    def __init__(self, message: str, files: list[dict]):
+        super().__init__(message)
+        self.files = files

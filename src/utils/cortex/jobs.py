@@ -20,19 +20,26 @@ from ..storage.db import transaction
 FINISHED = ("done", "failed")
 _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, error_message, "
             "retryable, message_from, message_to, created_at, started_at, finished_at, attempted, "
-            "lease_until")
+            "lease_until, reason, proposal_id")
+REASONS = ("threshold", "idle", "manual", "reconcile", "consolidate")
 
 
 def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manual",
-                now: str | None = None) -> tuple[dict, bool]:
-    """The persona's queued job, or a new one; the flag says whether it was created now."""
+                now: str | None = None, reason: str | None = None) -> tuple[dict, bool]:
+    """The persona's queued job of the same kind, or a new one; the flag says whether it was
+    created now. A consolidation (`reason` "consolidate") queues beside a regular update."""
+    reason = reason or trigger
+    if reason not in REASONS:
+        raise ValueError(f"unknown job reason {reason!r}")
     with transaction(conn):
-        queued = _one(conn, "persona_id = ? AND status = 'queued'", (persona_id,))
+        queued = _one(conn, "persona_id = ? AND status = 'queued' AND "
+                      "(reason = 'consolidate') = ?", (persona_id, reason == "consolidate"))
         if queued:
             return queued, False
         job_id = uuid.uuid4().hex
-        conn.execute("INSERT INTO cortex_jobs (id, persona_id, status, trigger, created_at) "
-                     "VALUES (?, ?, 'queued', ?, ?)", (job_id, persona_id, trigger, now or utc_now()))
+        conn.execute("INSERT INTO cortex_jobs (id, persona_id, status, trigger, reason, "
+                     "created_at) VALUES (?, ?, 'queued', ?, ?, ?)",
+                     (job_id, persona_id, trigger, reason, now or utc_now()))
         return get_job(conn, job_id), True
 
 
@@ -47,12 +54,13 @@ def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None, 
     """
     with transaction(conn):
         row = conn.execute(
-            "SELECT id, persona_id FROM cortex_jobs q WHERE status = 'queued' AND NOT EXISTS ("
+            "SELECT id, persona_id, reason FROM cortex_jobs q WHERE status = 'queued' AND NOT EXISTS ("
             "SELECT 1 FROM cortex_jobs r WHERE r.persona_id = q.persona_id AND r.status = 'running'"
             ") ORDER BY created_at, rowid LIMIT 1").fetchone()
         if row is None:
             return None
-        first, last = (plan(row["persona_id"]) if plan else None) or (None, None)
+        first, last = (plan(row["persona_id"]) if plan and row["reason"] != "consolidate"
+                       else None) or (None, None)
         conn.execute("UPDATE cortex_jobs SET status = 'running', started_at = ?, message_from = ?, "
                      "message_to = ?, claimed_by = ?, owner = ?, lease_until = ? WHERE id = ?",
                      (now or utc_now(), first, last, os.getpid(), owner,
@@ -92,9 +100,11 @@ def finish_job(conn: sqlite3.Connection, job_id: str, *, success: bool, files=()
 
 
 def complete_job(conn: sqlite3.Connection, job_id: str, *, files=(), usage=None,
-                 summary: str = "") -> None:
-    """Marks a running job `done` in the transaction that applies its edits."""
+                 summary: str = "", proposal_id: str | None = None) -> None:
+    """Marks a running job `done` in the transaction that applies (or proposes) its edits."""
     finish_job(conn, job_id, success=True, files=files, usage=usage, summary=summary)
+    if proposal_id is not None:
+        conn.execute("UPDATE cortex_jobs SET proposal_id = ? WHERE id = ?", (proposal_id, job_id))
 
 
 def fail_interrupted(conn: sqlite3.Connection, owner_alive: Callable[[str | None], bool],
@@ -162,6 +172,7 @@ def job_for_api(job: dict) -> dict:
     """The §7 job shape: `{id, persona_id, status, files, error, ...}`."""
     return {key: job[key] for key in (
         "id", "persona_id", "status", "files", "error", "error_message", "retryable", "trigger",
+        "reason", "proposal_id",
         "summary", "usage", "message_from", "message_to", "created_at", "started_at",
         "finished_at", "attempted")}
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 AUTHORS = ("user", "ai", "template", "restore", "external")
 _COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id, "
-            "message_from, message_to, summary")
+            "message_from, message_to, summary, proposal_id, review")
 
 
 def sha256_of(data: str | bytes) -> str:
@@ -25,17 +25,18 @@ def utc_now() -> str:
 
 def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, author: str,
                     content: str, *, job_id=None, message_range=None, summary: str = "",
-                    committed: bool = True) -> int:
+                    committed: bool = True, review: dict | None = None) -> int:
     """Adds a revision and returns its id (uncommitted rows stay invisible until committed)."""
     if author not in AUTHORS:
         raise ValueError(f"Unknown revision author {author!r}; use one of {', '.join(AUTHORS)}.")
     message_from, message_to = message_range if message_range else (None, None)
     cursor = conn.execute(
         "INSERT INTO cortex_revisions (persona_id, filename, author, content, sha256, chars, "
-        "created_at, job_id, message_from, message_to, summary, committed) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, job_id, message_from, message_to, summary, committed, proposal_id, review) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (persona_id, filename, author, content, sha256_of(content), len(content), utc_now(),
-         job_id, message_from, message_to, summary or "", 1 if committed else 0))
+         job_id, message_from, message_to, summary or "", 1 if committed else 0,
+         (review or {}).get("proposal_id"), (review or {}).get("review")))
     return cursor.lastrowid
 
 
@@ -106,6 +107,8 @@ def revision_dict(row) -> dict:
         "summary": row["summary"], "sha256": row["sha256"], "chars": row["chars"],
         "job_id": row["job_id"], "message_from": row["message_from"],
         "message_to": row["message_to"],
+        "reviewed": ({"reviewer": "user", "decision": row["review"],
+                      "proposal_id": row["proposal_id"]} if row["review"] else None),
     }
 
 

@@ -165,6 +165,14 @@ class CortexService:
         with self._hold(persona_id):
             return self._current(persona_id, filename)
 
+    def check_content(self, filename: str, content) -> None:
+        """Raises InvalidContent or CortexSizeError for text that may not be stored."""
+        self._check_content(filename, content)
+
+    def file_of(self, row) -> CortexFile:
+        """The API shape of a revision row."""
+        return self._file(row)
+
     def history(self, persona_id: str, filename: str) -> list[dict]:
         """The file's revisions, newest first (a change made on disk is recorded first)."""
         self._validate(persona_id, filename)

@@ -16,9 +16,12 @@ import json
 import logging
 import os
 import uuid
+from collections import Counter
 
 from ..storage.db import transaction
 from . import jobs
+from . import archive as archive_store
+from . import proposals as proposal_store
 from . import revisions as store
 from .atomic import atomic_write
 from .personas_lookup import persona_exists
@@ -32,9 +35,13 @@ class NotApplied(Exception):
 
 
 def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summary: str = "",
-          outcome: dict | None = None, guard=None) -> dict[str, int]:
+          outcome: dict | None = None, guard=None, review: dict | None = None,
+          archive: bool = False, summary_for=None) -> dict[str, int]:
     """Applies the staged edits as one group; returns {filename: new revision id}.
 
+    `review` ({proposal_id, review}) marks revisions made by accepting a proposal (and the
+    proposal's files as accepted in step 3); `archive` keeps what each file loses (a
+    consolidation); `summary_for(staged_file)` gives a file its own summary.
     Raises StagingConflict if a file changed under edits that cannot be replayed, NotApplied if
     `guard(conn)` is false; in both cases no file and no row changed.
     """
@@ -47,16 +54,19 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
             staged.rebase(staged_file.filename, current["id"], current["content"])
         changed = staged.changed_files()
         row = {"id": uuid.uuid4().hex, "persona_id": pid, "job_id": job_id,
-               "message_to": message_range[1] if message_range else None,
-               "outcome": json.dumps({"summary": summary, **(outcome or {}),
-                                      "files": [f.filename for f in changed]})}
+               "message_to": message_range[1] if message_range else None}
         with transaction(conn):
             if guard is not None and not guard(conn):
                 raise NotApplied("the group's guard refused it")
             revs = {f.filename: store.insert_revision(
                 conn, pid, f.filename, "ai", f.content, job_id=job_id,
-                message_range=message_range, summary=summary, committed=False) for f in changed}
+                message_range=message_range, committed=False, review=review,
+                summary=summary_for(f) if summary_for else summary) for f in changed}
             row["revisions"] = json.dumps(list(revs.values()))
+            row["outcome"] = json.dumps({
+                "summary": summary, **(outcome or {}), "files": [f.filename for f in changed],
+                "archive": archived(changed, revs, job_id) if archive else [],
+                "review": review, "revisions_by_file": revs})
             _insert_changeset(conn, row)
         _write_files(service, pid, changed, row)
         with transaction(conn):
@@ -65,6 +75,24 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
         log.info("Cortex %s: applied %s as one group (revisions %s)", pid,
                  ", ".join(revs), ", ".join(map(str, revs.values())))
     return revs
+
+
+def archived(changed, revs: dict, job_id) -> list[dict]:
+    """What each file loses: the lines of its old text missing from its new text, in order."""
+    entries = []
+    for staged_file in changed:
+        kept = Counter(staged_file.content.splitlines())
+        dropped = []
+        for line in staged_file.base_content.splitlines():
+            if kept[line] > 0:
+                kept[line] -= 1
+            elif line.strip():
+                dropped.append(line)
+        if dropped:
+            entries.append({"filename": staged_file.filename, "text": "\n".join(dropped) + "\n",
+                            "job_id": job_id, "revision_before": staged_file.base_revision,
+                            "revision_after": revs[staged_file.filename]})
+    return entries
 
 
 def recover(service, persona_id: str) -> int:
@@ -160,4 +188,10 @@ def _complete(conn, row: dict) -> None:
     if row["job_id"] is not None:
         jobs.complete_job(conn, row["job_id"], files=outcome.get("files") or [],
                           usage=outcome.get("usage"), summary=outcome.get("summary") or "")
+    if alive:
+        for entry in outcome.get("archive") or []:
+            archive_store.add_entry(conn, persona_id, entry)
+    if alive and outcome.get("review"):
+        proposal_store.mark_accepted(conn, outcome["review"], outcome.get("revisions_by_file")
+                                     or {})
     conn.execute("DELETE FROM cortex_changesets WHERE id = ?", (row["id"],))

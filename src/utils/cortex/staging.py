@@ -11,6 +11,7 @@ edit, so it is a conflict: the person's edit always wins.
 """
 from dataclasses import dataclass, field
 
+from . import pins
 from .paths import CORTEX_FILES
 
 
@@ -40,8 +41,14 @@ class Edit:
     args: dict
 
     def to_dict(self) -> dict:
-        """The JSON shape kept on a failed job for inspection."""
+        """The JSON shape kept on a failed job for inspection (and in a proposal)."""
         return {"action": self.action, **self.args}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Edit":
+        """The edit `to_dict` describes."""
+        args = {key: value for key, value in data.items() if key != "action"}
+        return cls(data["action"], args)
 
 
 @dataclass
@@ -68,6 +75,13 @@ class StagedEdits:
         self.hard_cap = hard_cap
         self._files = {name: StagedFile(name, rev, text, text)
                        for name, (rev, text) in files.items() if name in CORTEX_FILES}
+
+    def add_file(self, filename: str, base_revision: int, base_content: str, content: str,
+                 edits=()) -> StagedFile:
+        """Stages a file whose edits were made earlier (a proposal): taken as they are."""
+        self._files[filename] = StagedFile(filename, base_revision, base_content, content,
+                                           list(edits))
+        return self._files[filename]
 
     def file(self, filename: str) -> StagedFile:
         """The staged state of one file."""
@@ -108,6 +122,8 @@ class StagedEdits:
             except EditError as err:
                 raise StagingConflict(filename, f"{edit.action} no longer applies "
                                                 f"({err.kind})") from None
+        if pins.violation(content, text) is not None:
+            raise StagingConflict(filename, "the edits would change text pinned meanwhile")
         staged.base_revision, staged.base_content, staged.content = revision, content, text
         return True
 
@@ -129,6 +145,9 @@ class StagedEdits:
         staged = self._files[filename]
         text = _replay(edit, staged.content, initial=True)
         self._check(text)
+        broken = pins.violation(staged.content, text)
+        if broken is not None:
+            raise EditError("pinned", span=broken)
         staged.content = text
         staged.edits.append(edit)
         return text

@@ -64,8 +64,10 @@ class Change:
 class CortexToolbox:
     """Executes one update job's tool calls on its staged files (`executor` of tool_request)."""
 
-    def __init__(self, cortex, staged: StagedEdits):
+    def __init__(self, cortex, staged: StagedEdits, *, follow_files: bool = True):
         self._cortex = cortex
+        self._follow = follow_files  # False in review mode: the run edits a proposal's text
+        self.review = not follow_files
         self.staged = staged
         self._persona_id = staged.persona_id
         self._unseen: dict[str, int] = {}  # file -> revision the model saw before a person's edit
@@ -84,7 +86,8 @@ class CortexToolbox:
                 if not persona_exists(self._cortex.db.conn(), self._persona_id):
                     raise ToolError("This persona has been deleted; its files are gone. Stop "
                                     "here without further tool calls.")
-                self._refresh(filename, reading=name == "read_file")
+                if self._follow:
+                    self._refresh(filename, reading=name == "read_file")
             return True, handler(filename, arguments)
         except ToolError as err:
             log.info("Cortex tool %s refused for %s: %s", name, self._persona_id, err)
@@ -201,6 +204,15 @@ def _edit_error(filename: str, err: EditError, budget: int) -> str:
                 f"{cap:,} ({cap // budget} x the budget of {budget:,}). Nothing was written. "
                 "Consolidate the file instead: merge duplicates, summarise older entries and "
                 "drop what no longer matters, then write it within the budget.")
+    if err.kind == "pinned":
+        span = details["span"]
+        if span == "added":
+            return (f"Refused: this edit would add a pinned block to {filename}. Only the person "
+                    "pins text; write it without <!-- pin --> markers. Nothing was changed.")
+        return (f"Refused: this edit would change or remove pinned text in {filename}: the "
+                f"pinned block at {span.describe()}. Pinned text (from <!-- pin --> through "
+                "<!-- /pin -->, markers included) belongs to the person: keep it exactly as it "
+                "is and edit only around it. Nothing was changed.")
     return f"The text for {filename} is not valid Unicode text. Nothing was written."
 
 

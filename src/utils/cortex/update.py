@@ -20,7 +20,11 @@ from ..storage.settings import get_setting
 from . import jobs
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
+from . import pins
+from .persona_settings import review_mode
 from .personas_lookup import persona_exists
+from .consolidation import ConsolidationService
+from .review import ProposalService
 from .settings import load_cortex_settings
 from .staged_apply import NotApplied
 from .staging import StagingConflict, split_lines
@@ -39,13 +43,37 @@ class CortexUpdateService:
     """Runs cortex updates through `ApiClient.tool_request` and records what they processed."""
 
     def __init__(self, api_client, cortex_service, db, settings_fn: Callable[[], dict] | None,
-                 default_model: str, *, clock: Callable[[], datetime] | None = None):
+                 default_model: str, *, clock: Callable[[], datetime] | None = None,
+                 proposals: ProposalService | None = None):
         self._api = api_client
         self._cortex = cortex_service
         self._db = db
+        self.proposals = proposals or ProposalService(cortex_service, db)
+        self.consolidation = ConsolidationService(self)
+        self.api, self.cortex, self.db, self.default_model = api_client, cortex_service, db, \
+            default_model
         self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
         self._default_model = default_model
         self._clock = clock or (lambda: datetime.now().astimezone())
+
+    def consolidate(self, persona_id: str, job_id: str) -> dict:
+        """Runs a consolidation ("sleep") of the persona's cortex as job `job_id`."""
+        validate_persona_id(persona_id)
+        if not load_cortex_settings(self._db.conn())["enabled"]:
+            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+        return self.consolidation.run(persona_id, job_id)
+
+    def app_settings(self) -> dict:
+        """The "app" settings (model, language, user name)."""
+        return self._settings() or {}
+
+    def now(self) -> datetime:
+        """The local time runs are dated with."""
+        return self._clock()
+
+    def failed(self, *args) -> dict:
+        """A run that applies nothing (see `_failed`)."""
+        return self._failed(*args)
 
     def plan_range(self, persona_id: str) -> tuple[int, int] | None:
         """The ids (first, last) of the persona's unprocessed messages the next run will take."""
@@ -88,12 +116,12 @@ class CortexUpdateService:
         app = self._settings() or {}
         persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        infos = self._cortex.read_all_info(persona_id)
-        files = {f.filename: f for f in infos}
+        staged, shown, review = self.staged_run(persona_id)
+        files = {f.filename: f for f in shown}
         messages = _messages(conn, persona_id, message_range)
         system, user = build_prompt(persona, prompts.user_name_for(persona, app, language),
                                     files, messages, language, self._clock())
-        toolbox = CortexToolbox(self._cortex, self._cortex.stage(persona_id, infos))
+        toolbox = CortexToolbox(self._cortex, staged, follow_files=not review)
         prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
         config = RequestConfig(system_prompt=system, messages=[{"role": "user", "content": [prompt]}],
                                model=app.get("cortex_model") or app.get("model")
@@ -102,6 +130,15 @@ class CortexUpdateService:
                                request_type="cortex_update")
         log.info("Cortex update %s for %s: messages %d..%d", job_id, persona_id, *message_range)
         return toolbox, self._api.tool_request(config, toolbox)
+
+    def staged_run(self, persona_id: str):
+        """(staged copy, files as the model sees them, review mode) for a run starting now: in
+        review mode the run builds on the pending proposal and a person's edit meanwhile is
+        left to the review (the proposal turns stale), instead of being rebased on."""
+        infos = self._cortex.read_all_info(persona_id)
+        if review_mode(self._db.conn(), persona_id):
+            return (*self.proposals.stage_for_run(persona_id, infos), True)
+        return self._cortex.stage(persona_id, infos), infos, False
 
     def recover_staged(self) -> int:
         """Completes groups of edits a crash interrupted (before jobs are failed as orphans)."""
@@ -113,13 +150,15 @@ class CortexUpdateService:
             return self._failed(persona_id, job_id, toolbox, code, response.error_message,
                                 bool(response.retryable) or code in RETRYABLE, response.usage)
         summary = (response.content or "").strip()
+        guard = _job_guard(persona_id, job_id)
+        if toolbox.review:
+            return self._propose(persona_id, job_id, message_range, toolbox, response, guard)
         try:
             revisions = self._cortex.apply_staged(
                 toolbox.staged, job_id=job_id, message_range=message_range,
                 summary=summary or "Cortex update", outcome={"summary": summary,
                                                              "usage": response.usage},
-                guard=lambda conn: (persona_exists(conn, persona_id)
-                                    and jobs.still_running(conn, job_id)))
+                guard=guard)
         except StagingConflict as err:
             log.info("Cortex update %s for %s conflicts with an edit: %s", job_id, persona_id, err)
             return self._failed(persona_id, job_id, toolbox, "edit_conflict",
@@ -134,6 +173,20 @@ class CortexUpdateService:
                  response.stop_reason, ", ".join(revisions) or "no changes")
         return {**_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range)}
+
+    def _propose(self, persona_id, job_id, message_range, toolbox, response, guard) -> dict:
+        """Review mode: the staged edits become (part of) the pending proposal."""
+        summary = (response.content or "").strip()
+        try:
+            proposal_id = self.proposals.propose(
+                toolbox.staged, job_id=job_id, kind="update", summary=summary or "Cortex update",
+                message_range=message_range, usage=response.usage, guard=guard)
+        except NotApplied:
+            return self._failed(persona_id, job_id, toolbox, "interrupted",
+                                "The update lost its job (persona deleted or lease expired); "
+                                "nothing was proposed.", True, response.usage)
+        return {**_result(True), "summary": summary, "usage": response.usage,
+                "message_range": list(message_range), "proposal_id": proposal_id}
 
     def _failed(self, persona_id, job_id, toolbox, code, message, retryable, usage) -> dict:
         """A run that applies nothing; what it staged is kept on the job for inspection."""
@@ -168,10 +221,11 @@ def render_file(file) -> str:
     budget = file.budget
     over = ' over_budget="yes"' if file.chars > budget else ""
     body = prompts.fence(file.content)
+    pinned = pins.mark_for_model(file.content)
     if body and not body.endswith("\n"):
         body += "\n"
     return (f'<cortex_file name="{file.filename}" chars="{file.chars} / {budget}" '
-            f'lines="{len(split_lines(file.content))}"{over}>\n{body}</cortex_file>')
+            f'lines="{len(split_lines(file.content))}"{over}{pinned}>\n{body}</cortex_file>')
 
 
 def render_conversation(messages: list[dict], char_name: str, user_name: str,
@@ -229,6 +283,14 @@ def _result(success: bool, toolbox: CortexToolbox | None = None,
             "usage": None, "message_range": None}
 
 
+def _job_guard(persona_id: str, job_id: str):
+    """Applies (or proposes) only while the persona exists and the job still holds its lease."""
+    return lambda conn: persona_exists(conn, persona_id) and jobs.still_running(conn, job_id)
+
+
 def _failure(code: str, message: str) -> dict:
     return {**_result(False), "error": code, "error_message": message,
             "retryable": code in RETRYABLE}
+
+
+run_result, run_failure, job_guard = _result, _failure, _job_guard  # for consolidation.py

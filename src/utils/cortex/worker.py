@@ -56,9 +56,11 @@ class CortexWorker:
             log.warning("Marked %d interrupted cortex update job(s) as failed", count)
         return count
 
-    def enqueue(self, persona_id: str, trigger: str = "manual") -> tuple[dict, bool]:
-        """Queues an update (or returns the persona's queued one); True when created now."""
-        job, created = jobs.enqueue_job(self._db.conn(), persona_id, trigger)
+    def enqueue(self, persona_id: str, trigger: str = "manual",
+                reason: str | None = None) -> tuple[dict, bool]:
+        """Queues an update, or a consolidation with `reason` "consolidate" (or returns the
+        persona's queued one of that kind); True when created now."""
+        job, created = jobs.enqueue_job(self._db.conn(), persona_id, trigger, reason=reason)
         if created:
             log.info("Queued cortex update %s for %s (%s)", job["id"], persona_id, trigger)
         with self._cond:
@@ -136,7 +138,9 @@ class CortexWorker:
 
     def _run(self, job: dict) -> dict:
         try:
-            if job["message_from"] is None:
+            if job.get("reason") == "consolidate":
+                result = self._update.consolidate(job["persona_id"], job["id"])
+            elif job["message_from"] is None:
                 result = {"success": True, "summary": "Nothing new to remember."}
             else:
                 result = self._update.run(job["persona_id"], job_id=job["id"],

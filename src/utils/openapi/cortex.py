@@ -19,6 +19,9 @@ SCHEMAS = {
         "summary": {"type": "string"}, "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
         "chars": {"type": "integer", "minimum": 0}, "job_id": nullable({"type": "string"}),
         "message_from": _INT_OR_NULL, "message_to": _INT_OR_NULL,
+        "reviewed": nullable(obj({"reviewer": {"type": "string"},
+                                  "decision": {"type": "string", "enum": ["accepted", "edited"]},
+                                  "proposal_id": {"type": "string"}})),
     }, required=("rev", "author", "created_at", "summary", "sha256")),
     "RevisionDetail": {"allOf": [{"$ref": "#/components/schemas/Revision"}, obj({
         "filename": _FILENAME, "content": {"type": "string"},
@@ -37,6 +40,10 @@ SCHEMAS = {
         "error": nullable({"type": "string"}), "error_message": nullable({"type": "string"}),
         "retryable": {"type": "boolean"},
         "trigger": {"type": "string", "enum": ["threshold", "idle", "manual"]},
+        "reason": {"type": "string", "enum": ["threshold", "idle", "manual", "reconcile",
+                                              "consolidate"]},
+        "proposal_id": nullable({"type": "string", "description": "Review mode: the proposal "
+                                 "this job's edits went into (the files were not changed)."}),
         "summary": {"type": "string"}, "usage": nullable({"type": "object"}),
         "message_from": _INT_OR_NULL, "message_to": _INT_OR_NULL, "created_at": TIMESTAMP,
         "started_at": nullable(TIMESTAMP), "finished_at": nullable(TIMESTAMP),

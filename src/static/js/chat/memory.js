@@ -2,7 +2,7 @@
 // (from `done.cortex`), a live state while an update runs (the WebSocket `cortex` event, with job
 // polling as a fallback), and afterwards a link to the diff of what changed.
 import { api, seg } from '../lib/api.js';
-import { byId } from '../lib/dom.js';
+import { byId, h } from '../lib/dom.js';
 
 const POLL_MS = 1000;
 const FILE_LABELS = { 'memory.md': 'memory', 'soul.md': 'soul', 'relationship.md': 'relationship' };
@@ -34,7 +34,10 @@ export class MemoryIndicator {
     const personaId = this.personaId;
     try {
       const status = await api.get(`/api/personas/${seg(personaId)}/cortex/status`);
-      if (personaId === this.personaId) this.update(status);
+      if (personaId === this.personaId) {
+        this.update(status);
+        this.showProposals(status.proposals_pending || 0);
+      }
     } catch {
       // older servers have no status endpoint: the first reply brings the progress
     }
@@ -106,11 +109,38 @@ export class MemoryIndicator {
         `The memory update failed${job.error ? ` (${job.error})` : ''}; it will be retried.`);
       return;
     }
+    this.loadProposals();
     const files = Array.isArray(job.files) ? job.files : [];
     const names = files.map((file) => FILE_LABELS[file] || file);
     const text = names.length ? 'Memory updated · see changes' : 'Memory checked · no changes';
     this.render('updated', text, names.length ? `Changed: ${names.join(', ')}. Open the diff.`
       : 'Nothing needed to change', files[0]);
+  }
+
+  /** Refreshes only the proposal count (after a job: review mode may have made a proposal). */
+  async loadProposals() {
+    const personaId = this.personaId;
+    try {
+      const status = await api.get(`/api/personas/${seg(personaId)}/cortex/status`);
+      if (personaId === this.personaId) this.showProposals(status.proposals_pending || 0);
+    } catch {
+      // the count is a hint; the next load brings it
+    }
+  }
+
+  /** Review mode: how many proposals wait for the person, as a badge on the indicator. */
+  showProposals(count) {
+    let badge = this.root.querySelector('#memory-proposals');
+    if (!count) {
+      badge?.remove();
+      return;
+    }
+    if (!badge) {
+      badge = h('span', { id: 'memory-proposals', class: 'badge memory-proposals' });
+      this.link.append(badge);
+    }
+    badge.textContent = `${count} to review`;
+    badge.title = 'Memory changes wait for your review in Settings';
   }
 
   stopPolling() {

@@ -1,0 +1,150 @@
+"""Review mode over REST: a persona's memory settings and its proposals (accept, edit, reject).
+
+Thin views: ids are checked, the persona must exist, ProposalService does the work; its errors
+become JSON errors through this blueprint's handlers.
+"""
+import re
+
+from flask import Blueprint, jsonify, request
+
+from ..utils.cortex import CortexSizeError, InvalidContent, RevisionConflict
+from ..utils.cortex.errors import ProposalConflict, ProposalDecided, ProposalNotFound
+from ..utils.cortex.paths import CORTEX_FILES
+from ..utils.cortex.persona_settings import load_persona_settings, save_persona_settings
+from ..utils.cortex.personas_lookup import persona_exists
+from ..utils.cortex.settings import InvalidSetting
+from ..utils.cortex import pins
+from ..utils.provider import get_cortex_service, get_db, get_proposal_service
+from .cortex import _expected_revision
+from .errors import ApiError, error_response, json_body
+from .guards import persona_id
+
+bp = Blueprint("cortex_review", __name__)
+BASE = "/api/personas/<pid>/cortex"
+_PROPOSAL_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
+_RULE = {"merge_slashes": False}
+
+
+def _persona(pid: str) -> str:
+    if not persona_exists(get_db().conn(), persona_id(pid)):
+        raise ApiError(404, "persona_not_found", "No persona with that id.")
+    return pid
+
+
+def _proposal_id(value: str) -> str:
+    if not _PROPOSAL_ID.fullmatch(value):
+        raise ApiError(404, "proposal_not_found", "No proposal with that id for this persona.")
+    return value
+
+
+@bp.get(BASE + "/settings", **_RULE)
+def read_memory_settings(pid: str):
+    """The persona's `{memory_review, sleep_enabled, sleep_sessions, sleep_hours}`."""
+    return jsonify(load_persona_settings(get_db().conn(), _persona(pid)))
+
+
+@bp.put(BASE + "/settings", **_RULE)
+def write_memory_settings(pid: str):
+    """Changes any subset of the persona's memory settings; returns all of them."""
+    pid = _persona(pid)
+    return jsonify(save_persona_settings(get_db().conn(), pid, json_body()))
+
+
+@bp.get(BASE + "/proposals", **_RULE)
+def list_proposals(pid: str):
+    """The persona's proposals, newest first (`?status=pending|accepted|rejected`)."""
+    pid = _persona(pid)
+    status = request.args.get("status")
+    if status not in (None, "pending", "accepted", "rejected"):
+        raise ApiError(400, "invalid_status", "status must be pending, accepted or rejected.")
+    service = get_proposal_service()
+    return jsonify({"persona_id": pid, "pending": service.count_pending(pid),
+                    "proposals": service.list_proposals(pid, status)})
+
+
+@bp.get(BASE + "/proposals/<proposal_id>", **_RULE)
+def read_proposal(pid: str, proposal_id: str):
+    """One proposal: per file the base revision, proposed text, diff, staleness."""
+    pid = _persona(pid)
+    return jsonify(get_proposal_service().detail(pid, _proposal_id(proposal_id)))
+
+
+@bp.post(BASE + "/proposals/<proposal_id>/accept", **_RULE)
+def accept_proposal(pid: str, proposal_id: str):
+    """Accepts the proposal (or one `filename` of it, optionally with edited `content`);
+    `If-Match` names the file's current revision the edited text was made against."""
+    pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
+    body = json_body(required=False)
+    filename, content = _filename(body), body.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ApiError(400, "invalid_content", '"content" must be the whole file as text.')
+    expected = _expected_revision(required=False)
+    return jsonify(get_proposal_service().accept(pid, proposal_id, filename=filename,
+                                                 content=content, expected_revision=expected))
+
+
+@bp.post(BASE + "/proposals/<proposal_id>/reject", **_RULE)
+def reject_proposal(pid: str, proposal_id: str):
+    """Rejects the proposal (or one `filename` of it); the files stay as they are."""
+    pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
+    filename = _filename(json_body(required=False))
+    return jsonify(get_proposal_service().reject(pid, proposal_id, filename=filename))
+
+
+@bp.get(BASE + "/<filename>/pins", **_RULE)
+def read_pins(pid: str, filename: str):
+    """The file's pinned blocks and warnings about broken markers (treated as unpinned)."""
+    pid = _persona(pid)
+    if filename not in CORTEX_FILES:
+        raise ApiError(404, "cortex_file_not_found", "No cortex file with that name.")
+    info = get_cortex_service().read_file_info(pid, filename)
+    spans, warnings = pins.parse(info.content)
+    return jsonify({"filename": filename, "revision": info.revision,
+                    "pins": [span.to_dict() for span in spans], "warnings": warnings})
+
+
+def _filename(body: dict) -> str | None:
+    filename = body.get("filename")
+    if filename is not None and filename not in CORTEX_FILES:
+        raise ApiError(400, "invalid_filename",
+                       f'"filename" must be one of {", ".join(CORTEX_FILES)}.')
+    return filename
+
+
+@bp.errorhandler(ProposalNotFound)
+def _not_found(err):
+    return error_response(404, "proposal_not_found", str(err))
+
+
+@bp.errorhandler(ProposalDecided)
+def _decided(err):
+    return error_response(409, "proposal_decided", str(err))
+
+
+@bp.errorhandler(ProposalConflict)
+def _conflict(err: ProposalConflict):
+    return error_response(409, "proposal_conflict", str(err), files=err.files)
+
+
+@bp.errorhandler(RevisionConflict)
+def _stale(err: RevisionConflict):
+    response, status = error_response(412, "revision_conflict", str(err),
+                                      current=err.current.to_dict())
+    response.set_etag(str(err.current.revision))
+    return response, status
+
+
+@bp.errorhandler(InvalidContent)
+def _invalid_content(err):
+    return error_response(400, "invalid_content", str(err))
+
+
+@bp.errorhandler(CortexSizeError)
+def _too_large(err: CortexSizeError):
+    return error_response(413, "cortex_file_too_large", str(err), chars=err.chars,
+                          limit=err.limit)
+
+
+@bp.errorhandler(InvalidSetting)
+def _invalid_setting(err: InvalidSetting):
+    return error_response(400, "invalid_setting", str(err), field=err.field)

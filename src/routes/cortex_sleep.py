@@ -1,0 +1,75 @@
+"""Sleep over REST: consolidation status and "consolidate now", and each file's archive."""
+from flask import Blueprint, jsonify, request
+
+from ..utils.cortex import RevisionConflict, archive
+from ..utils.cortex.paths import CORTEX_FILES
+from ..utils.cortex.settings import load_cortex_settings
+from ..utils.provider import get_cortex_service, get_db, get_sleep_schedule
+from ..utils.cortex.jobs import job_for_api
+from .cortex import _expected_revision
+from .cortex_review import BASE, _RULE, _persona, _stale
+from .errors import ApiError, json_body
+
+bp = Blueprint("cortex_sleep", __name__)
+bp.register_error_handler(RevisionConflict, _stale)
+
+
+def _file(filename: str) -> str:
+    if filename not in CORTEX_FILES:
+        raise ApiError(404, "cortex_file_not_found", "No cortex file with that name.")
+    return filename
+
+
+@bp.get(BASE + "/sleep", **_RULE)
+def read_sleep(pid: str):
+    """The sleep schedule, progress towards it, and the last consolidation."""
+    return jsonify(get_sleep_schedule().status(_persona(pid)))
+
+
+@bp.post(BASE + "/consolidate", **_RULE)
+def consolidate_now(pid: str):
+    """Queues a consolidation now (joins a queued one): 202 with the job."""
+    pid = _persona(pid)
+    json_body(required=False)
+    if not load_cortex_settings(get_db().conn())["enabled"]:
+        raise ApiError(409, "cortex_disabled",
+                       "The cortex is disabled: enable it in the settings first.")
+    job, created = get_sleep_schedule().request(pid)
+    response = jsonify({"job_id": job["id"], "status": job["status"], "created": created,
+                        "job": job_for_api(job)})
+    response.headers["Location"] = f"/api/cortex/jobs/{job['id']}"
+    return response, 202
+
+
+@bp.get(BASE + "/<filename>/archive", **_RULE)
+def read_archive(pid: str, filename: str):
+    """What consolidations let go from this file, newest first (`?q=` searches)."""
+    pid, filename = _persona(pid), _file(filename)
+    query = request.args.get("q") or None
+    if query is not None and len(query) > 200:
+        raise ApiError(400, "invalid_query", "q must be at most 200 characters.")
+    entries = archive.list_entries(get_db().conn(), pid, filename, query)
+    return jsonify({"persona_id": pid, "filename": filename, "entries": entries})
+
+
+@bp.post(BASE + "/<filename>/archive/<int:entry_id>/restore", **_RULE)
+def restore_from_archive(pid: str, filename: str, entry_id: int):
+    """Appends an archive entry (or `text`, a part of it) to the file (a `restore` revision)."""
+    pid, filename = _persona(pid), _file(filename)
+    text = json_body(required=False).get("text")
+    if text is not None and not isinstance(text, str):
+        raise ApiError(400, "invalid_text", '"text" must be a part of the entry, as text.')
+    if not 0 < entry_id < 2 ** 63:
+        raise ApiError(404, "archive_entry_not_found", "No archive entry with that id.")
+    service = get_cortex_service()
+    try:
+        archive.restore_entry(service, pid, filename, entry_id, text,
+                              _expected_revision(required=False))
+    except LookupError:
+        raise ApiError(404, "archive_entry_not_found", "No archive entry with that id.") from None
+    except ValueError as err:
+        raise ApiError(400, "invalid_text", str(err)) from None
+    info = service.read_file_info(pid, filename)
+    response = jsonify(info.to_dict())
+    response.set_etag(str(info.revision))
+    return response

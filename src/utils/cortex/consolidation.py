@@ -1,0 +1,101 @@
+"""ConsolidationService: "sleep", a tool_use run that rewrites the cortex files concisely.
+
+It runs as a job of reason `consolidate` through the same worker, edits a staged copy with the
+same tools (pinned blocks survive byte for byte), and is applied all-or-nothing: one revision per
+file summarised "consolidated: 11,900 → 6,200 characters", with the lines each file lost kept in
+the archive (archive.py) in the same transaction. In review mode it becomes (part of) the
+pending proposal instead, and the archive is written when that is accepted.
+"""
+import logging
+
+from .. import prompts
+from ..api_request.types import RequestConfig
+from ..storage.personas import get_persona
+from .paths import CORTEX_FILES
+from .staged_apply import NotApplied
+from .staging import StagingConflict
+from .tools import CortexToolbox, tool_definitions
+
+log = logging.getLogger(__name__)
+MAX_TOKENS = 16_000
+USER_MARKER = "<!-- user message -->"
+TARGET_SHARE = "60 %"
+
+
+def consolidated_summary(staged_file) -> str:
+    """The revision summary of a consolidated file."""
+    return (f"consolidated: {len(staged_file.base_content):,} → "
+            f"{len(staged_file.content):,} characters")
+
+
+class ConsolidationService:
+    """Runs one consolidation of a persona's cortex (used by CortexUpdateService)."""
+
+    def __init__(self, update_service):
+        self._update = update_service
+
+    def run(self, persona_id: str, job_id: str) -> dict:
+        """Consolidates the persona's files; returns the same result shape as an update."""
+        from .update import job_guard, run_failure, run_result
+        update = self._update
+        if not getattr(update.api, "is_ready", False):
+            return run_failure("not_configured",
+                                  "No API key configured: add one in Settings.")
+        staged, shown, review = update.staged_run(persona_id)
+        toolbox = CortexToolbox(update.cortex, staged, follow_files=not review)
+        response = update.api.tool_request(self._config(persona_id, shown), toolbox)
+        if not response.success:
+            code = response.error or "api_error"
+            return update.failed(persona_id, job_id, toolbox, code, response.error_message,
+                                 bool(response.retryable), response.usage)
+        summary = _summary(toolbox, response)
+        guard = job_guard(persona_id, job_id)
+        try:
+            if review:
+                proposal_id = update.proposals.propose(
+                    toolbox.staged, job_id=job_id, kind="consolidate", summary=summary,
+                    usage=response.usage, guard=guard)
+                return {**run_result(True), "summary": summary, "usage": response.usage,
+                        "proposal_id": proposal_id}
+            revisions = update.cortex.apply_staged(
+                toolbox.staged, job_id=job_id, summary=summary, archive=True,
+                summary_for=consolidated_summary, guard=guard,
+                outcome={"summary": summary, "usage": response.usage})
+        except (StagingConflict, NotApplied) as err:
+            code = "edit_conflict" if isinstance(err, StagingConflict) else "interrupted"
+            return update.failed(persona_id, job_id, toolbox, code,
+                                 "The consolidation could not be applied; nothing changed.",
+                                 True, response.usage)
+        log.info("Consolidation %s for %s done: %s", job_id, persona_id, summary)
+        return {**run_result(True, toolbox, revisions), "summary": summary,
+                "usage": response.usage}
+
+    def _config(self, persona_id: str, shown) -> RequestConfig:
+        from .update import format_day, render_file
+        update = self._update
+        app = update.app_settings()
+        persona = get_persona(update.db.conn(), persona_id) or {"id": persona_id,
+                                                                "name": persona_id}
+        language = prompts.language_of(persona.get("language"), app.get("language"))
+        now = update.now()
+        files = {f.filename: f for f in shown}
+        values = {"char_name": persona.get("name") or persona_id,
+                  "user_name": prompts.user_name_for(persona, app, language),
+                  "today": format_day(now, language), "target_share": TARGET_SHARE,
+                  "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
+                                       if name in files)}
+        system, user = prompts.load_prompt("cortex_consolidate", language).split(USER_MARKER, 1)
+        prompt = {"type": "text", "text": prompts.render(user, values).strip(),
+                  "cache_control": {"type": "ephemeral"}}
+        return RequestConfig(system_prompt=prompts.render(system, values).strip(),
+                             messages=[{"role": "user", "content": [prompt]}],
+                             model=app.get("cortex_model") or app.get("model")
+                             or update.default_model, max_tokens=MAX_TOKENS,
+                             tools=tool_definitions(), request_type="cortex_consolidate")
+
+
+def _summary(toolbox, response) -> str:
+    parts = [consolidated_summary(f) for f in toolbox.staged.changed_files()]
+    names = [f.filename for f in toolbox.staged.changed_files()]
+    text = "; ".join(f"{name} {part}" for name, part in zip(names, parts))
+    return text or (response.content or "").strip() or "Nothing needed consolidating."

@@ -1,0 +1,229 @@
+"""ProposalService: review mode, built on the same staging as every cortex run.
+
+In review mode a finished run's StagedEdits are stored as a proposal (proposals.py) in the
+transaction that marks its messages processed, instead of being applied. Accepting applies the
+proposal's edits through `CortexService.apply_staged`, the one path every change of a run takes:
+a file whose base revision is stale has its edits replayed on the current text (same rules as a
+rebase), and if they no longer fit the person gets a conflict view instead. A new run while a
+proposal is pending builds on the proposal's text (`stage_for_run`).
+"""
+import difflib
+import logging
+from dataclasses import replace
+
+from ..storage.db import transaction
+from . import jobs
+from . import proposals as store
+from .errors import (InvalidContent, ProposalConflict, ProposalDecided, ProposalNotFound,
+                     RevisionConflict)
+from .personas_lookup import persona_exists
+from .staged_apply import NotApplied
+from .staging import Edit, StagedEdits, StagingConflict
+
+log = logging.getLogger(__name__)
+
+
+class ProposalService:
+    """Creates, shows, accepts and rejects a persona's memory proposals."""
+
+    def __init__(self, cortex, db):
+        self._cortex = cortex
+        self._db = db
+
+    def stage_for_run(self, persona_id: str, infos: list) -> tuple[StagedEdits, list]:
+        """A staged copy built on the pending proposal's text, and the files as the model sees
+        them (the proposed text where one is pending)."""
+        staged = self._cortex.stage(persona_id, infos)
+        store.layer(staged, store.pending_proposal(self._db.conn(), persona_id))
+        shown = [replace(info, content=staged.file(info.filename).content,
+                         chars=len(staged.file(info.filename).content)) for info in infos]
+        return staged, shown
+
+    def propose(self, staged: StagedEdits, *, job_id: str, kind: str, summary: str,
+                message_range=None, usage=None, guard=None) -> str | None:
+        """Stores the run's edits as (part of) the pending proposal, marks its messages processed
+        and its job done, in one transaction; returns the proposal id (None: nothing changed)."""
+        conn = self._db.conn()
+        with self._cortex.lock(staged.persona_id), transaction(conn):
+            if guard is not None and not guard(conn):
+                raise NotApplied("the run's guard refused it")
+            proposal_id = store.save_proposal(conn, staged, job_id=job_id, kind=kind,
+                                              summary=summary, message_range=message_range)
+            if message_range:
+                jobs.mark_processed(conn, staged.persona_id, message_range[1])
+            jobs.complete_job(conn, job_id, usage=usage, summary=summary,
+                              proposal_id=proposal_id)
+        if proposal_id:
+            log.info("Cortex %s: job %s proposed changes (proposal %s)", staged.persona_id,
+                     job_id, proposal_id)
+        return proposal_id
+
+    def list_proposals(self, persona_id: str, status: str | None = None) -> list[dict]:
+        """The persona's proposals, newest first."""
+        return store.list_proposals(self._db.conn(), persona_id, status)
+
+    def count_pending(self, persona_id: str) -> int:
+        """0 or 1: whether a proposal waits for the person."""
+        return store.count_pending(self._db.conn(), persona_id)
+
+    def detail(self, persona_id: str, proposal_id: str) -> dict:
+        """The proposal with, per file, the diff, staleness and what accepting would produce."""
+        proposal = self._get(persona_id, proposal_id)
+        with self._cortex.lock(persona_id):
+            proposal["files"] = [self._file_view(persona_id, entry)
+                                 for entry in proposal["files"]]
+        proposal["stale"] = any(f["stale"] for f in proposal["files"] if f["status"] == "pending")
+        return proposal
+
+    def accept(self, persona_id: str, proposal_id: str, *, filename: str | None = None,
+               content: str | None = None, expected_revision: int | None = None) -> dict:
+        """Applies the proposal's pending files (or one of them, optionally with the person's
+        edited text) as `ai` revisions noting the review; returns the proposal's detail."""
+        proposal = self._get(persona_id, proposal_id)
+        entries = self._pending_entries(proposal, filename)
+        if (content is not None or expected_revision is not None) and len(entries) != 1:
+            raise InvalidContent("Name the file (filename) whose text you send or whose "
+                                 "revision If-Match names.")
+        decision = "accepted" if content is None else "edited"
+        with self._cortex.lock(persona_id):
+            staged = self._staged_for_accept(persona_id, entries, content, expected_revision)
+            unchanged = {e["filename"]: self._cortex.current_revision(
+                persona_id, e["filename"])["id"] for e in entries}
+            review = {"proposal_id": proposal_id, "review": decision,
+                      "files": [e["filename"] for e in entries], "unchanged": unchanged}
+            names = review["files"]
+            try:
+                self._cortex.apply_staged(
+                    staged, job_id=(proposal["job_ids"] or [None])[-1],
+                    message_range=_range(proposal), review=review,
+                    archive="consolidate" in proposal["kinds"],
+                    summary=_accepted_summary(proposal, decision),
+                    summary_for=_consolidated(proposal, decision),
+                    guard=lambda conn: (persona_exists(conn, persona_id)
+                                        and store.files_pending(conn, proposal_id, names)))
+            except StagingConflict as err:
+                raise ProposalConflict(
+                    f"{err.filename} changed since this proposal was made and its edits no "
+                    "longer apply to the current text. Edit the proposed text against the "
+                    "current one and accept that, or reject the proposal.",
+                    [self._file_view(persona_id, e) for e in entries]) from None
+            except NotApplied:
+                raise ProposalDecided("This proposal was decided meanwhile.") from None
+        log.info("Cortex %s: proposal %s %s (%s)", persona_id, proposal_id, decision,
+                 ", ".join(names))
+        return self.detail(persona_id, proposal_id)
+
+    def reject(self, persona_id: str, proposal_id: str, filename: str | None = None) -> dict:
+        """Drops the proposal's pending files (or one); the files stay as they are."""
+        proposal = self._get(persona_id, proposal_id)
+        entries = self._pending_entries(proposal, filename)
+        conn = self._db.conn()
+        with self._cortex.lock(persona_id), transaction(conn):
+            for entry in entries:
+                store.decide(conn, proposal_id, entry["filename"], "rejected")
+        log.info("Cortex %s: proposal %s rejected (%s)", persona_id, proposal_id,
+                 ", ".join(e["filename"] for e in entries))
+        return self.detail(persona_id, proposal_id)
+
+    def _get(self, persona_id: str, proposal_id: str) -> dict:
+        proposal = store.get_proposal(self._db.conn(), persona_id, proposal_id) \
+            if isinstance(proposal_id, str) else None
+        if proposal is None:
+            raise ProposalNotFound("No proposal with that id for this persona.")
+        return proposal
+
+    @staticmethod
+    def _pending_entries(proposal: dict, filename: str | None) -> list[dict]:
+        if filename is not None and filename not in {f["filename"] for f in proposal["files"]}:
+            raise ProposalNotFound(f"This proposal does not change {str(filename)[:40]}.")
+        entries = [f for f in proposal["files"]
+                   if f["status"] == "pending" and filename in (None, f["filename"])]
+        if not entries:
+            raise ProposalDecided("This proposal (or this file of it) was already "
+                                  f"{proposal['status'] if filename is None else 'decided'}.")
+        return entries
+
+    def _staged_for_accept(self, persona_id: str, entries: list[dict], content,
+                           expected_revision) -> StagedEdits:
+        staged = StagedEdits(persona_id, {}, hard_cap=self._cortex.hard_cap)
+        for entry in entries:
+            if content is None:
+                self._check_expected(persona_id, entry["filename"], expected_revision)
+                staged.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
+                                entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
+                continue
+            self._cortex.check_content(entry["filename"], content)
+            current = self._cortex.current_revision(persona_id, entry["filename"])
+            if expected_revision is not None and expected_revision != current["id"]:
+                raise RevisionConflict(self._cortex.file_of(current), expected_revision)
+            base = (current["id"], current["content"]) if expected_revision is not None else \
+                (entry["base_revision"], entry["base_content"])
+            staged.add_file(entry["filename"], *base, content,
+                            [Edit("write_file", {"content": content})])
+        return staged
+
+    def _check_expected(self, persona_id: str, filename: str, expected_revision) -> None:
+        """With If-Match on a plain accept: the file must still be at the revision reviewed."""
+        if expected_revision is None:
+            return
+        current = self._cortex.current_revision(persona_id, filename)
+        if expected_revision != current["id"]:
+            raise RevisionConflict(self._cortex.file_of(current), expected_revision)
+
+    def _file_view(self, persona_id: str, entry: dict) -> dict:
+        """One file of a proposal as the person reviews it (hold the lock)."""
+        current = self._cortex.current_revision(persona_id, entry["filename"])
+        view = {key: entry[key] for key in ("filename", "status", "base_revision", "content",
+                                            "revision", "review", "decided_at")}
+        view.update(current_revision=current["id"], chars=len(entry["content"]),
+                    base_chars=len(entry["base_content"]),
+                    diff=unified(entry["base_content"], entry["content"], entry["filename"],
+                                 f"@{entry['base_revision']}", "@proposed"),
+                    stale=entry["status"] == "pending"
+                    and current["id"] != entry["base_revision"],
+                    conflict=False, rebased=None, current_content=None)
+        if view["stale"]:
+            view["current_content"] = current["content"]
+            probe = StagedEdits(persona_id, {}, hard_cap=self._cortex.hard_cap)
+            probe.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
+                           entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
+            try:
+                probe.rebase(entry["filename"], current["id"], current["content"])
+                view["rebased"] = probe.file(entry["filename"]).content
+                view["diff_current"] = unified(current["content"], view["rebased"],
+                                               entry["filename"], f"@{current['id']}",
+                                               "@proposed")
+            except StagingConflict:
+                view["conflict"] = True
+        return view
+
+
+def unified(before: str, after: str, filename: str, old: str, new: str) -> str:
+    """A unified diff in the history's style."""
+    text = "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(),
+                                          fromfile=filename + old, tofile=filename + new,
+                                          lineterm=""))
+    return text + "\n" if text else ""
+
+
+def _range(proposal: dict):
+    if proposal["message_from"] is None or proposal["message_to"] is None:
+        return None
+    return proposal["message_from"], proposal["message_to"]
+
+
+def _consolidated(proposal: dict, decision: str):
+    """Per-file summaries "consolidated: a → b characters" for a consolidation proposal."""
+    if "consolidate" not in proposal["kinds"]:
+        return None
+    from .consolidation import consolidated_summary
+    return lambda staged_file: f"{consolidated_summary(staged_file)} ({_note(decision)})"
+
+
+def _accepted_summary(proposal: dict, decision: str) -> str:
+    return f"{proposal['summary'] or 'Proposed change'} ({_note(decision)})"
+
+
+def _note(decision: str) -> str:
+    return "edited and accepted by the person" if decision == "edited" else \
+        "accepted by the person"
