@@ -106,3 +106,19 @@ def test_a_lone_surrogate_in_an_update_summary_and_a_title_is_stored_as_replacem
     session = provider.get_title_generator(env.app).generate(sid, "I adopted a cat.", "Lovely!")
     assert session["title"] == "Cats \ufffd"
     assert _sql(data_dir, "SELECT title FROM sessions WHERE id = ?", sid) == [("Cats \ufffd",)]
+
+
+def test_a_lone_surrogate_in_a_tool_call_does_not_break_the_next_round(env, claude):
+    env.persona()
+    sid = env.session()
+    env.say(sid, "I adopted a cat.", "Lovely!")
+    claude.enqueue(
+        _LoneSurrogateText(replies.tool_use(
+            [("insert", {"filename": "memory.md", "insert_line": 1,
+                         "insert_text": f"- A cat {MARK}"})], text=f"Noting {MARK}")),
+        replies.text("Noted."))
+    job = env.run_job()
+    assert job["status"] == "done", job
+    history = claude.requests[-1].body["messages"]
+    sent = json.dumps(history, ensure_ascii=False)
+    assert "- A cat \ufffd" in sent and "Noting \ufffd" in sent

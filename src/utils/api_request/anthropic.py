@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from ..text import scrub
+from ..text import scrub, scrub_json
 from .types import (ChunkResponse, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
                     ToolDefinition, ToolResult)
 
@@ -75,8 +75,9 @@ def system_param(system: str | list[SystemBlock], cache_system: bool = False) ->
 
 
 def parse_tool_use(block: Any) -> ToolCall:
-    """A `tool_use` block as a ToolCall (input that is not an object becomes `{}`)."""
-    arguments = _get(block, "input")
+    """A `tool_use` block as a ToolCall (input that is not an object becomes `{}`); lone
+    surrogates become U+FFFD, so the call can be run and sent back in the history."""
+    arguments = scrub_json(_get(block, "input"))
     return ToolCall(id=_get(block, "id"), name=_get(block, "name"),
                     arguments=arguments if isinstance(arguments, dict) else {})
 
@@ -115,7 +116,7 @@ def _block_param(block: Any) -> dict | None:
     kind = _get(block, "type")
     if kind == "text":
         text = _get(block, "text")
-        return {"type": "text", "text": text} if text else None
+        return {"type": "text", "text": scrub(text)} if text else None
     if kind == "tool_use":
         call = parse_tool_use(block)
         return {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
