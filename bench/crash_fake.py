@@ -71,7 +71,9 @@ class UpdateModel:
 def _facts(content) -> list[str]:
     text = content if isinstance(content, str) else "".join(
         block.get("text", "") for block in content)
-    conversation = text.split("<conversation>", 1)[-1].split("</conversation>", 1)[0]
+    if "<conversation>" not in text:  # a consolidation prompt: files only, nothing new to remember
+        return []
+    conversation = text.split("<conversation>", 1)[1].split("</conversation>", 1)[0]
     return list(dict.fromkeys(FACT.findall(conversation)))
 
 
