@@ -63,7 +63,7 @@ def test_parallel_execution_respects_the_bound():
 
 def test_a_call_over_its_timeout_gets_an_error_and_the_turn_goes_on():
     release = threading.Event()
-    handler = ToolHandler(max_parallel=1, timeout=0.1)
+    handler = ToolHandler(max_parallel=1, timeout=0.5)
     handler.register(tool("hang"), lambda call: release.wait(10) and "late")
     handler.register(tool("quick"), lambda call: "quick")
     try:
@@ -71,7 +71,7 @@ def test_a_call_over_its_timeout_gets_an_error_and_the_turn_goes_on():
     finally:
         release.set()
 
-    assert results[0].is_error and "timed out after 0.1 s" in results[0].content
+    assert results[0].is_error and "timed out after 0.5 s" in results[0].content
     assert results[1] == ToolResult.success("id_1", "quick", "quick")
 
 
