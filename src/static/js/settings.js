@@ -12,19 +12,43 @@ const params = new URLSearchParams(window.location.search);
 const personaSelect = byId('cortex-persona');
 let personaId = null;
 
+// Other tabs of this browser hear about every write at once; other browsers are caught when the
+// page becomes visible again (and by If-Match on save in any case).
+const channel = 'BroadcastChannel' in window ? new BroadcastChannel('persona-cortex') : null;
+
+function announce(filename) {
+  channel?.postMessage({ personaId, filename });
+}
+
 const history = new CortexHistory({
-  onRestored: (response) => editor.applyRestored(response),
+  onRestored: (response) => {
+    editor.applyRestored(response);
+    announce(editor.filename);
+  },
   isDirty: (filename) => editor.isDirty(filename),
 });
 const editor = new CortexEditor({
-  onSaved: (filename) => history.load(personaId, filename, 'latest'),
+  onSaved: (filename) => {
+    announce(filename);
+    return history.load(personaId, filename, 'latest');
+  },
   onSelect: (filename) => history.load(personaId, filename, 'latest').catch(report),
+});
+
+async function refreshFiles(names) {
+  await Promise.all(names.map((name) => editor.refresh(name)));
+  await history.load(personaId, editor.filename, 'latest');
+}
+
+channel?.addEventListener('message', ({ data }) => {
+  if (data?.personaId === personaId && FILES.includes(data.filename)) refreshFiles([data.filename]).catch(report);
+});
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && personaId) refreshFiles(FILES).catch(report);
 });
 const jobs = new CortexJobs({
   onFinished: async (job) => {
-    const changed = (job.files || []).filter((name) => FILES.includes(name));
-    await Promise.all(changed.map((name) => editor.refresh(name)));
-    await history.load(personaId, editor.filename, 'latest');
+    await refreshFiles((job.files || []).filter((name) => FILES.includes(name)));
   },
 });
 const general = new GeneralSettings();

@@ -90,7 +90,8 @@ export class CortexHistory {
   async restore() {
     const rev = this.selected;
     if (rev == null) return;
-    const unsaved = this.isDirty(this.filename) ? ' Your unsaved changes in the editor are discarded.' : '';
+    const unsaved = this.isDirty(this.filename) ? ' Your draft in the editor is kept: you merge it with '
+      + 'the restored text next.' : '';
     const ok = await confirmAction(`${this.filename} gets the text of revision #${rev} back, as a new `
       + `revision; the current text stays in the history.${unsaved}`,
     { title: `Restore revision #${rev}?`, confirm: 'Restore' });
