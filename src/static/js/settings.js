@@ -1,6 +1,7 @@
 // The settings page: general settings, personas, and the cortex editor with its history and
 // update controls. `?persona=&file=&view=history` opens a file's latest change directly.
 import { byId, h } from './lib/dom.js';
+import { applyLimits } from './lib/forms.js';
 import { confirmAction, toast } from './lib/ui.js';
 import { CortexEditor, FILES } from './settings/cortex_editor.js';
 import { CortexHistory } from './settings/cortex_history.js';
@@ -88,7 +89,7 @@ personaSelect.addEventListener('change', async () => {
 });
 
 async function start() {
-  await Promise.all([general.load(), personas.load(), jobs.load()]);
+  await Promise.all([general.load(), personas.load(), jobs.load(), applyLimits()]);
   if (params.get('view') === 'history') {
     byId('history-heading').scrollIntoView({ block: 'start' });
   } else if (window.location.hash) {

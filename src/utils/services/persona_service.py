@@ -16,10 +16,11 @@ from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
 log = logging.getLogger(__name__)
 DEFAULT_PERSONA_FILE = (Path(__file__).resolve().parents[2]
                         / "instructions" / "personas" / "default.json")
+from ..limits import PERSONA_TEXT
 from ..prompts import LANGUAGES
 ID_LENGTH = 12
 READ_ONLY = ("id", "created_at", "updated_at")
-_LIMITS = {"name": 80, "description": 8000, "user_name": 80, "greeting": 2000}
+_LIMITS = PERSONA_TEXT
 
 
 class PersonaService:

@@ -2,6 +2,7 @@
 import { api, listOf, seg } from '../lib/api.js';
 import { byId, h, initials } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
+import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { confirmAction, toast } from '../lib/ui.js';
 
 const FIELDS = { name: 'p-name', user_name: 'p-user-name', language: 'p-language',
@@ -80,6 +81,11 @@ export class PersonaSettings {
       byId('p-name').focus();
       return;
     }
+    const problem = limitProblem(this.form);
+    if (problem) {
+      showProblem(this.error, problem.el, problem.message);
+      return;
+    }
     try {
       if (this.editing) {
         await api.put(`/api/personas/${seg(this.editing.id)}`, body);
@@ -89,7 +95,7 @@ export class PersonaSettings {
         toast(`${body.name} created`);
       }
     } catch (err) {
-      this.error.textContent = err.message;
+      this.error.textContent = errorInWords(err, this.form);
       return;
     }
     this.closeForm();
