@@ -5,7 +5,7 @@ inline code at all), no plugins, no framing, and images only from us, so model o
 past the sanitiser still cannot run code or call out to another host. With access control on,
 both pages offer a sign-out form (a plain POST, so no script is needed for it).
 """
-from flask import Blueprint, render_template
+from flask import Blueprint, render_template, request
 
 from ..utils.provider import get_access_gate
 
@@ -30,6 +30,16 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
+
+
+THEMES = ("light", "dark")
+
+
+@bp.app_context_processor
+def theme():
+    """The person's manual theme (a cookie set by the settings page); None follows the system."""
+    chosen = request.cookies.get("theme")
+    return {"theme": chosen if chosen in THEMES else None}
 
 
 def _page(template: str, **context):

@@ -3,6 +3,7 @@
 // new tab without an opener; images only load from this origin or data: URLs.
 import { marked } from '../../vendor/marked/marked.esm.js';
 import DOMPurify from '../../vendor/dompurify/purify.es.js';
+import { enhanceCode } from './code_blocks.js';
 
 const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 const FORBID_TAGS = ['style', 'form', 'input', 'button', 'textarea', 'select', 'option',
@@ -57,4 +58,5 @@ function markdownFragment(text) {
 /** Replaces `target`'s content with `text` rendered as sanitised Markdown. */
 export function renderMarkdown(target, text) {
   target.replaceChildren(markdownFragment(text));
+  enhanceCode(target);
 }

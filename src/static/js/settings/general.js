@@ -3,6 +3,7 @@
 import { api, request } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
+import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { keyErrorMessage } from '../chat/key_setup.js';
 
@@ -27,6 +28,9 @@ export class GeneralSettings {
     this.keyForm.addEventListener('submit', (event) => { event.preventDefault(); this.saveKey(); });
     this.keyRemove.addEventListener('click', () => this.removeKey());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
+    const theme = byId('set-theme');
+    theme.value = currentTheme();
+    theme.addEventListener('change', () => setTheme(theme.value));
   }
 
   async load() {
