@@ -18,11 +18,13 @@ from ..storage import exchanges
 from ..storage import messages as message_store
 from ..storage import personas as persona_store
 from ..storage import sessions as session_store
+from ..text import scrub
 from . import chat_events as events
 from . import prompt_builder as prompts
 from .chat_events import ChatEvent
 from .errors import ServiceError, invalid, not_found
 from .ids import is_session_id
+from .validation import encodable
 
 log = logging.getLogger(__name__)
 MESSAGE_MAX = MESSAGE
@@ -187,8 +189,8 @@ class ChatService:
             return None
         status = "complete" if complete else "incomplete"
         try:
-            return message_store.add_message(self._db.conn(), session_id, "assistant", text,
-                                             status)
+            return message_store.add_message(self._db.conn(), session_id, "assistant",
+                                             scrub(text), status)
         except LookupError:
             log.warning("Session %s was deleted while its reply streamed", session_id)
             return None
@@ -255,13 +257,14 @@ def _busy() -> ServiceError:
 def _check_text(field: str, value) -> None:
     if not isinstance(value, str) or not value.strip():
         raise invalid(field, "must be a non-empty string")
+    encodable(field, value)
     if len(value) > MESSAGE_MAX:
         raise invalid(field, f"must not be longer than {MESSAGE_MAX} characters")
 
 
 def _error_event(err: ServiceError) -> ChatEvent:
     code = "invalid_request" if err.status == 400 else err.code
-    return events.error(code, err.message, err.code == "session_busy")
+    return events.error(code, err.message, err.code == "session_busy", err.extra.get("field"))
 
 
 def _close(upstream) -> None:

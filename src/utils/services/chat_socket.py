@@ -5,7 +5,6 @@ frame mid-stream. Cortex and title events are pushed from the threads that finis
 every send goes through one lock. Nothing here knows about Flask: `ws` is anything with
 `receive()` and `send()`.
 """
-import json
 import logging
 import queue
 import socket
@@ -17,11 +16,11 @@ from simple_websocket import ConnectionClosed
 from ..api_request import CancelSignal
 from . import chat_events as events
 from .chat_events import ChatEvent
+from .chat_frames import FrameError, parse_frame
 from .errors import ServiceError
 from .ids import is_persona_id
 
 log = logging.getLogger(__name__)
-FRAME_MAX = 40_000
 JOIN_TIMEOUT = 10.0
 FINAL = ("done", "error")
 Unsubscribe = Callable[[], None]
@@ -76,14 +75,14 @@ class ChatSocket:
             self._worker.join(JOIN_TIMEOUT)
 
     def _handle(self, raw) -> None:
-        frame = _parse(raw)
-        handler = {"chat": self._on_chat, "regenerate": self._on_regenerate,
-                   "stop": self._on_stop, "subscribe": self._on_subscribe}.get(
-            frame.get("type") if frame else None)
-        if handler is None:
-            self._send(events.error("invalid_request", "Send a JSON object whose type is chat, "
-                                    "regenerate, stop or subscribe."))
+        """Answers any frame: a handler's events, or one `error` event; never raises."""
+        try:
+            frame = parse_frame(raw)
+        except FrameError as err:
+            self._send(events.error("invalid_request", str(err), field=err.field))
             return
+        handler = {"chat": self._on_chat, "regenerate": self._on_regenerate,
+                   "stop": self._on_stop, "subscribe": self._on_subscribe}[frame["type"]]
         try:
             handler(frame)
         except Exception:
@@ -124,7 +123,8 @@ class ChatSocket:
             session = check()
         except ServiceError as err:
             code = "invalid_request" if err.status == 400 else err.code
-            self._send(events.error(code, err.message, err.code == "session_busy"))
+            self._send(events.error(code, err.message, err.code == "session_busy",
+                                    field=err.extra.get("field")))
             return
         self._personas.add(session["persona_id"])
         self._sessions.add(session_id)
@@ -185,14 +185,3 @@ def _send_at_once(ws) -> None:
     sock = getattr(ws, "sock", None)
     if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def _parse(raw) -> dict | None:
-    """The frame as a JSON object, or None for binary, oversized or malformed frames."""
-    if not isinstance(raw, str) or len(raw) > FRAME_MAX:
-        return None
-    try:
-        frame = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return frame if isinstance(frame, dict) else None
