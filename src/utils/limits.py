@@ -7,6 +7,7 @@ SETTINGS_TEXT = {"user_name": 80}
 IDLE_MINUTES = (1, 1440)
 SESSION_TITLE = 120
 MESSAGE = 32_000
+SEARCH_QUERY = 200
 
 
 def _length(limit: int, min_length: int = 0) -> dict:
@@ -27,4 +28,5 @@ def as_document() -> dict:
         "cortex_settings": {"idle_minutes": _range(*IDLE_MINUTES)},
         "session": {"title": _length(SESSION_TITLE, 1)},
         "message": {"content": _length(MESSAGE, 1)},
+        "search": {"q": _length(SEARCH_QUERY, 1)},
     }

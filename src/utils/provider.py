@@ -23,6 +23,7 @@ from .services.chat_titles import TitleGenerator
 from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
+from .services.conversation_tools import ConversationTools
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
 from .storage import Database
@@ -45,6 +46,7 @@ def init_services(app: Flask) -> dict:
     services["settings"] = _build_settings_service(config, services)
     services["personas"] = _build_persona_service(services)
     services["sessions"] = SessionService(services["db"])
+    services["conversation_tools"] = ConversationTools(services["db"])
     services.update(_build_cortex_updates(config, services))
     services["session_leases"] = SessionLeases(config["DATA_DIR"])
     services["chat"] = _build_chat_service(services)
@@ -178,6 +180,11 @@ def get_persona_service(app: Flask | None = None) -> PersonaService:
 def get_session_service(app: Flask | None = None) -> SessionService:
     """Sessions and their paginated messages."""
     return _get("sessions", app)
+
+
+def get_conversation_tools(app: Flask | None = None) -> ConversationTools:
+    """Search across a persona's sessions and export of one session."""
+    return _get("conversation_tools", app)
 
 
 def get_settings_service(app: Flask | None = None) -> SettingsService:

@@ -6,9 +6,9 @@ It is plain data (no Flask): `routes/openapi.py` serves it, and tests check it a
 import copy
 from functools import lru_cache
 
-from . import access, chat, common, conversations, cortex, settings
+from . import access, chat, common, conversations, cortex, search, settings
 
-_AREAS = (conversations, chat, cortex, settings, access)
+_AREAS = (conversations, chat, cortex, settings, access, search)
 _DESCRIPTION = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "

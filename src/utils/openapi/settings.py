@@ -22,8 +22,8 @@ _FORM = {"type": "object", "additionalProperties": _LIMIT}
 
 SCHEMAS = {
     "Limits": obj({name: _FORM for name in
-                   ("persona", "settings", "cortex_settings", "session", "message")},
-                  required=("persona", "settings", "cortex_settings", "session", "message"),
+                   ("persona", "settings", "cortex_settings", "session", "message", "search")},
+                  required=("persona", "settings", "cortex_settings", "session", "message", "search"),
                   description="One source of truth: the services validate with these limits."),
     "ApiKeyStatus": obj({
         "configured": {"type": "boolean"},
