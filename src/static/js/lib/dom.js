@@ -46,6 +46,16 @@ export function formatDateTime(iso) {
   return Number.isNaN(date.getTime()) ? String(iso ?? '') : DATE_TIME.format(date);
 }
 
+const TIME = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+const DAY_TIME = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+
+/** "14:03" for a time today, "12 May, 14:03" for another day. */
+export function formatTime(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return (date.toDateString() === new Date().toDateString() ? TIME : DAY_TIME).format(date);
+}
+
 const UNITS = [['second', 1, 60], ['minute', 60, 60], ['hour', 3600, 24], ['day', 86400, 7]];
 
 /** "5 minutes ago" for an ISO timestamp (falls back to the date after a week). */
