@@ -46,19 +46,22 @@ def test_history_diff_and_restore(page, server):
     _put(page, server, original["content"] + "- Likes <b>bold</b> tea.\n")
     open_page(page, server, "/settings?persona=default&file=memory.md&view=history")
 
-    expect(page.locator("#diff .diff-add")).to_have_text("+- Likes <b>bold</b> tea.")
+    expect(page.locator("#diff .diff-add")).to_have_text("- Likes <b>bold</b> tea.")
+    expect(page.locator("#diff")).to_be_focused()
+    expect(page.locator("#diff-title")).to_have_text("Version #2 of memory.md against #1")
     assert page.locator("#diff b").count() == 0
     expect(page.locator("#diff-meta")).to_contain_text("You")
     items = page.locator("#history-list .history-item")
     expect(items).to_have_count(2)
     items.nth(1).click()
-    expect(page.locator("#diff-title")).to_contain_text(f"#{original['revision']}")
-    page.get_by_role("button", name=f"Restore #{original['revision']}").click()
+    expect(page.locator("#diff-title")).to_have_text("Version #1 of memory.md (first version)")
+    page.get_by_role("button", name="Restore #1").click()
     page.locator("#confirm-dialog").get_by_role("button", name="Restore").click()
 
     expect(items).to_have_count(3)
     expect(items.first).to_contain_text("Restore")
-    expect(page.locator("#diff .diff-del")).to_have_text("-- Likes <b>bold</b> tea.")
+    expect(page.locator("#diff .diff-del")).to_have_text("- Likes <b>bold</b> tea.")
+    expect(items.first.locator(".history-rev")).to_have_text("#3")
     expect(page.locator("#cortex-text")).to_have_value(original["content"])
     assert page.request.get(server.url + FILE_URL).json()["content"] == original["content"]
 

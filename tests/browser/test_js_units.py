@@ -94,3 +94,24 @@ def test_format_relative_uses_the_right_unit(module_page, offset_seconds, text):
         return dom.formatRelative(iso);
     }""", iso)
     assert result == text
+
+
+def test_history_diff_marks_changed_words_without_prefixes(module_page):
+    diff = ("--- a/memory.md\n+++ b/memory.md\n@@ -1,3 +1,3 @@\n # Memories\n"
+            "-- Drinks green tea.\n+- Drinks black tea daily.\n--- a line that starts with dashes\n")
+    result = module_page.evaluate("""async (diff) => {
+        const { renderDiff } = await import('/static/js/lib/diff.js');
+        const pre = document.createElement('pre');
+        const counts = renderDiff(pre, diff);
+        const lines = [...pre.children].map((el) => [el.tagName, el.textContent,
+            [...el.querySelectorAll('mark')].map((m) => m.textContent)]);
+        return { counts, lines };
+    }""", diff)
+    assert result["counts"] == {"added": 1, "removed": 2}
+    assert result["lines"] == [
+        ["SPAN", "Lines 1–3", []],
+        ["SPAN", "# Memories", []],
+        ["DEL", "- Drinks green tea.", ["green"]],
+        ["INS", "- Drinks black tea daily.", ["black", "daily"]],
+        ["DEL", "-- a line that starts with dashes", []],
+    ]

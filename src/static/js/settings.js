@@ -89,10 +89,9 @@ personaSelect.addEventListener('change', async () => {
 });
 
 async function start() {
+  if (params.get('view') === 'history') history.revealDiff();
   await Promise.all([general.load(), personas.load(), jobs.load(), applyLimits()]);
-  if (params.get('view') === 'history') {
-    byId('history-heading').scrollIntoView({ block: 'start' });
-  } else if (window.location.hash) {
+  if (params.get('view') !== 'history' && window.location.hash) {
     document.getElementById(window.location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }
 }
