@@ -115,3 +115,23 @@ def test_history_diff_marks_changed_words_without_prefixes(module_page):
         ["INS", "- Drinks black tea daily.", ["black", "daily"]],
         ["DEL", "-- a line that starts with dashes", []],
     ]
+
+
+def test_huge_inputs_stay_bounded_and_lose_nothing(module_page):
+    result = module_page.evaluate("""async () => {
+        const m = await import('/static/js/lib/merge3.js');
+        const d = await import('/static/js/lib/diff.js');
+        const base = Array.from({ length: 48000 }, (_, i) => String(i % 7)).join('\\n');
+        const saved = 'S\\n' + base.split('\\n').reverse().join('\\n');
+        const mine = base.split('\\n').sort().join('\\n') + '\\nM';
+        const start = performance.now();
+        const chunks = m.merge3(base, saved, mine);
+        const text = m.mergedText(chunks);
+        const long = 'word '.repeat(20000);
+        const words = d.wordDiff(long, long + 'x');
+        return { ms: performance.now() - start, hasSaved: text.startsWith('S\\n'),
+                 hasMine: text.endsWith('\\nM'), conflicts: m.conflictCount(chunks),
+                 wordsWhole: words.after.length === 1 && words.after[0].changed };
+    }""")
+    assert result["hasSaved"] and result["hasMine"] and result["conflicts"] >= 1
+    assert result["wordsWhole"] and result["ms"] < 5000

@@ -4,11 +4,15 @@
 import { h } from './dom.js';
 
 const TOKEN = /\s+|[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
+const MAX_CELLS = 250_000;
 
 /** Word-level change of `before` → `after`: `[{text, changed}]` for each side. */
 export function wordDiff(before, after) {
   const a = before.match(TOKEN) || [];
   const b = after.match(TOKEN) || [];
+  if (a.length * b.length > MAX_CELLS) {
+    return { before: [{ text: before, changed: true }], after: [{ text: after, changed: true }] };
+  }
   const table = Array.from({ length: a.length + 1 }, () => new Uint16Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i -= 1) {
     for (let j = b.length - 1; j >= 0; j -= 1) {

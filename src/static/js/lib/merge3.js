@@ -22,10 +22,14 @@ export function matchLines(a, b) {
   return pairs;
 }
 
+// Beyond this many cells the middle is left unmatched: it becomes one hunk the person sees whole
+// (nothing is dropped), instead of a table that could exhaust the tab's memory.
+const MAX_CELLS = 4_000_000;
+
 function lcsMiddle(a, b, start, endA, endB) {
   const n = endA - start;
   const m = endB - start;
-  if (!n || !m) return [];
+  if (!n || !m || n * m > MAX_CELLS) return [];
   const table = new Uint32Array((n + 1) * (m + 1));
   const at = (i, j) => i * (m + 1) + j;
   for (let i = n - 1; i >= 0; i -= 1) {
