@@ -6,6 +6,7 @@ names where); text read back from storage or from the model is repaired (`scrub`
 lone surrogate into U+FFFD), so nothing stored earlier can break a request. Imports nothing of
 ours: every layer may use it.
 """
+import json
 from typing import Any
 
 REPLACEMENT = "\ufffd"
@@ -39,22 +40,44 @@ def scrub_json(value: Any) -> Any:
 
 
 def first_unencodable(value: Any, path: str = "") -> str | None:
-    """The path (`name`, `tags[0].x`) of the first key or string without a UTF-8 form, or None."""
-    stack = [(path, value)]
+    """The path (`name`, `tags[0].x`) of a key or string without a UTF-8 form, or None.
+
+    Well-formed input (nearly all of it) is settled by one encode in C; only a value that fails
+    is walked to name the place."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return None
+    except (UnicodeEncodeError, TypeError, ValueError, RecursionError):
+        pass
+    if isinstance(value, str):
+        return None if is_encodable(value) else (path or "body")
+    if not isinstance(value, (dict, list)):
+        return None
+    stack = [(value, path)]
     while stack:
-        where, item = stack.pop()
-        if isinstance(item, str):
-            if not is_encodable(item):
-                return where or "body"
-        elif isinstance(item, list):
-            stack.extend((f"{where}[{i}]", v) for i, v in reversed(list(enumerate(item))))
-        elif isinstance(item, dict):
-            names = [(f"{where}.{key}" if where else key, key) for key in item]
-            bad = next((name for name, key in names if not is_encodable(key)), None)
-            if bad is not None:
-                return printable(bad)
-            stack.extend((name, item[key]) for name, key in reversed(names))
+        item, where = stack.pop()
+        entries = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, child in entries:
+            if isinstance(key, str) and not is_encodable(key):
+                return _join(where, printable(key))
+            if isinstance(child, str):
+                if not is_encodable(child):
+                    return _join(where, key)
+            elif isinstance(child, (dict, list)):
+                stack.append((child, (where, key)))
     return None
+
+
+def _join(where, key) -> str:
+    """A path kept as nested `(parent, key)` pairs (built only when needed) as `a.b[0].c`."""
+    parts = [key]
+    while isinstance(where, tuple):
+        where, parent_key = where
+        parts.append(parent_key)
+    text = where or ""
+    for part in reversed(parts):
+        text = f"{text}[{part}]" if isinstance(part, int) else (f"{text}.{part}" if text else part)
+    return text
 
 
 def printable(text: str) -> str:

@@ -14,7 +14,7 @@ TOKEN = "pc-access-token-docs-5c1e0a9b7d3f2468"
 
 def _operation(page, method: str, path: str):
     return page.locator(f".opblock-{method.lower()}").filter(
-        has=page.locator(".opblock-summary-path", has_text=path)).first
+        has=page.locator(f'.opblock-summary-path[data-path="{path}"]'))
 
 
 def test_api_docs_render_the_chat_and_cortex_routes(page, server):
@@ -46,6 +46,21 @@ def test_try_it_out_calls_this_server(page, server):
     expect(personas.locator(".live-responses-table")).to_contain_text('"id": "default"')
 
 
+
+def test_try_it_out_may_change_state_from_this_page(page, server):
+    """A POST from the reference passes the origin check like the app's own pages do."""
+    page.goto(server.url + "/api/docs#/sessions")
+    page.wait_for_selector(DOCS_READY, state="attached")
+    create = _operation(page, "POST", "/api/sessions")
+    create.locator(".opblock-summary").click()
+    create.get_by_role("button", name="Try it out").click()
+    create.locator("textarea.body-param__text").fill('{"persona_id": "default"}')
+    create.get_by_role("button", name="Execute").click()
+    expect(create.locator(".live-responses-table tbody .response-col_status").first).to_have_text("201")
+    sessions = page.request.get(server.url + "/api/sessions?persona_id=default").json()["sessions"]
+    assert len(sessions) == 1
+
+
 class TestWithAnAccessToken:
     @pytest.fixture
     def app_config(self, app_config):
@@ -60,3 +75,15 @@ class TestWithAnAccessToken:
             page.wait_for_selector(DOCS_READY, state="attached")
             expect(page).to_have_url(server.url + "/api/docs")
             expect(_operation(page, "POST", "/api/chat/stream")).to_be_visible()
+
+
+def test_the_query_string_cannot_load_another_document(page, server):
+    """Swagger UI can take `?url=`/`?configUrl=`; ours ignores them, so a link cannot make the
+    page render (and run "Try it out" against) someone else's document."""
+    hosts = set()
+    page.on("request", lambda request: hosts.add(request.url.split("/", 3)[2]))
+    page.goto(server.url + "/api/docs?url=http://example.invalid/evil.json"
+              "&configUrl=http://example.invalid/config.json")
+    page.wait_for_selector(DOCS_READY, state="attached")
+    expect(page.locator(".info .title")).to_contain_text("Persona Cortex API")
+    assert hosts == {server.url.split("/", 3)[2]}, hosts

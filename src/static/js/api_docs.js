@@ -8,6 +8,7 @@ window.SwaggerUIBundle({
   domNode: root,
   deepLinking: true,
   validatorUrl: null,
+  queryConfigEnabled: false,
   defaultModelsExpandDepth: 0,
   onComplete: () => { document.body.dataset.ready = 'true'; },
 });
