@@ -100,6 +100,20 @@ def test_bad_search_requests_are_clear_4xx(client, params, status, code):
     assert response.get_json()["error"]["code"] == code
 
 
+@pytest.mark.parametrize("raw", ["%ED%A0%80", "%FF%FE", "%00", "cat%00pixel", "%E2%80%AE"])
+def test_undecodable_query_bytes_are_never_a_500(client, app, make_session, raw):
+    session = make_session()
+    _add(app, session["id"], "user", "cat pixel")
+    response = client.get(f"/api/search?persona_id=default&q={raw}")
+    assert response.status_code in (200, 400), response.get_data(as_text=True)
+    assert response.is_json
+
+
+def test_a_huge_query_is_refused_cheaply(client):
+    response = client.get("/api/search", query_string={"persona_id": "default", "q": "a" * 1_000_000})
+    assert response.status_code == 400
+
+
 def test_export_markdown_and_json(client, app, make_session):
     session = make_session()
     client.patch(f"/api/sessions/{session['id']}", json={"title": "Pixel comes home"})
