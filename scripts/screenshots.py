@@ -150,6 +150,8 @@ def shoot(browser, app, server, out_dir: Path) -> None:
 
     page.goto(server.url + "/settings?persona=default&file=memory.md&view=history")
     page.wait_for_selector("#diff .diff-add")
+    page.locator("#history-list .history-item").nth(1).click()
+    page.wait_for_selector("#diff .diff-word")
     page.locator(".cortex-history").screenshot(path=out_dir / "history-diff.png")
 
     page.goto(server.url + "/api/docs")

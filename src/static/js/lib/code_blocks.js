@@ -1,8 +1,8 @@
 // Code blocks in rendered Markdown: syntax colours (highlight.js reads the block's text and
 // writes escaped spans, so sanitised content stays safe) and a Copy button with the language.
+// The header holds text only (no SVG icon), so a message body never contains an <svg>.
 import hljs from '../../vendor/highlight/highlight.min.js';
 import { h } from './dom.js';
-import { icon } from './icons.js';
 
 const MAX_HIGHLIGHT = 20000;
 const GUESS = ['python', 'javascript', 'typescript', 'bash', 'json', 'html', 'xml', 'css', 'sql',
@@ -47,7 +47,7 @@ export function enhanceCode(root) {
     const language = highlight(code);
     const name = language ? (hljs.getLanguage(language)?.name || language) : 'Code';
     const button = h('button', { type: 'button', class: 'code-copy', 'aria-label': `Copy ${name} code` },
-      icon('copy', 14), h('span', { text: 'Copy' }));
+      h('span', { text: 'Copy' }));
     button.addEventListener('click', () => copy(button, text));
     const block = h('div', { class: 'code-block' },
       h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: name }), button));
