@@ -15,7 +15,7 @@ PAGES = ("/", "/settings", "/api/docs")
 
 @pytest.fixture
 def app_config(token_config):
-    return {**token_config, "ACCESS_FAILURE_LIMIT": 10_000}
+    return {**token_config, "ACCESS_FAILURE_LIMIT": 10_000, "ACCESS_FAILURE_GLOBAL_LIMIT": 10_000}
 
 
 OPEN_ENDPOINTS = {"health.healthz", "access.signin_form", "access.sign_in", "access.sign_out"}

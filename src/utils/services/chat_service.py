@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 
 from ..api_request.types import RequestConfig
 from ..cortex.settings import load_cortex_settings
+from ..limits import MESSAGE
 from ..storage import exchanges
 from ..storage import messages as message_store
 from ..storage import personas as persona_store
@@ -27,7 +28,7 @@ from .ids import is_session_id
 from .validation import encodable
 
 log = logging.getLogger(__name__)
-MESSAGE_MAX = 32_000
+MESSAGE_MAX = MESSAGE
 NO_CORTEX = {"triggered": False, "job_id": None, "progress": None, "frequency": None}
 
 

@@ -3,6 +3,7 @@ import logging
 import re
 import sqlite3
 
+from ..limits import SESSION_TITLE
 from ..storage import messages as message_store
 from ..storage import personas as persona_store
 from ..storage import sessions as store
@@ -13,7 +14,7 @@ from .ids import is_persona_id, is_session_id, new_id
 
 log = logging.getLogger(__name__)
 ID_LENGTH = 16
-TITLE_MAX = 120
+TITLE_MAX = SESSION_TITLE
 PAGE_DEFAULT = 50
 PAGE_MAX = 200
 _WHITESPACE = re.compile(r"\s+")

@@ -289,7 +289,10 @@ export class Conversation {
     removeActions(this.list);
     editLastMessage(el, message.content, {
       save: (text) => this.saveEdit(text),
-      cancel: () => this.render(),
+      cancel: () => {
+        this.render();
+        this.list.querySelector(`.msg[data-id="${id}"] [data-action=edit]`)?.focus();
+      },
     });
   }
 

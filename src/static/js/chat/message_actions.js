@@ -2,6 +2,7 @@
 // place: a textarea in the bubble, then Save (which asks for a new reply) or Cancel.
 import { h } from '../lib/dom.js';
 import { actionButton } from './bubbles.js';
+import { enterSends } from './composer.js';
 
 /** Adds Regenerate and Copy under the last reply and Edit under the last message of the person. */
 export function addActions(list, { regenerate, copy, edit }) {
@@ -44,7 +45,7 @@ export function editLastMessage(el, text, { save, cancel }) {
   });
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') cancel();
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    if (enterSends(event)) {
       event.preventDefault();
       form.requestSubmit();
     }
