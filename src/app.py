@@ -8,7 +8,7 @@ from flask import Flask
 
 from . import config as config_module
 from .routes import access, chat, cortex, health, messages, pages, personas, sessions, settings
-from .routes import cortex_jobs, openapi
+from .routes import branches, cortex_jobs, openapi
 from .routes.errors import register_error_handlers
 from .routes.ws import sock
 from .utils import provider
@@ -17,7 +17,7 @@ from .utils.logsafe import configure_logging
 log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
               health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
-              messages.bp, cortex_jobs.bp, openapi.bp)
+              messages.bp, branches.bp, cortex_jobs.bp, openapi.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:
