@@ -4,7 +4,8 @@ from flask import Blueprint, jsonify
 from ..utils.provider import get_chat_service, get_session_service
 from ..utils.services.chat_prompt import public
 from ..utils.services.validation import reject_unknown
-from .errors import ApiError, json_body
+from ..utils.services.errors import invalid
+from .errors import json_body
 from .guards import session_id
 
 bp = Blueprint("branches", __name__, url_prefix="/api")
@@ -28,7 +29,6 @@ def switch_branch(sid: str):
     reject_unknown(body, ("message_id",))
     message_id = body.get("message_id")
     if not isinstance(message_id, int) or isinstance(message_id, bool):
-        raise ApiError(400, "invalid_request", "message_id: must be a message id (an integer)",
-                       field="message_id")
+        raise invalid("message_id", "must be a message id (an integer)")
     leaf = get_chat_service().switch(sid, message_id)
     return jsonify({**get_session_service().get(sid), "active_leaf_id": leaf})
