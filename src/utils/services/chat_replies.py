@@ -1,20 +1,16 @@
 """Streaming one reply from the model into its `Generation` and its stored row.
 
-The row exists from the start (`streaming` = 1, status 'incomplete'); its text is flushed at most
-every `FLUSH_SECONDS` so followers in other processes can tail it, and a stop mark found on a
-flush cancels the upstream request. At the end the row gets its final text and status: complete,
+The row exists from the start (`streaming` = 1, status 'incomplete'); the hub's sync thread
+flushes its text while it grows (see generations.py). At the end the row gets its final text and status: complete,
 incomplete (stopped, cut off, or failed after some text, with the failure in `error`), or it is
 deleted when it was stopped before any text arrived. A failure with no text is kept, so the turn
 shows the failure and a Retry after a reload.
 """
-import logging
-import time
 from dataclasses import dataclass
 
 from ..storage import messages as message_store
-from .generations import FLUSH_SECONDS, Generation
+from .generations import Generation
 
-log = logging.getLogger(__name__)
 CANCELLED = "cancelled"
 
 
@@ -34,15 +30,10 @@ def stream_reply(db, api, generation: Generation, config) -> Outcome:
     """Runs the upstream stream for `generation` and stores the result on its row."""
     finished: dict = {}
     upstream = api.stream(config, generation.cancel)
-    last_flush = time.monotonic()
     try:
         for event in upstream:
             if event.event_type == "chunk" and event.data:
                 generation.append(event.data)
-                if time.monotonic() - last_flush >= FLUSH_SECONDS:
-                    last_flush = time.monotonic()
-                    if not _flush(db, generation):
-                        generation.cancel.set()
             elif event.event_type in ("done", "error"):
                 finished = {"type": event.event_type, **(event.data or {})}
     finally:
@@ -56,14 +47,6 @@ def failure_outcome(db, generation: Generation, code: str, message: str) -> Outc
     """Stores a failure that happened outside the stream (a bug) on the reply's row."""
     return _store(db, generation, {"type": "error", "code": code, "message": message,
                                    "retryable": True})
-
-
-def _flush(db, generation: Generation) -> bool:
-    try:
-        return message_store.set_reply_text(db.conn(), generation.reply_id, generation.text())
-    except Exception:
-        log.exception("Could not flush reply %s", generation.reply_id)
-        return True
 
 
 def _store(db, generation: Generation, finished: dict) -> Outcome:

@@ -3,9 +3,11 @@
 A reply runs in its own thread; sockets and SSE responses only follow it, so a reload, a closed
 tab or a dropped connection never cuts it, and stopping is an explicit request. A follower in the
 generating process reads the text straight from the `Generation`; a follower in another worker
-process tails the reply's row, which the generator flushes at most every `FLUSH_SECONDS`. Both
-count what they have sent in characters of the reply, so a resumed stream never repeats text.
-A stop requested from another process is a mark on the row that a watcher thread here notices.
+process tails the reply's row, which one sync thread per process brings up to date every
+`SYNC_SECONDS` (one transaction for all replies in flight, so the write rate is bounded however
+fast tokens arrive). Followers count what they have sent in characters of the reply, so a resumed
+stream never repeats text. A stop requested from another process is a mark on the row that the
+same sync thread notices.
 Only threads, events and conditions are used, so this works under gthread and gevent workers.
 """
 import bisect
@@ -15,13 +17,13 @@ from typing import Callable, Iterator
 
 from ..api_request import CancelSignal
 from ..storage import messages as message_store
+from ..storage.db import transaction
 from . import chat_events as events
 from .chat_events import ChatEvent
 
 log = logging.getLogger(__name__)
-FLUSH_SECONDS = 0.3
+SYNC_SECONDS = 0.25
 TAIL_SECONDS = 0.2
-STOP_POLL_SECONDS = 0.25
 WAIT_SECONDS = 1.0
 
 
@@ -38,6 +40,7 @@ class Generation:
         self._pieces: list[str] = [prefix] if prefix else []
         self._ends: list[int] = [len(prefix)] if prefix else []
         self._final: ChatEvent | None = None
+        self._flushed = len(prefix)
 
     def start_event(self) -> ChatEvent:
         """The `start` event every follower receives first."""
@@ -79,6 +82,16 @@ class Generation:
                 pieces[0] = pieces[0][offset - start:]
             return pieces, self._final
 
+    def dirty(self) -> bool:
+        """True when there is text the reply's row does not have yet."""
+        with self._cond:
+            return self._length() > self._flushed
+
+    def flushed(self, length: int) -> None:
+        """Records that the row holds the first `length` characters."""
+        with self._cond:
+            self._flushed = max(self._flushed, length)
+
     def _length(self) -> int:
         return self._ends[-1] if self._ends else 0
 
@@ -102,8 +115,8 @@ class GenerationHub:
             self._running[generation.reply_id] = generation
             self._threads.add(thread)
             if self._watcher is None:
-                self._watcher = threading.Thread(target=self._watch_stops,
-                                                 name="reply-stop-watcher", daemon=True)
+                self._watcher = threading.Thread(target=self._sync, name="reply-sync",
+                                                 daemon=True)
                 self._watcher.start()
         thread.start()
 
@@ -179,18 +192,31 @@ class GenerationHub:
                 self._threads.discard(threading.current_thread())
             self._db.close_thread()
 
-    def _watch_stops(self) -> None:
-        """Cancels local replies whose row carries a stop mark (set by another process)."""
+    def _sync(self) -> None:
+        """Every `SYNC_SECONDS`: flushes the new text of this process's replies to their rows
+        (in one transaction) and cancels those whose row carries a stop mark from elsewhere."""
         conn = self._db.conn()
-        while not self._closed.wait(STOP_POLL_SECONDS):
+        while not self._closed.wait(SYNC_SECONDS):
             with self._lock:
-                ids = list(self._running)
-            if not ids:
+                running = list(self._running.values())
+            if not running:
                 continue
-            marks = ",".join("?" * len(ids))
-            rows = conn.execute(f"SELECT id FROM messages WHERE id IN ({marks}) AND streaming = 1 "
-                                "AND stop_reason = 'stop_requested'", ids).fetchall()
-            for row in rows:
-                generation = self.local(row["id"])
-                if generation is not None:
-                    generation.cancel.set()
+            try:
+                self._flush(conn, running)
+            except Exception:
+                log.exception("Could not flush the replies in progress")
+
+    def _flush(self, conn, running: list[Generation]) -> None:
+        dirty = [(g, g.text()) for g in running if g.dirty()]
+        with transaction(conn):
+            conn.executemany("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1",
+                             [(text, g.reply_id) for g, text in dirty])
+            marks = ",".join("?" * len(running))
+            stops = {row["id"] for row in conn.execute(
+                f"SELECT id FROM messages WHERE id IN ({marks}) AND streaming = 1 "
+                "AND stop_reason = 'stop_requested'", [g.reply_id for g in running])}
+        for generation, text in dirty:
+            generation.flushed(len(text))
+        for generation in running:
+            if generation.reply_id in stops:
+                generation.cancel.set()

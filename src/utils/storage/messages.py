@@ -135,14 +135,6 @@ def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int,
     return turns
 
 
-def set_reply_text(conn: sqlite3.Connection, message_id: int, content: str) -> bool:
-    """Flushes a streaming reply's text; False when a stop was requested (or the row is gone)."""
-    with transaction(conn):
-        row = conn.execute("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1 "
-                           "RETURNING stop_reason", (content, message_id)).fetchone()
-    return row is not None and row["stop_reason"] != "stop_requested"
-
-
 def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status: str,
                  stop_reason: str | None, error: dict | None) -> dict | None:
     """Ends a streaming reply: its final text, status, stop reason and error, if any."""
