@@ -51,7 +51,7 @@ def resume(sid: str):
     events = get_chat_service().resume(sid, offset, reply_id)
     if events is None:
         return "", 204
-    return sse_response(events, reply_id, offset or 0)
+    return sse_response(events, reply_id, offset or 0, greet=True)
 
 
 @bp.post("/<sid>/stop")

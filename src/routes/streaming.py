@@ -17,10 +17,13 @@ _EVENT_ID = re.compile(r"([0-9]{1,18}):([0-9]{1,9})")
 
 
 def sse_response(events: Iterator[ChatEvent], reply_id: int | None = None,
-                 offset: int = 0) -> Response:
-    """Streams `events` with resumable ids (when `reply_id` is known)."""
+                 offset: int = 0, *, greet: bool = False) -> Response:
+    """Streams `events` with resumable ids (when `reply_id` is known); `greet` sends a comment
+    line first, so the headers leave at once even when the next text is a while away."""
     def body():
         position = offset
+        if greet:
+            yield ": following\n\n"
         try:
             for event in events:
                 if event.type == "chunk":
