@@ -94,19 +94,19 @@ class ChatSocket:
 
     def _on_chat(self, frame: dict) -> None:
         session_id, message = frame.get("session_id"), frame.get("message")
-        self._start(lambda: self._chat.start_chat(session_id, message))
+        self._start(session_id, lambda: self._chat.start_chat(session_id, message))
 
     def _on_regenerate(self, frame: dict) -> None:
         message_id = _message_id(frame)
         session_id = self._session_of(frame, message_id)
-        self._start(lambda: self._chat.start_regenerate(session_id, message_id))
+        self._start(session_id, lambda: self._chat.start_regenerate(session_id, message_id))
 
     def _on_continue(self, frame: dict) -> None:
         message_id = _message_id(frame)
         if message_id is None:
             raise ServiceError(400, "invalid_request", "continue needs the message_id of a reply.")
         session_id = self._session_of(frame, message_id)
-        self._start(lambda: self._chat.start_continue(session_id, message_id))
+        self._start(session_id, lambda: self._chat.start_continue(session_id, message_id))
 
     def _on_resume(self, frame: dict) -> None:
         """Follows the session's reply in flight (start, the text so far, then live), or `idle`."""
@@ -143,10 +143,12 @@ class ChatSocket:
             session_id = self._chat.message(message_id)["session_id"]
         return session_id
 
-    def _start(self, launch: Callable) -> None:
+    def _start(self, session_id, launch: Callable) -> None:
+        """Starts a reply and follows it; a reply followed in another session is left to run
+        (detached), one in the same session makes this `busy`."""
         with self._state_lock:
             current = self._current
-        if current is not None and not current.finished:
+        if current is not None and not current.finished and current.session_id == session_id:
             self._send(events.error("busy", "A reply is still streaming on this connection: "
                                     "stop it first.", True))
             return

@@ -12,7 +12,11 @@ export function bubble(message) {
     'aria-label': message.role === 'user' ? 'You' : 'Reply',
   }, body, h('div', { class: 'msg-meta' }));
   setText(el, message.content || '');
-  markIncomplete(el, message.status === 'incomplete');
+  markIncomplete(el, message.status === 'incomplete' && !message.error,
+    message.stop_reason === 'interrupted' ? 'Interrupted' : 'Incomplete');
+  if (message.edited) {
+    el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: 'Edited' }));
+  }
   return el;
 }
 

@@ -1,11 +1,14 @@
-// One session's messages and the reply that is streaming into it. The server is the source of
-// truth: after each reply the session is read back, so ids, incomplete marks and order match it.
+// One session's active branch and the reply that is streaming into it. The server is the source
+// of truth: after each reply the session is read back, so ids, alternatives and marks match it.
+// Replies run on the server independently of this page: after a reload, a session switch or a
+// lost connection, a reply still being written is followed again with a `resume` frame.
 import { api, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import {
   bubble, copyText, emptyState, errorBlock, greetingBubble, markIncomplete, setText, typingIndicator,
 } from './bubbles.js';
-import { addActions, editLastMessage, removeActions } from './message_actions.js';
+import { siblingNav } from './branches.js';
+import { addActions, editMessage, removeActions } from './message_actions.js';
 
 const PAGE = 200;
 const STOPPED = { cancelled: 'Incomplete', max_tokens: 'Cut off (length limit)' };
@@ -31,19 +34,40 @@ export class Conversation {
     this.renderPending = false;
     socket.addEventListener('frame', (event) => this.receive(event.detail));
     socket.addEventListener('close', () => {
-      if (this.stream) this.fail(CONNECTION_LOST);
+      if (this.stream && !this.stream.started) this.fail(CONNECTION_LOST);
+      else if (this.stream) this.stream.lost = true;
+    });
+    socket.addEventListener('open', () => {
+      if (this.stream?.lost) this.follow(this.stream.sessionId);
     });
   }
 
   /** Shows `session` (or the empty state for `persona` when there is none yet). */
   async open(persona, session) {
-    if (this.stream) this.abandonStream();
+    if (this.stream) this.endStream();
     this.persona = persona;
     this.session = session;
     this.errorEl = null;
     this.hasMore = false;
     this.messages = session ? await this.fetchMessages(session.id) : [];
     this.render();
+    this.resumeIfStreaming();
+  }
+
+  /** Follows the reply the server is still writing into the shown session, if any. */
+  resumeIfStreaming() {
+    const last = this.messages.at(-1);
+    if (!this.session || this.stream || !last || last.status !== 'streaming') return;
+    const replyEl = this.list.querySelector(`.msg[data-id="${last.id}"]`);
+    if (!replyEl) return;
+    removeActions(this.list);
+    this.begin({ kind: 'resume' }, null, replyEl);
+    this.follow(this.session.id);
+  }
+
+  follow(sessionId) {
+    if (this.stream) this.stream.text = '';
+    this.socket.send({ type: 'resume', session_id: sessionId }).catch(() => {});
   }
 
   /** The newest page of a session's messages (remembers whether older ones exist). */
@@ -73,6 +97,7 @@ export class Conversation {
       if (this.session && this.session.id === sessionId && !this.stream) {
         this.messages = messages;
         this.render();
+        this.resumeIfStreaming();
       }
     } catch (err) {
       this.handlers.notify(err.message, true);
@@ -80,7 +105,7 @@ export class Conversation {
   }
 
   render(toEnd = true) {
-    const nodes = this.messages.map((message) => bubble(message));
+    const nodes = this.messages.flatMap((message) => this.messageNodes(message));
     if (!this.hasMore) {
       const greeting = greetingBubble(this.persona);
       if (greeting) nodes.unshift(greeting);
@@ -98,12 +123,40 @@ export class Conversation {
     if (toEnd) this.scrollToEnd(true);
   }
 
+  /** A message's bubble (with its `< n/m >`), and for a failed reply its error with Retry. */
+  messageNodes(message) {
+    const el = bubble(message);
+    const nav = siblingNav(message, (id) => this.switchTo(id));
+    if (nav) el.querySelector('.msg-meta').prepend(nav);
+    if (!message.error) return [el];
+    const retry = errorBlock(message.error.message, () => this.regenerate(message.id));
+    retry.dataset.for = String(message.id);
+    if (message.content.trim()) return [el, retry];
+    el.classList.add('msg-failed');
+    return nav ? [el, retry] : [retry];
+  }
+
   addActions() {
     addActions(this.list, {
-      regenerate: () => this.regenerate(),
+      find: (el) => this.messages.find((m) => m.id === Number(el.dataset.id)),
+      regenerate: (message) => this.regenerate(message.id),
       copy: (el) => this.copy(el),
       edit: (el) => this.startEdit(el),
+      continueReply: (message) => this.continueReply(message),
     });
+  }
+
+  /** Shows the branch through message `id` (one of the alternatives at a position). */
+  async switchTo(id) {
+    if (this.stream || !this.session) return;
+    try {
+      const data = await api.put(`/api/sessions/${seg(this.session.id)}/active`, { message_id: id });
+      this.messages = data.messages || [];
+      this.hasMore = Boolean(data.has_more);
+      this.render(false);
+    } catch (err) {
+      this.handlers.notify(err.message, true);
+    }
   }
 
   /** Starts a reply to `text`; creates the session first when there is none. */
@@ -127,33 +180,56 @@ export class Conversation {
       { type: 'chat', session_id: this.session.id, message: text });
   }
 
-  /** Replaces the last reply with a new one. */
-  regenerate() {
+  /** A new reply to message `id` (a reply: answered again, the old one kept as an alternative;
+   * a person's message: answered), by default to the end of the branch. */
+  regenerate(id = null) {
     if (this.stream || !this.session) return;
     this.clearError();
-    const last = this.list.querySelector('.msg:last-of-type');
-    if (last && last.dataset.role === 'assistant') last.remove();
+    const target = id == null ? this.messages.at(-1) : this.messages.find((m) => m.id === id);
+    const cut = target && target.role === 'assistant' ? target.id : null;
+    if (cut != null) {
+      const at = this.messages.findIndex((m) => m.id === cut);
+      this.messages = this.messages.slice(0, at);
+      this.render(false);
+    } else if (!target) {
+      this.list.querySelector('.msg-assistant:last-of-type')?.remove();
+    }
     removeActions(this.list);
-    this.begin({ kind: 'regenerate' }, { type: 'regenerate', session_id: this.session.id });
+    const frame = { type: 'regenerate', session_id: this.session.id };
+    if (target) frame.message_id = target.id;
+    this.begin({ kind: 'regenerate' }, frame);
+  }
+
+  /** The model continues reply `message` from its text, in the same bubble. */
+  continueReply(message) {
+    if (this.stream || !this.session) return;
+    const replyEl = this.list.querySelector(`.msg[data-id="${message.id}"]`);
+    if (!replyEl) return;
+    removeActions(this.list);
+    this.begin({ kind: 'continue', text: message.content.trimEnd() },
+      { type: 'continue', message_id: message.id }, replyEl);
   }
 
   /** Asks the server to stop the reply; it answers with `done` (stop_reason "cancelled"). */
   stop() {
     if (!this.stream) return;
     this.composer.stop.disabled = true;
-    this.socket.send({ type: 'stop' }).catch(() => this.fail(CONNECTION_LOST));
+    this.socket.send({ type: 'stop', session_id: this.stream.sessionId })
+      .catch(() => this.fail(CONNECTION_LOST));
   }
 
-  begin(stream, frame) {
-    const replyEl = bubble({ role: 'assistant', content: '' });
+  begin(stream, frame, existing = null) {
+    const replyEl = existing || bubble({ role: 'assistant', content: '' });
     replyEl.classList.add('msg-streaming');
-    replyEl.querySelector('.msg-body').append(typingIndicator());
-    this.list.append(replyEl);
-    this.stream = { ...stream, replyEl, text: '', started: false, sessionId: this.session.id };
+    if (!existing) {
+      replyEl.querySelector('.msg-body').append(typingIndicator());
+      this.list.append(replyEl);
+    }
+    this.stream = { text: '', ...stream, replyEl, started: false, sessionId: this.session.id };
     this.list.setAttribute('aria-busy', 'true');
     this.composer.setStreaming(true);
     this.scrollToEnd(true);
-    this.socket.send(frame).catch(() => this.fail(CONNECTION_LOST));
+    if (frame) this.socket.send(frame).catch(() => this.fail(CONNECTION_LOST));
   }
 
   receive(frame) {
@@ -162,6 +238,7 @@ export class Conversation {
       chunk: () => this.chunk(frame),
       done: () => this.finish(frame),
       error: () => this.fail(frame),
+      idle: () => this.idle(frame),
       cortex: () => this.memory.jobEvent(frame),
       title: () => this.handlers.titleChanged(frame),
     }[frame.type];
@@ -171,6 +248,8 @@ export class Conversation {
   started(frame) {
     if (!this.stream) return;
     this.stream.started = true;
+    this.stream.lost = false;
+    if (frame.reply_id != null) this.stream.replyEl.dataset.id = String(frame.reply_id);
     if (this.stream.userEl && frame.message_id != null) {
       this.stream.userEl.dataset.id = String(frame.message_id);
     }
@@ -215,7 +294,12 @@ export class Conversation {
       return;
     }
     this.endStream();
-    stream.replyEl.remove();
+    if (frame.code === 'not_configured') this.handlers.keyMissing();
+    if (stream.started) {
+      this.reload();
+      return;
+    }
+    if (stream.kind !== 'continue' && stream.kind !== 'resume') stream.replyEl.remove();
     if (stream.kind === 'chat' && !stream.started) {
       stream.userEl.classList.add('msg-unsent');
       this.composer.restore(stream.userText);
@@ -223,8 +307,13 @@ export class Conversation {
     this.errorEl = errorBlock(message, () => this.retry(stream));
     this.list.append(this.errorEl);
     this.scrollToEnd(true);
-    if (frame.code === 'not_configured') this.handlers.keyMissing();
-    if (stream.started) this.reload();
+  }
+
+  /** `resume` found nothing in flight: the reply finished meanwhile, so read it back. */
+  idle(frame) {
+    if (!this.stream || frame.session_id !== this.stream.sessionId) return;
+    this.endStream();
+    this.reload();
   }
 
   retry(stream) {
@@ -252,12 +341,6 @@ export class Conversation {
     this.list.querySelector('.msg-streaming')?.classList.remove('msg-streaming');
   }
 
-  /** Leaving a session while it streams: the server stops and keeps the partial reply. */
-  abandonStream() {
-    this.socket.send({ type: 'stop' }).catch(() => {});
-    this.endStream();
-  }
-
   copy(el) {
     const message = this.messages.find((m) => m.id === Number(el.dataset.id));
     copyText(message ? message.content : el.textContent)
@@ -270,22 +353,25 @@ export class Conversation {
     const message = this.messages.find((m) => m.id === id);
     if (!message || this.stream) return;
     removeActions(this.list);
-    editLastMessage(el, message.content, {
-      save: (text) => this.saveEdit(text),
-      cancel: () => this.render(),
+    editMessage(el, message.content, {
+      save: (text) => this.saveEdit(message, text),
+      cancel: () => this.render(false),
     });
   }
 
-  async saveEdit(text) {
+  /** Saves an edit as a new alternative; a person's edited message then gets its reply. */
+  async saveEdit(message, text) {
+    let data;
     try {
-      await api.put(`/api/sessions/${seg(this.session.id)}/messages/last`, { content: text });
+      data = await api.patch(`/api/messages/${message.id}`, { content: text });
     } catch (err) {
       this.handlers.notify(err.message, true);
       return false;
     }
-    this.messages = await this.fetchMessages(this.session.id);
+    this.messages = data.messages || [];
+    this.hasMore = Boolean(data.has_more);
     this.render();
-    this.regenerate();
+    if (message.role === 'user') this.regenerate(data.message.id);
     return true;
   }
 
