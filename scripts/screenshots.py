@@ -1,4 +1,4 @@
-"""Takes the screenshots of README and docs (docs/*.png) of a seeded app, with the Claude fake as the model.
+"""Takes the screenshots in docs/*.png of a seeded app, with the Claude fake as the model.
 
 Not a test: run `.venv/bin/python scripts/screenshots.py [out_dir]` after changing the UI, and look
 at the pictures. Needs /usr/bin/chromium (see scripts/test.sh).
@@ -109,7 +109,8 @@ def _between(page, first: str, last: str) -> dict:
 
 
 def shoot(browser, app, server, out_dir: Path) -> None:
-    """The chat (after a triggered memory update), the cortex editor and a history diff."""
+    """The chat (after a triggered memory update), the cortex editor, a history diff, the API
+    reference."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     chat(page, server)
@@ -132,6 +133,11 @@ def shoot(browser, app, server, out_dir: Path) -> None:
     page.goto(server.url + "/settings?persona=default&file=memory.md&view=history")
     page.wait_for_selector("#diff .diff-add")
     page.locator(".cortex-history").screenshot(path=out_dir / "history-diff.png")
+
+    page.goto(server.url + "/api/docs")
+    page.wait_for_selector("body[data-ready=true]", state="attached")
+    page.wait_for_selector(".opblock-tag-section .opblock")
+    page.screenshot(path=out_dir / "api-docs.png")
     context.close()
 
     dark = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")

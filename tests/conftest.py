@@ -8,7 +8,16 @@ import pytest
 
 from src.app import create_app
 from src.utils import provider
+from tests.support.chromium import CHROMIUM, chromium_version
 from tests.support.key_hygiene import LeakWatch, ScanningMiddleware
+
+
+def pytest_sessionstart(session):
+    """Names the Chromium the browser tests drive on the first line, so a failure report does too
+    (written directly, so it shows with -q as well)."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"browser tests drive {CHROMIUM}: {chromium_version()}")
 
 
 @pytest.fixture(autouse=True)

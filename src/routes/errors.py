@@ -5,6 +5,7 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..utils.services.errors import ServiceError
+from ..utils.services.validation import encodable_json
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +21,8 @@ def error_response(status: int, code: str, message: str, **extra):
 
 
 def json_body(required: bool = True) -> dict:
-    """The request's JSON object; anything else (a form post, bad JSON, a list) is a 4xx."""
+    """The request's JSON object; anything else (a form post, bad JSON, a list, a string that
+    is not encodable text anywhere in it) is a 4xx."""
     if not request.is_json:
         if not required and not request.get_data():
             return {}
@@ -32,7 +34,7 @@ def json_body(required: bool = True) -> dict:
         data = None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_json", "The request body must be a JSON object.")
-    return data
+    return encodable_json(data)
 
 
 def register_error_handlers(app: Flask) -> None:

@@ -1,9 +1,10 @@
-"""The two HTML pages; everything dynamic happens in the static JS modules over the JSON API.
+"""The HTML pages; everything dynamic happens in the static JS modules over the JSON API.
 
 Pages send a strict Content-Security-Policy: scripts and styles only from our own origin (no
 inline code at all), no plugins, no framing, and images only from us, so model output that slips
 past the sanitiser still cannot run code or call out to another host. With access control on,
-both pages offer a sign-out form (a plain POST, so no script is needed for it).
+both pages offer a sign-out form (a plain POST, so no script is needed for it). `/api/docs` is
+a page too (the interactive API reference), under the same policy and the same access gate.
 """
 from flask import Blueprint, render_template
 
@@ -47,3 +48,9 @@ def chat():
 def settings():
     """The settings page: API key, model, personas and the cortex editor."""
     return _page("pages/settings.html", page="settings")
+
+
+@bp.get("/api/docs")
+def api_docs():
+    """The interactive API reference: the vendored Swagger UI renders /api/openapi.json."""
+    return _page("pages/api_docs.html", page="api_docs")

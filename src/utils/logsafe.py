@@ -1,10 +1,22 @@
-"""Logging set-up that masks secrets in every record, whichever handler later sees it."""
-import logging
-import threading
+"""Logging set-up that masks secrets in every record, whichever handler later sees it.
 
-_secrets: set[str] = set()
-_lock = threading.Lock()
-_base_factory = logging.getLogRecordFactory()
+The registry is one per process even when this module is loaded twice, as `src.utils.logsafe`
+and as `utils.logsafe` (seed-style code puts `src/` on `sys.path`): both copies share the state
+kept on one anchor module, and only one masking factory is ever installed, so a key registered
+through either name is masked in every record.
+"""
+import logging
+import sys
+import threading
+import types
+
+_ANCHOR = "_persona_cortex_logsafe"
+_state = sys.modules.setdefault(_ANCHOR, types.ModuleType(_ANCHOR))
+if not hasattr(_state, "secrets"):
+    _state.secrets, _state.lock = set(), threading.Lock()
+    _state.base_factory = logging.getLogRecordFactory()
+_secrets: set[str] = _state.secrets
+_lock: threading.Lock = _state.lock
 
 
 def register_secret(secret: str | None) -> None:
@@ -15,7 +27,7 @@ def register_secret(secret: str | None) -> None:
 
 
 def _masking_factory(*args, **kwargs) -> logging.LogRecord:
-    record = _base_factory(*args, **kwargs)
+    record = _state.base_factory(*args, **kwargs)
     if _secrets:
         message = record.getMessage()
         masked = message
@@ -26,9 +38,12 @@ def _masking_factory(*args, **kwargs) -> logging.LogRecord:
     return record
 
 
+_masking_factory.persona_masking = True
+
+
 def configure_logging(level: str = "INFO") -> None:
     """Installs the masking record factory and one stderr handler on the root logger."""
-    if logging.getLogRecordFactory() is not _masking_factory:
+    if not getattr(logging.getLogRecordFactory(), "persona_masking", False):
         logging.setLogRecordFactory(_masking_factory)
     root = logging.getLogger()
     if not any(getattr(h, "persona_handler", False) for h in root.handlers):

@@ -13,8 +13,9 @@ from .api_request import ApiClient
 from .cortex import CortexService
 from .cortex.service import DEFAULT_BUDGET
 from .cortex.trigger import CortexTrigger
+from .cortex.ownership import ProcessOwner
 from .cortex.update import CortexUpdateService
-from .cortex.worker import CortexWorker
+from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
 from .services.access import FAILURE_LIMIT, FAILURE_WINDOW, AccessGate, FailureLimiter
 from .services.chat_service import ChatService
@@ -99,21 +100,29 @@ def _build_cortex(config, db: Database) -> CortexService:
 
 
 def _build_cortex_updates(config, services: dict) -> dict:
-    """Update service, worker and trigger; the worker thread runs only if CORTEX_WORKER is set."""
+    """Update service, worker and trigger; the worker thread runs only if CORTEX_WORKER is set.
+
+    The worker owns the jobs it claims through this app's `ProcessOwner` (a lock file held
+    while the process lives) and renews their lease (`CORTEX_JOB_LEASE` seconds).
+    """
     db = services["db"]
+    owner = ProcessOwner(config["DATA_DIR"])
+    owner.sweep()
 
     def app_settings() -> dict:
         return get_setting(db.conn(), "app", {})
 
     update = CortexUpdateService(services["api_client"], services["cortex"], db, app_settings,
                                  default_model=config["MODEL"])
-    worker = CortexWorker(db, update)
+    worker = CortexWorker(db, update, owner,
+                          lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
     worker.recover_interrupted()
     trigger = CortexTrigger(db, worker, app_settings)
     if config.get("CORTEX_WORKER"):
         worker.start(tick=trigger.scan_idle)
         atexit.register(worker.stop)
-    return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger}
+    return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger,
+            "job_owner": owner}
 
 
 def _build_chat_service(services: dict) -> ChatService:
@@ -143,6 +152,8 @@ def shutdown_services(app: Flask) -> None:
         services["api_client"].close()
     if services.get("session_leases") is not None:
         services["session_leases"].close()
+    if services.get("job_owner") is not None:
+        services["job_owner"].close()
 
 
 def _get(name: str, app: Flask | None = None):

@@ -9,8 +9,8 @@ from playwright.sync_api import sync_playwright
 
 from tests.browser.support import Model
 from tests.fakes.claude import replies
+from tests.support.chromium import CHROMIUM
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 API_KEY = "sk-ant-test-accepted-key-7f3a"
@@ -18,6 +18,15 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT_MS = 8000
 # Chromium reports every non-2xx fetch on the console; the tests provoke some on purpose.
 _EXPECTED_CONSOLE = ("Failed to load resource",)
+# CSP violations are judged by the events the page's document receives (below), not by the
+# wording a browser version prints on the console.
+_CSP_CONSOLE = "violates the following Content Security Policy"
+_REPORT_CSP_VIOLATIONS = """
+document.addEventListener('securitypolicyviolation', (event) => window.__cspViolation({
+  directive: event.effectiveDirective, blocked: event.blockedURI, sample: event.sample,
+  source: `${event.sourceFile}:${event.lineNumber}`, document: event.documentURI,
+}));
+"""
 
 
 @pytest.fixture(scope="session")
@@ -54,21 +63,32 @@ def model(claude):
 
 @contextmanager
 def checked_page(browser, expected_console: tuple = (), **options):
-    """A page in a fresh context; a script error or CSP violation on it fails the test (console
-    errors starting with one of `expected_console` are provoked on purpose and allowed)."""
+    """A page in a fresh context; a script error, a console error, or a Content-Security-Policy
+    violation reported to any document it loads fails the test (console errors starting with one
+    of `expected_console` are provoked on purpose and allowed)."""
     expected = _EXPECTED_CONSOLE + tuple(expected_console)
     context = browser.new_context(**options)
     context.set_default_timeout(TIMEOUT_MS)
-    tab = context.new_page()
     problems: list[str] = []
+    context.expose_function("__cspViolation", lambda v: problems.append(f"CSP violation: {v}"))
+    context.add_init_script(_REPORT_CSP_VIOLATIONS)
+    tab = context.new_page()
     tab.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     tab.on("console", lambda msg: problems.append(f"console: {msg.text}")
-           if msg.type == "error" and not msg.text.startswith(expected) else None)
+           if msg.type == "error" and not msg.text.startswith(expected)
+           and _CSP_CONSOLE not in msg.text else None)
     try:
         yield tab
+        _settle(tab)
     finally:
         context.close()
     assert not problems, problems
+
+
+def _settle(tab) -> None:
+    """One round trip to the page, so violation reports it queued before now have arrived."""
+    if not tab.is_closed():
+        tab.evaluate("() => new Promise((resolve) => setTimeout(resolve, 0))")
 
 
 @pytest.fixture

@@ -240,15 +240,16 @@ def test_a_job_finished_by_another_process_reaches_this_process_subscribers(env,
                        "files": ["memory.md"], "error": None}]
 
 
-def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_config):
+def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_config,
+                                                                       data_dir):
     env.persona()
     env.chat(env.session(), 2)
     job, _ = env.trigger.request_update(PID)
-    jobs.claim_next_job(env.conn, env.update.plan_range)
-    with subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                          stdin=subprocess.PIPE) as other:
-        env.conn.execute("UPDATE cortex_jobs SET claimed_by = ? WHERE id = ?",
-                         (other.pid, job["id"]))
+    with subprocess.Popen([sys.executable, "-m", "tests.robustness.owner_child", str(data_dir),
+                           "hold"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as other:
+        token = other.stdout.readline().strip()
+        jobs.claim_next_job(env.conn, env.update.plan_range, owner=token, lease_seconds=600)
         Env(second_app(app_config))
         assert jobs.get_job(env.conn, job["id"])["status"] == "running"
         other.stdin.close()

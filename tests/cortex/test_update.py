@@ -180,17 +180,18 @@ def test_upstream_failure_fails_the_job_and_the_next_run_picks_the_messages_up(e
     assert env.processed() == later[-1]["id"]
 
 
-def test_failure_after_an_edit_keeps_the_recorded_revision_but_not_the_messages(env, claude):
+def test_failure_after_an_edit_applies_nothing_and_keeps_the_edit_on_the_job(env, claude):
     _setup(env)
+    before = env.revisions()
     claude.enqueue(replies.tool_use([("str_replace", {"filename": "memory.md",
                                                       "old_str": "green tea",
                                                       "new_str": "green tea, no sugar"})]),
                    replies.server_error())
     job = env.run_job()
-    assert (job["status"], job["error"], job["files"]) == ("failed", "api_error", ["memory.md"])
-    rev = env.revisions(filename="memory.md")[-1]
-    assert rev["job_id"] == job["id"] and rev["summary"] == "Cortex update did not finish (api_error)"
-    assert "no sugar" in env.read("memory.md")
+    assert (job["status"], job["error"], job["files"]) == ("failed", "api_error", [])
+    assert job["attempted"] == [{"file": "memory.md", "action": "str_replace",
+                                 "old_str": "green tea", "new_str": "green tea, no sugar"}]
+    assert env.revisions() == before and env.read("memory.md") == MEMORY
     assert env.processed() == 0
 
 
@@ -289,7 +290,7 @@ def test_a_persons_edit_between_read_and_write_file_is_not_lost(env, claude):
     assert "green tea (daily)" in final and final.endswith("- Model: cat Pixel.\n")
     assert job["status"] == "done"
     authors = [r["author"] for r in env.revisions(filename="memory.md")]
-    assert authors[-3:] == ["user", "ai", "ai"]
+    assert authors[-2:] == ["user", "ai"], "the run's edits become one revision per file"
 
 
 def test_without_an_api_key_the_job_fails_not_configured(app_config, claude):

@@ -10,6 +10,7 @@ VALUES = {"pid": "default", "sid": "0123456789abcdef", "mid": 1, "filename": "me
 OPEN = {("GET", "/healthz"), ("GET", "/signin"), ("POST", "/signin"), ("POST", "/signout")}
 OPEN_PATHS = {path for _, path in OPEN}
 SIGNIN_ASSETS = ("css/base.css", "css/signin.css", "js/signin.js", "img/icon.svg")
+PAGES = ("/", "/settings", "/api/docs")
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_every_route_refuses_a_request_without_the_token(app, client):
             continue
         response = client.open(path, method=method, json={})
         checked += 1
-        if path in ("/", "/settings") and method in ("GET", "HEAD"):
+        if path in PAGES and method in ("GET", "HEAD"):
             assert response.status_code == 303, path
             assert response.location == f"/signin?next={path}"
         else:
@@ -102,7 +103,8 @@ def test_only_the_sign_in_pages_assets_are_served_without_the_token(client):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200, name
         response.close()
-    for name in ("js/chat.js", "js/settings.js", "css/chat.css", "js/lib/api.js"):
+    for name in ("js/chat.js", "js/settings.js", "css/chat.css", "js/lib/api.js", "js/api_docs.js",
+                 "vendor/swagger-ui/swagger-ui-bundle.js"):
         assert client.get(f"/static/{name}").status_code == 401, name
 
 

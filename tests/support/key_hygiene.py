@@ -41,7 +41,8 @@ class LeakWatch:
         if not isinstance(value, str) or len(value.strip()) < KEY_MIN_LENGTH:
             return
         secret = value.strip()
-        forms = {secret, html.escape(secret), json.dumps(secret)[1:-1], quote(secret, safe="")}
+        forms = {secret, html.escape(secret), json.dumps(secret)[1:-1],
+                 quote(secret, safe="", errors="surrogatepass")}
         with self._lock:
             if secret not in self.secrets:
                 self.secrets.add(secret)

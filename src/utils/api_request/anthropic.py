@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from ..text import scrub
 from .types import (ChunkResponse, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
                     ToolDefinition, ToolResult)
 
@@ -88,7 +89,7 @@ def tool_calls(content: Iterable[Any]) -> list[ToolCall]:
 def text_of(content: Iterable[Any]) -> str:
     """The text blocks of a response joined by newlines; tool_use and other blocks are ignored."""
     parts = [_get(block, "text") for block in content or () if _get(block, "type") == "text"]
-    return "\n".join(part for part in parts if part).strip()
+    return scrub("\n".join(part for part in parts if part).strip())
 
 
 def tool_result_block(result: ToolResult) -> dict:
@@ -125,17 +126,36 @@ def _block_param(block: Any) -> dict | None:
         return {"type": "redacted_thinking", "data": _get(block, "data")}
     if isinstance(block, dict):
         return block
-    return block.model_dump(mode="json", exclude_none=True)
+    dump = getattr(block, "model_dump", None)
+    return dump(mode="json", exclude_none=True) if callable(dump) else {"type": kind}
+
+
+def message_dict(response: Any) -> dict:
+    """A response as plain JSON data: the SDK's own dump, or the fields read by attribute."""
+    dump = getattr(response, "model_dump", None)
+    if callable(dump) and not isinstance(response, dict):
+        return dump(mode="json")
+    fields = {name: _get(response, name) for name in ("id", "type", "role", "model",
+                                                     "stop_reason", "stop_sequence")}
+    plain = {name: value for name, value in fields.items() if isinstance(value, (str, type(None)))}
+    content = [_block_param(block) for block in _get(response, "content") or ()]
+    return {**plain, "content": [block for block in content if block is not None],
+            "usage": usage_dict(_get(response, "usage"))}
 
 
 def usage_dict(usage: Any) -> dict[str, int]:
     """Token usage as a plain dict; cache counters only when the API reported them."""
-    result = {"input_tokens": _get(usage, "input_tokens") or 0,
-              "output_tokens": _get(usage, "output_tokens") or 0}
+    result = {"input_tokens": _count(usage, "input_tokens"),
+              "output_tokens": _count(usage, "output_tokens")}
     for key in ("cache_creation_input_tokens", "cache_read_input_tokens"):
-        if _get(usage, key):
-            result[key] = _get(usage, key)
+        if _count(usage, key):
+            result[key] = _count(usage, key)
     return result
+
+
+def _count(usage: Any, key: str) -> int:
+    value = _get(usage, key) if usage is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def add_usage(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:

@@ -3,6 +3,19 @@
 The SDK client is rebuilt whenever the key changes; each call takes a reference under the lock,
 so a request in flight finishes on the client it started with. The SDK's own retries and
 timeouts are used as configured.
+
+Seed 000's surface lives here, exactly: `ApiClient` with `tool_request()`, the static
+`_extract_text_from_content()`, the `ToolExecutor` alias and `MAX_TOOL_ROUNDS`; the SDK client is
+built through the name `anthropic` of this module (replacing `client.anthropic` replaces the SDK)
+and `ApiClient.client` is the SDK client in use. Responses are read by attribute or as dicts, so
+plain objects with `type`/`text`/`id`/`name`/`input` blocks and `input_tokens`/`output_tokens`
+usage work as well as the SDK's models.
+
+One deliberate difference from the seed: on failure `ApiResponse.error` is a stable code
+(`not_configured`, `rate_limited`, `credit_balance_exhausted`, … DESIGN §4) and the text for
+people is in `error_message`; the seed put `str(exception)` into `error`. A second provider (an
+OpenAI-compatible endpoint) fits behind the same methods: only `_new_sdk` and the converters
+(`anthropic.py`, `openai.py`) know a provider's shapes.
 """
 from __future__ import annotations
 
@@ -10,16 +23,20 @@ import logging
 import threading
 from typing import Any, Iterator
 
+import anthropic
+
 from ..logsafe import register_secret
-from .anthropic import text_of, usage_dict
+from .anthropic import message_dict, text_of, usage_dict
 from .errors import ApiFailure, failure, from_exception
 from .handler import ToolHandler
 from .request_builder import build_kwargs
-from .sdk import make_sdk_client
+from .sdk import sdk_options
 from .stream_run import error_event, run_stream
 from .tool_loop import ToolLoop
-from .types import DEFAULT_MODEL, ApiResponse, RequestConfig, StreamEvent, ToolExecutor
+from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, RequestConfig, StreamEvent,
+                    ToolExecutor)
 
+__all__ = ["ApiClient", "MAX_TOOL_ROUNDS", "ToolExecutor", "anthropic"]
 log = logging.getLogger(__name__)
 
 
@@ -41,6 +58,21 @@ class ApiClient:
     def is_ready(self) -> bool:
         """Whether a key is configured (not whether it is valid: see `check_key`)."""
         return self._sdk is not None
+
+    @property
+    def client(self) -> Any:
+        """The SDK client in use (None without a key), as the seed names it."""
+        return self._current()[0]
+
+    @client.setter
+    def client(self, sdk: Any) -> None:
+        with self._lock:
+            self._sdk = sdk
+
+    @staticmethod
+    def _extract_text_from_content(content) -> str:
+        """The text blocks of a response's content joined by newlines; '' for None or empty."""
+        return text_of(content)
 
     def set_api_key(self, key: str | None) -> None:
         """Uses `key` from now on (None or "" forgets it); requests in flight are not disturbed."""
@@ -73,7 +105,7 @@ class ApiClient:
         except Exception as exc:
             return _failed(from_exception(exc, key))
         return ApiResponse(success=True, content=text_of(response.content),
-                           usage=usage_dict(response.usage), raw_response=response.model_dump(mode="json"),
+                           usage=usage_dict(response.usage), raw_response=message_dict(response),
                            stop_reason=response.stop_reason)
 
     def stream(self, config: RequestConfig, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
@@ -113,8 +145,9 @@ class ApiClient:
         return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
 
     def _new_sdk(self, key: str, max_retries: int | None = None) -> Any:
+        """An SDK client built through this module's `anthropic` name (seed 000's seam)."""
         retries = self.max_retries if max_retries is None else max_retries
-        return make_sdk_client(key, self.base_url, self.timeout, retries)
+        return anthropic.Anthropic(**sdk_options(key, self.base_url, self.timeout, retries))
 
     def _current(self) -> tuple[Any, str | None]:
         with self._lock:

@@ -84,6 +84,8 @@ def from_exception(exc: BaseException, secret: str | None = None) -> ApiFailure:
         return failure("timeout")
     if isinstance(exc, (anthropic.APIConnectionError, httpx2.TransportError, httpx2.StreamError)):
         return failure("connection_error")
+    if isinstance(exc, anthropic.APIError) and "credit balance" in str(exc).lower():
+        return failure("credit_balance_exhausted")
     log.error("unexpected error from the API client: %s", mask(repr(exc), secret),
               exc_info=exc)
     return failure("api_error")

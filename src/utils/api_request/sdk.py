@@ -1,4 +1,4 @@
-"""Building the SDK client, and the two places where we reach below it: retry waits and aborts.
+"""The SDK client's options, and the two places where we reach below the SDK: retry waits and aborts.
 
 The SDK honours any `retry-after` the server sends, however long. A middleware (the SDK's public
 hook, run once per attempt inside its retry loop) marks error responses that ask for a longer wait
@@ -52,16 +52,12 @@ class _BoundedRetryWait(anthropic.Middleware):
         return response
 
 
-def make_sdk_client(api_key: str, base_url: str | None, timeout: float, max_retries: int,
-                    max_retry_wait: float = MAX_RETRY_WAIT) -> anthropic.Anthropic:
-    """An SDK client for one key; the key is passed explicitly so no other credential is read."""
-    return anthropic.Anthropic(
-        api_key=api_key,
-        base_url=base_url or None,
-        timeout=timeout,
-        max_retries=max_retries,
-        middleware=[_BoundedRetryWait(max_retry_wait)],
-    )
+def sdk_options(api_key: str, base_url: str | None, timeout: float, max_retries: int,
+                max_retry_wait: float = MAX_RETRY_WAIT) -> dict[str, Any]:
+    """The keyword arguments of `anthropic.Anthropic(...)` for one key (passed explicitly, so no
+    other credential is read); `client.py` builds the client from them."""
+    return {"api_key": api_key, "base_url": base_url or None, "timeout": timeout,
+            "max_retries": max_retries, "middleware": [_BoundedRetryWait(max_retry_wait)]}
 
 
 def abort_connection(response: Any) -> None:

@@ -14,6 +14,7 @@ import logging
 import threading
 from typing import Any, Iterator
 
+from ..text import scrub
 from .anthropic import chunk_from_event, usage_dict
 from .cancel import CancelSignal
 from .errors import ApiFailure, failure, from_exception
@@ -102,8 +103,9 @@ class _Translation:
     def feed(self, event: Any) -> list[StreamEvent]:
         kind = event.type
         if kind == "content_block_delta" and event.delta.type == "text_delta" and self.tools is None:
-            self.parts.append(event.delta.text)
-            return [StreamEvent("chunk", event.delta.text)]
+            text = scrub(event.delta.text)
+            self.parts.append(text)
+            return [StreamEvent("chunk", text)]
         if kind == "message_start":
             self.usage = usage_dict(event.message.usage)
         elif kind == "message_delta":

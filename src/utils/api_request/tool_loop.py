@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from .anthropic import (add_usage, assistant_message, text_of, tool_calls, tool_name,
-                        tool_results_message, usage_dict)
+from .anthropic import (add_usage, assistant_message, message_dict, text_of, tool_calls,
+                        tool_name, tool_results_message, usage_dict)
 from .errors import ApiFailure, failure, from_exception
 from .handler import ToolHandler, run_guarded
 from .request_builder import build_kwargs
@@ -118,7 +118,7 @@ class ToolLoop:
 
     def _finish(self, response: Any, stop_reason: str | None) -> ApiResponse:
         return ApiResponse(success=True, content=text_of(response.content), usage=self.usage,
-                           raw_response=response.model_dump(mode="json"), stop_reason=stop_reason,
+                           raw_response=message_dict(response), stop_reason=stop_reason,
                            tool_results=self.log or None)
 
     def _fail(self, problem: ApiFailure) -> ApiResponse:

@@ -1,20 +1,26 @@
-"""Cortex update jobs and per-persona trigger state in SQLite (migration 0004).
+"""Cortex update jobs and per-persona trigger state in SQLite (migrations 0004, 0005, 0009).
 
 Store functions take the connection first. The schema allows at most one queued and one running
 job per persona, so enqueueing coalesces and claiming is single-flight even across threads.
+A running job has an owner (a process token, see ownership.py) and a lease its owner renews;
+recovery fails jobs whose owner is gone or whose lease ran out, and a job recovery failed can
+no longer finish or apply edits (`finish_job` and `still_running` check its status).
 """
 import json
 import os
 import sqlite3
+import time
 import uuid
 from datetime import datetime
+from typing import Callable
 
 from ..storage.clock import utc_now
 from ..storage.db import transaction
 
 FINISHED = ("done", "failed")
 _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, error_message, "
-            "retryable, message_from, message_to, created_at, started_at, finished_at")
+            "retryable, message_from, message_to, created_at, started_at, finished_at, attempted, "
+            "lease_until")
 
 
 def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manual",
@@ -30,11 +36,14 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
         return get_job(conn, job_id), True
 
 
-def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None) -> dict | None:
+def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None, *,
+                   owner: str | None = None, lease_seconds: float = 0.0) -> dict | None:
     """Marks the oldest queued job of a persona with no running job as running, and returns it.
 
     `plan(persona_id) -> (first, last) | None` picks the messages it will process; it runs in the
-    same transaction, so a running job always shows the range it covers.
+    same transaction, so a running job always shows the range it covers. `owner` (a process
+    token, see ownership.py) holds it for `lease_seconds`, renewed by `renew_lease`; a job
+    without an owner counts as abandoned at the next recovery.
     """
     with transaction(conn):
         row = conn.execute(
@@ -45,53 +54,67 @@ def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None) 
             return None
         first, last = (plan(row["persona_id"]) if plan else None) or (None, None)
         conn.execute("UPDATE cortex_jobs SET status = 'running', started_at = ?, message_from = ?, "
-                     "message_to = ?, claimed_by = ? WHERE id = ?",
-                     (now or utc_now(), first, last, os.getpid(), row["id"]))
+                     "message_to = ?, claimed_by = ?, owner = ?, lease_until = ? WHERE id = ?",
+                     (now or utc_now(), first, last, os.getpid(), owner,
+                      time.time() + lease_seconds, row["id"]))
         return get_job(conn, row["id"])
+
+
+def renew_lease(conn: sqlite3.Connection, job_id: str, owner: str, lease_seconds: float) -> bool:
+    """The owner's heartbeat: extends the lease of its running job; False if it lost the job."""
+    return conn.execute(
+        "UPDATE cortex_jobs SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running'",
+        (time.time() + lease_seconds, job_id, owner)).rowcount == 1
+
+
+def still_running(conn: sqlite3.Connection, job_id: str) -> bool:
+    """False once a job is no longer `running` (finished, or failed by recovery); True for an
+    id without a job row (a run started outside the queue)."""
+    row = conn.execute("SELECT status FROM cortex_jobs WHERE id = ?", (job_id,)).fetchone()
+    return row is None or row["status"] == "running"
 
 
 def finish_job(conn: sqlite3.Connection, job_id: str, *, success: bool, files=(), usage=None,
                summary: str = "", error: str | None = None, error_message: str | None = None,
-               retryable: bool = False, now: str | None = None) -> dict | None:
-    """Ends a job as `done` or `failed` with what it changed and why it failed."""
+               retryable: bool = False, attempted=None, now: str | None = None) -> dict | None:
+    """Ends a running job as `done` or `failed` with what it changed and why it failed (a job
+    recovery already ended, or whose edits were applied, keeps that outcome)."""
     conn.execute(
         "UPDATE cortex_jobs SET status = ?, files = ?, usage = ?, summary = ?, error = ?, "
-        "error_message = ?, retryable = ?, finished_at = ? WHERE id = ?",
+        "error_message = ?, retryable = ?, attempted = ?, finished_at = ? "
+        "WHERE id = ? AND status = 'running'",
         ("done" if success else "failed", json.dumps(list(files)),
          json.dumps(usage) if usage is not None else None, summary or "",
          None if success else error, None if success else error_message,
-         int(bool(retryable) and not success), now or utc_now(), job_id))
+         int(bool(retryable) and not success),
+         json.dumps(attempted) if attempted else None, now or utc_now(), job_id))
     return get_job(conn, job_id)
 
 
-def fail_interrupted(conn: sqlite3.Connection, now: str | None = None) -> int:
-    """Marks jobs left `running` by a stopped process as failed (`interrupted`, retryable).
+def complete_job(conn: sqlite3.Connection, job_id: str, *, files=(), usage=None,
+                 summary: str = "") -> None:
+    """Marks a running job `done` in the transaction that applies its edits."""
+    finish_job(conn, job_id, success=True, files=files, usage=usage, summary=summary)
 
-    Jobs another live process is running are left alone (several workers share one data dir);
-    a job claimed by this very process belongs to an app it no longer runs.
-    """
+
+def fail_interrupted(conn: sqlite3.Connection, owner_alive: Callable[[str | None], bool],
+                     now: float | None = None) -> int:
+    """Marks `running` jobs whose owner process is gone, or whose lease expired without a
+    heartbeat, as failed (`interrupted`, retryable); returns how many."""
+    now = time.time() if now is None else now
+    running = conn.execute(
+        "SELECT id, owner, lease_until FROM cortex_jobs WHERE status = 'running'").fetchall()
+    orphans = [row["id"] for row in running
+               if (row["lease_until"] or 0) < now or not owner_alive(row["owner"])]
+    if not orphans:
+        return 0
     with transaction(conn):
-        running = conn.execute(
-            "SELECT id, claimed_by FROM cortex_jobs WHERE status = 'running'").fetchall()
-        orphans = [row["id"] for row in running if not _other_live_process(row["claimed_by"])]
         for job_id in orphans:
             conn.execute(
                 "UPDATE cortex_jobs SET status = 'failed', error = 'interrupted', retryable = 1, "
                 "error_message = 'The app stopped while this update ran; it will be retried.', "
-                "finished_at = ? WHERE id = ?", (now or utc_now(), job_id))
+                "finished_at = ? WHERE id = ? AND status = 'running'", (utc_now(), job_id))
     return len(orphans)
-
-
-def _other_live_process(pid: int | None) -> bool:
-    if not pid or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def get_job(conn: sqlite3.Connection, job_id: str) -> dict | None:
@@ -135,18 +158,12 @@ def mark_processed(conn: sqlite3.Connection, persona_id: str, message_id: int) -
         (persona_id, message_id, utc_now(), persona_id))
 
 
-def set_revision_summary(conn: sqlite3.Connection, job_id: str, summary: str) -> int:
-    """Puts the model's summary on every revision the job wrote (table of migration 0003)."""
-    return conn.execute("UPDATE cortex_revisions SET summary = ? WHERE job_id = ? AND author = 'ai'",
-                        (summary, job_id)).rowcount
-
-
 def job_for_api(job: dict) -> dict:
     """The §7 job shape: `{id, persona_id, status, files, error, ...}`."""
     return {key: job[key] for key in (
         "id", "persona_id", "status", "files", "error", "error_message", "retryable", "trigger",
         "summary", "usage", "message_from", "message_to", "created_at", "started_at",
-        "finished_at")}
+        "finished_at", "attempted")}
 
 
 def seconds_since(timestamp: str | None, now: float) -> float | None:
@@ -171,4 +188,5 @@ def _decode(row: sqlite3.Row) -> dict:
     job["files"] = json.loads(job["files"] or "[]")
     job["usage"] = json.loads(job["usage"]) if job["usage"] else None
     job["retryable"] = bool(job["retryable"])
+    job["attempted"] = json.loads(job["attempted"]) if job["attempted"] else []
     return job

@@ -17,11 +17,13 @@ from dataclasses import asdict, dataclass
 from typing import Callable
 
 from . import revisions as store
+from . import staged_apply
 from .atomic import atomic_write, remove_stale_temp_files
 from .errors import CortexSizeError, InvalidContent, RevisionConflict, RevisionNotFound
 from .locks import PersonaLocks
 from .paths import CORTEX_FILES, DEFAULT_PERSONA, CortexPaths, validate_persona_id
 from .snapshots import FileSnapshots, read_with_stat
+from .staging import StagedEdits
 from .templates import render_template
 
 log = logging.getLogger(__name__)
@@ -127,6 +129,24 @@ class CortexService:
             return self._commit(persona_id, filename, content, current, author=author,
                                 job_id=job_id, message_range=message_range, summary=summary)
 
+    def stage(self, persona_id: str, files: list[CortexFile] | None = None) -> StagedEdits:
+        """A staged copy of the persona's files (as read now, or `files`) for a run's edits."""
+        files = files if files is not None else self.read_all_info(persona_id)
+        return StagedEdits(persona_id, {f.filename: (f.revision, f.content) for f in files},
+                           hard_cap=self.hard_cap)
+
+    def apply_staged(self, staged: StagedEdits, **details) -> dict[str, int]:
+        """Makes staged edits visible together, as one group of `ai` revisions."""
+        return staged_apply.apply(self, staged, **details)
+
+    def recover_staged(self) -> int:
+        """Completes the groups of edits a crash interrupted (at start-up)."""
+        return staged_apply.recover_all(self)
+
+    def current_revision(self, persona_id: str, filename: str):
+        """The file's latest revision row, reconciled with the disk (hold the lock)."""
+        return self._current(persona_id, filename)
+
     def history(self, persona_id: str, filename: str) -> list[dict]:
         """The file's revisions, newest first (a change made on disk is recorded first)."""
         self._validate(persona_id, filename)
@@ -220,6 +240,7 @@ class CortexService:
         known = self._unchanged(conn, persona_id, filename, path)
         if known is not None:
             return known
+        staged_apply.recover(self, persona_id)
         raw, st = read_with_stat(path)
         latest = self._settle_pending(conn, persona_id, filename, raw)
         if raw is None:

@@ -1,17 +1,19 @@
 """The tools a cortex update may call, and their executor for one update job.
 
-Edits (`str_replace`, `insert`) go through `CortexService.edit_file`, so they apply to the file as
-it is at that moment, under the persona's lock: a person's edit made meanwhile is kept. A
-whole-file `write_file` is refused when the file changed since the model last saw it. Every
-error text says what happened and what the model can do next; nothing is written on an error.
+The tools edit a staged copy of the files (`StagedEdits`); nothing reaches the files until the
+run succeeds and `CortexService.apply_staged` applies the whole group. Before each call the
+staged copy is brought up to date with the files: a person's edit made meanwhile is kept and the
+run's `str_replace` and `insert` edits are replayed on top of it; a whole-file `write_file` is
+refused until the model has read the person's version. Every error text says what happened and
+what the model can do next; nothing is staged on an error.
 """
 import logging
 from dataclasses import dataclass
 
 from ..api_request.types import ToolDefinition
-from .errors import CortexSizeError, InvalidContent, RevisionConflict
 from .paths import CORTEX_FILES
 from .personas_lookup import persona_exists
+from .staging import EditError, StagedEdits, StagingConflict, split_lines
 
 log = logging.getLogger(__name__)
 TOOL_NAMES = ("read_file", "write_file", "str_replace", "insert")
@@ -51,31 +53,22 @@ class ToolError(Exception):
     """A tool call the model can correct; the message goes back to it as an error result."""
 
 
-@dataclass
-class _Seen:
-    revision: int
-    content: str
-
-
 @dataclass(frozen=True)
 class Change:
-    """One successful change an update made."""
+    """One edit an update staged (its file gets a revision when the group is applied)."""
 
     filename: str
     action: str
-    revision: int
 
 
 class CortexToolbox:
-    """Executes one update job's tool calls (the `executor` of `ApiClient.tool_request`)."""
+    """Executes one update job's tool calls on its staged files (`executor` of tool_request)."""
 
-    def __init__(self, cortex, persona_id: str, files: dict, *, job_id=None,
-                 message_range=None):
+    def __init__(self, cortex, staged: StagedEdits):
         self._cortex = cortex
-        self._persona_id = persona_id
-        self._job_id = job_id
-        self._range = message_range
-        self._seen = {f.filename: _Seen(f.revision, f.content) for f in files.values()}
+        self.staged = staged
+        self._persona_id = staged.persona_id
+        self._unseen: dict[str, int] = {}  # file -> revision the model saw before a person's edit
         self.changes: list[Change] = []
 
     def __call__(self, name: str, arguments: dict) -> tuple[bool, str]:
@@ -86,152 +79,129 @@ class CortexToolbox:
                 raise ToolError(f'Unknown tool "{name}". The tools are: {", ".join(TOOL_NAMES)}.')
             if not isinstance(arguments, dict):
                 raise ToolError("The tool input must be a JSON object.")
+            filename = _filename(arguments)
             with self._cortex.lock(self._persona_id):
                 if not persona_exists(self._cortex.db.conn(), self._persona_id):
                     raise ToolError("This persona has been deleted; its files are gone. Stop "
                                     "here without further tool calls.")
-                return True, handler(arguments)
+                self._refresh(filename, reading=name == "read_file")
+            return True, handler(filename, arguments)
         except ToolError as err:
             log.info("Cortex tool %s refused for %s: %s", name, self._persona_id, err)
             return False, str(err)
 
     @property
     def files_changed(self) -> list[str]:
-        """The files this job changed, in the order first changed."""
-        return list(dict.fromkeys(change.filename for change in self.changes))
+        """The files this job's staged edits change, in the cortex's file order."""
+        return [f.filename for f in self.staged.changed_files()]
 
-    def _tool_read_file(self, args: dict) -> str:
-        filename = _filename(args)
+    def _refresh(self, filename: str, reading: bool) -> None:
+        """Rebases the staged file on the current file if a person changed it meanwhile."""
         info = self._cortex.read_file_info(self._persona_id, filename)
-        self._seen[filename] = _Seen(info.revision, info.content)
-        header = f"{filename}: revision {info.revision}, {self._meter(info.chars)}, " \
-                 f"{len(split_lines(info.content))} lines."
-        return f"{header}\n\n{info.content}" if info.content else f"{header} (The file is empty.)"
-
-    def _tool_write_file(self, args: dict) -> str:
-        filename, content = _filename(args), _text(args, "content")
-        seen = self._seen.get(filename)
-        if seen is None:
-            raise ToolError(f'Call read_file for "{filename}" before you rewrite it.')
-        self._check_size(filename, len(content))
-        if content == seen.content:
-            return f"No change: {filename} already has exactly this content."
+        staged = self.staged.file(filename)
+        seen = staged.base_revision
         try:
-            rev = self._write(lambda: self._cortex.write_file(
-                self._persona_id, filename, content, author="ai",
-                expected_revision=seen.revision, **self._details()), filename)
-        except RevisionConflict as err:
+            if self.staged.rebase(filename, info.revision, info.content):
+                self._unseen.setdefault(filename, seen)
+        except StagingConflict:
+            self.staged.reset(filename, info.revision, info.content)
+            self._unseen.setdefault(filename, seen)
+            if not reading:
+                raise ToolError(
+                    f"{filename} was changed (by the person) since you last saw it (revision "
+                    f"{seen}, now revision {info.revision}), and your earlier edits to it no "
+                    f"longer fit the new text, so they were dropped. Nothing was changed. Call "
+                    f'read_file for "{filename}", then make your changes again, preferably with '
+                    "str_replace or insert, so their edit is kept.") from None
+
+    def _tool_read_file(self, filename: str, args: dict) -> str:
+        staged = self.staged.file(filename)
+        self._unseen.pop(filename, None)
+        edited = " with your staged edits" if staged.edits else ""
+        header = f"{filename}: revision {staged.base_revision}{edited}, " \
+                 f"{self._meter(len(staged.content))}, {len(split_lines(staged.content))} lines."
+        return f"{header}\n\n{staged.content}" if staged.content else \
+            f"{header} (The file is empty.)"
+
+    def _tool_write_file(self, filename: str, args: dict) -> str:
+        content = _text(args, "content")
+        staged = self.staged.file(filename)
+        if filename in self._unseen:
             raise ToolError(
                 f"Refused: {filename} was changed (by the person) since you last saw it: you saw "
-                f"revision {err.expected}, it is now revision {err.current.revision}. Nothing was "
-                f'written. Call read_file for "{filename}" to get the current text, then apply '
-                "your change again, preferably with str_replace or insert, so their edit is "
-                "kept.") from None
-        self._seen[filename] = _Seen(rev, content)
-        return self._done(filename, "write_file", rev, len(content), f"Wrote {filename}")
+                f"revision {self._unseen[filename]}, it is now revision {staged.base_revision}. "
+                f'Nothing was written. Call read_file for "{filename}" to get the current '
+                "text, then apply your change again, "
+                "preferably with str_replace or insert, so their edit is kept.")
+        if content == staged.content:
+            return f"No change: {filename} already has exactly this content."
+        self._stage(filename, "write_file", lambda: self.staged.write(filename, content))
+        return self._done(filename, f"Wrote {filename}")
 
-    def _tool_str_replace(self, args: dict) -> str:
-        filename, old, new = _filename(args), _text(args, "old_str"), _text(args, "new_str")
+    def _tool_str_replace(self, filename: str, args: dict) -> str:
+        old, new = _text(args, "old_str"), _text(args, "new_str")
         if not old:
             raise ToolError("old_str is empty. Give the exact text to replace; to add new lines "
                             "use insert, or str_replace with a nearby heading as old_str.")
+        before = self.staged.file(filename).content
+        after = self._stage(filename, "str_replace",
+                            lambda: self.staged.str_replace(filename, old, new))
+        if after == before:
+            return f"No change: {filename} already reads like that."
+        return self._done(filename, f"Replaced the text in {filename}")
 
-        def replace(text: str) -> str:
-            count = text.count(old)
-            if count == 0:
-                raise ToolError(
-                    f"old_str was not found in {filename} (it occurs 0 times). Nothing was "
-                    "changed. Copy old_str exactly from the current text, including spaces, "
-                    "punctuation and line breaks; call read_file to see the current text.")
-            if count > 1:
-                raise ToolError(
-                    f"old_str occurs {count} times in {filename}, but must occur exactly once. "
-                    "Nothing was changed. Include more surrounding text (e.g. the whole line or "
-                    "the line before it) so it matches one place only.")
-            index = text.index(old)
-            return text[:index] + new + text[index + len(old):]
-
-        return self._edit(filename, "str_replace", replace, f"Replaced the text in {filename}")
-
-    def _tool_insert(self, args: dict) -> str:
-        filename, line = _filename(args), args.get("insert_line")
-        insert_text = _text(args, "insert_text")
+    def _tool_insert(self, filename: str, args: dict) -> str:
+        line, insert_text = args.get("insert_line"), _text(args, "insert_text")
         if isinstance(line, bool) or not isinstance(line, int):
             raise ToolError('Missing or invalid argument "insert_line": expected a whole number '
                             "(0 = top of the file).")
+        self._stage(filename, "insert", lambda: self.staged.insert(filename, line, insert_text))
+        return self._done(filename, f"Inserted {len(split_lines(insert_text)) or 1} line(s) "
+                                    f"after line {line} of {filename}")
 
-        def insert(text: str) -> str:
-            lines = split_lines(text)
-            if not 0 <= line <= len(lines):
-                raise ToolError(
-                    f"insert_line {line} is out of range: {filename} has {len(lines)} lines, so "
-                    f"insert_line must be between 0 (top of the file) and {len(lines)} (end of "
-                    "the file). Nothing was changed.")
-            if line and not lines[line - 1].endswith("\n"):
-                lines[line - 1] += "\n"
-            block = insert_text if insert_text.endswith("\n") else insert_text + "\n"
-            return "".join(lines[:line]) + block + "".join(lines[line:])
-
-        return self._edit(filename, "insert", insert,
-                          f"Inserted {len(split_lines(insert_text)) or 1} line(s) after line "
-                          f"{line} of {filename}")
-
-    def _edit(self, filename: str, action: str, transform, done: str) -> str:
-        """Applies `transform` to the current text under the lock and records the change."""
-        seen_text: dict[str, str] = {}
-
-        def apply(text: str) -> str:
-            result = transform(text)
-            self._check_size(filename, len(result))
-            seen_text.update(before=text, after=result)
-            return result
-
-        rev = self._write(lambda: self._cortex.edit_file(
-            self._persona_id, filename, apply, author="ai", **self._details()), filename)
-        if seen_text["before"] == seen_text["after"]:
-            return f"No change: {filename} already reads like that."
-        seen = self._seen.get(filename)
-        if seen is not None and seen.content == seen_text["before"]:
-            self._seen[filename] = _Seen(rev, seen_text["after"])
-        return self._done(filename, action, rev, len(seen_text["after"]), done)
-
-    def _write(self, write, filename: str) -> int:
-        """Runs a store write, turning its size and content errors into tool errors."""
+    def _stage(self, filename: str, action: str, edit) -> str:
+        """Runs a staging edit, turning its errors into texts the model can act on."""
         try:
-            return write()
-        except CortexSizeError as err:
-            self._check_size(filename, err.chars)
-            raise ToolError(str(err)) from None
-        except InvalidContent as err:
-            raise ToolError(f"{err} Nothing was written.") from None
+            text = edit()
+        except EditError as err:
+            raise ToolError(_edit_error(filename, err, self._cortex.budget)) from None
+        self.changes.append(Change(filename, action))
+        return text
 
-    def _done(self, filename: str, action: str, rev: int, chars: int, what: str) -> str:
-        self.changes.append(Change(filename, action, rev))
+    def _done(self, filename: str, what: str) -> str:
+        chars = len(self.staged.file(filename).content)
         note = "" if chars <= self._cortex.budget else \
             f" {filename} is over its budget: consolidate it (write_file with a shorter version)."
-        return f"{what} (revision {rev}). {filename} now has {self._meter(chars)}.{note}"
-
-    def _check_size(self, filename: str, chars: int) -> None:
-        budget, cap = self._cortex.budget, self._cortex.hard_cap
-        if chars > cap:
-            raise ToolError(
-                f"Refused: {filename} would have {chars:,} characters, over the hard limit of "
-                f"{cap:,} ({cap // budget} x the budget of {budget:,}). Nothing was written. "
-                "Consolidate the file instead: merge duplicates, summarise older entries and "
-                "drop what no longer matters, then write it within the budget.")
+        return f"{what} (saved when this update finishes). {filename} now has " \
+               f"{self._meter(chars)}.{note}"
 
     def _meter(self, chars: int) -> str:
         return f"{chars:,} / {self._cortex.budget:,} characters"
 
-    def _details(self) -> dict:
-        return {"job_id": self._job_id, "message_range": self._range}
 
-
-def split_lines(text: str) -> list[str]:
-    """The lines of `text`, each keeping its '\\n' (only '\\n' breaks a line)."""
-    lines = [line + "\n" for line in text.split("\n")]
-    lines[-1] = lines[-1][:-1]
-    return lines if lines[-1] else lines[:-1]
+def _edit_error(filename: str, err: EditError, budget: int) -> str:
+    """The model-facing text for an edit that does not apply."""
+    details = err.details
+    if err.kind == "not_found":
+        return (f"old_str was not found in {filename} (it occurs 0 times). Nothing was "
+                "changed. Copy old_str exactly from the current text, including spaces, "
+                "punctuation and line breaks; call read_file to see the current text.")
+    if err.kind == "ambiguous":
+        return (f"old_str occurs {details['count']} times in {filename}, but must occur exactly "
+                "once. Nothing was changed. Include more surrounding text (e.g. the whole line "
+                "or the line before it) so it matches one place only.")
+    if err.kind == "out_of_range":
+        lines = details["lines"]
+        return (f"insert_line {details['line']} is out of range: {filename} has {lines} lines, so insert_line "
+                f"must be between 0 (top of the file) and {lines} (end of the file). Nothing "
+                "was changed.")
+    if err.kind == "too_large":
+        chars, cap = details["chars"], details["cap"]
+        return (f"Refused: {filename} would have {chars:,} characters, over the hard limit of "
+                f"{cap:,} ({cap // budget} x the budget of {budget:,}). Nothing was written. "
+                "Consolidate the file instead: merge duplicates, summarise older entries and "
+                "drop what no longer matters, then write it within the budget.")
+    return f"The text for {filename} is not valid Unicode text. Nothing was written."
 
 
 def _filename(args: dict) -> str:

@@ -1,10 +1,12 @@
 """CortexUpdateService: one tool_use run that lets a persona edit its own cortex files.
 
 The prompt preloads the three files with their meters and holds only the conversation since the
-last processed message, fenced as data. Messages count as processed only when the run succeeded;
-every change the model made is already an `ai` revision carrying the job id and message range,
-so a failed run leaves nothing unrecorded and its messages are simply picked up again. The
-prompt is marked for prompt caching, so the rounds after the first read it from the cache.
+last processed message, fenced as data. The model's edits are staged (see staging.py) and, only
+when the run succeeds, applied as one group of `ai` revisions carrying the job id, the message
+range and the summary, in the transaction that marks the range processed (staged_apply.py). A
+failed or interrupted run changes no file; its staged edits stay on the job for inspection and
+its messages are picked up again, so a fact is never written twice. The prompt is marked for
+prompt caching, so the rounds after the first read it from the cache.
 """
 import logging
 import uuid
@@ -17,8 +19,11 @@ from ..storage.personas import get_persona
 from ..storage.settings import get_setting
 from . import jobs
 from .paths import CORTEX_FILES, validate_persona_id
+from .personas_lookup import persona_exists
 from .settings import load_cortex_settings
-from .tools import CortexToolbox, split_lines, tool_definitions
+from .staged_apply import NotApplied
+from .staging import StagingConflict, split_lines
+from .tools import CortexToolbox, tool_definitions
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
@@ -85,12 +90,12 @@ class CortexUpdateService:
         app = self._settings() or {}
         persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        files = {f.filename: f for f in self._cortex.read_all_info(persona_id)}
+        infos = self._cortex.read_all_info(persona_id)
+        files = {f.filename: f for f in infos}
         messages = _messages(conn, persona_id, message_range)
         system, user = build_prompt(persona, prompts.user_name_for(persona, app, language),
                                     files, messages, language, self._clock())
-        toolbox = CortexToolbox(self._cortex, persona_id, files, job_id=job_id,
-                                message_range=message_range)
+        toolbox = CortexToolbox(self._cortex, self._cortex.stage(persona_id, infos))
         prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
         config = RequestConfig(system_prompt=system, messages=[{"role": "user", "content": [prompt]}],
                                model=app.get("cortex_model") or app.get("model")
@@ -100,23 +105,44 @@ class CortexUpdateService:
         log.info("Cortex update %s for %s: messages %d..%d", job_id, persona_id, *message_range)
         return toolbox, self._api.tool_request(config, toolbox)
 
+    def recover_staged(self) -> int:
+        """Completes groups of edits a crash interrupted (before jobs are failed as orphans)."""
+        return self._cortex.recover_staged()
+
     def _finish(self, persona_id: str, job_id: str, message_range, toolbox, response) -> dict:
-        result = _result(response.success, toolbox, usage=response.usage,
-                         message_range=list(message_range))
-        conn = self._db.conn()
-        if response.success:
-            result["summary"] = (response.content or "").strip()
-            jobs.mark_processed(conn, persona_id, message_range[1])
-            jobs.set_revision_summary(conn, job_id, result["summary"] or "Cortex update")
-            log.info("Cortex update %s for %s done (%s): %s", job_id, persona_id,
-                     response.stop_reason, ", ".join(result["files"]) or "no changes")
-            return result
-        code = response.error or "api_error"
-        jobs.set_revision_summary(conn, job_id, f"Cortex update did not finish ({code})")
+        if not response.success:
+            code = response.error or "api_error"
+            return self._failed(persona_id, job_id, toolbox, code, response.error_message,
+                                bool(response.retryable) or code in RETRYABLE, response.usage)
+        summary = (response.content or "").strip()
+        try:
+            revisions = self._cortex.apply_staged(
+                toolbox.staged, job_id=job_id, message_range=message_range,
+                summary=summary or "Cortex update", outcome={"summary": summary,
+                                                             "usage": response.usage},
+                guard=lambda conn: (persona_exists(conn, persona_id)
+                                    and jobs.still_running(conn, job_id)))
+        except StagingConflict as err:
+            log.info("Cortex update %s for %s conflicts with an edit: %s", job_id, persona_id, err)
+            return self._failed(persona_id, job_id, toolbox, "edit_conflict",
+                                f"{err.filename} was edited while the update ran and its edits "
+                                "no longer fit; the update runs again later.", True,
+                                response.usage)
+        except NotApplied:
+            return self._failed(persona_id, job_id, toolbox, "interrupted",
+                                "The update lost its job (persona deleted or lease expired); "
+                                "nothing was applied.", True, response.usage)
+        log.info("Cortex update %s for %s done (%s): %s", job_id, persona_id,
+                 response.stop_reason, ", ".join(revisions) or "no changes")
+        return {**_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
+                "message_range": list(message_range)}
+
+    def _failed(self, persona_id, job_id, toolbox, code, message, retryable, usage) -> dict:
+        """A run that applies nothing; what it staged is kept on the job for inspection."""
         log.warning("Cortex update %s for %s failed: %s", job_id, persona_id, code)
-        return {**result, "error": code,
-                "error_message": response.error_message or f"The update failed ({code}).",
-                "retryable": bool(response.retryable) or code in RETRYABLE}
+        return {**_result(False), "error": code, "usage": usage,
+                "error_message": message or f"The update failed ({code}).",
+                "retryable": retryable, "attempted": toolbox.staged.attempted()}
 
 
 def build_prompt(persona: dict, user_name: str, files: dict, messages: list[dict],
@@ -202,13 +228,15 @@ def _first_streaming(conn, persona_id: str) -> int:
     return row[0] if row[0] is not None else 2**63 - 1
 
 
-def _result(success: bool, toolbox: CortexToolbox | None = None, **extra) -> dict:
-    changes = toolbox.changes if toolbox else []
+def _result(success: bool, toolbox: CortexToolbox | None = None,
+            revisions: dict | None = None) -> dict:
+    revisions = revisions or {}
     return {"success": success, "summary": "", "error": None, "error_message": None,
-            "retryable": False, "files": toolbox.files_changed if toolbox else [],
-            "updates": [{"file": c.filename, "action": c.action, "revision": c.revision}
-                        for c in changes],
-            "usage": None, "message_range": None, **extra}
+            "retryable": False, "files": list(revisions),
+            "updates": [{"file": c.filename, "action": c.action,
+                         "revision": revisions.get(c.filename)}
+                        for c in (toolbox.changes if toolbox and revisions else [])],
+            "usage": None, "message_range": None}
 
 
 def _failure(code: str, message: str) -> dict:

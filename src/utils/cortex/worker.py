@@ -6,6 +6,9 @@ allows one running job per persona and `claim_next_job` skips personas that have
 With several worker processes on one data directory, a job may finish in another process: the
 background loop also looks for jobs finished elsewhere (every second) and tells this process's
 subscribers about them, so a WebSocket hears of every update of its personas.
+A job this worker claims carries its owner token and a lease (`lease_seconds`), renewed by a
+heartbeat thread while the job runs; each pass of the loop fails jobs whose owner is gone or
+whose lease ran out (`reap`), so none stays `running` after its process died or hung.
 """
 import logging
 import threading
@@ -14,19 +17,25 @@ from collections import deque
 from typing import Callable
 
 from ..storage.clock import utc_now
+from ..storage.db import connect
 from . import jobs
+from .ownership import ProcessOwner
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 30.0
 FOREIGN_POLL_SECONDS = 1.0
+LEASE_SECONDS = 60.0
 
 
 class CortexWorker:
     """Executes cortex update jobs one at a time and tells subscribers when each one finishes."""
 
-    def __init__(self, db, update_service, *, poll_seconds: float = POLL_SECONDS):
+    def __init__(self, db, update_service, owner: ProcessOwner, *,
+                 poll_seconds: float = POLL_SECONDS, lease_seconds: float = LEASE_SECONDS):
         self._db = db
         self._update = update_service
+        self._owner = owner
+        self._lease = lease_seconds
         self._poll = poll_seconds
         self._cond = threading.Condition()
         self._subscribers: list[Callable[[dict], None]] = []
@@ -38,9 +47,11 @@ class CortexWorker:
         self._watermark = utc_now()
         self._next_tick = 0.0
 
-    def recover_interrupted(self) -> int:
-        """At start-up: jobs a stopped process left `running` become failed (`interrupted`)."""
-        count = jobs.fail_interrupted(self._db.conn())
+    def recover_interrupted(self, now: float | None = None) -> int:
+        """Completes groups of edits a crash interrupted, then fails jobs whose owner is gone or
+        whose lease expired (`interrupted`, retried later); at start-up and on every pass."""
+        self._update.recover_staged()
+        count = jobs.fail_interrupted(self._db.conn(), self._owner.is_alive, now)
         if count:
             log.warning("Marked %d interrupted cortex update job(s) as failed", count)
         return count
@@ -58,8 +69,10 @@ class CortexWorker:
     def run_pending(self) -> list[dict]:
         """Runs queued jobs in this thread until none is left; returns the finished jobs."""
         finished = []
-        while (job := jobs.claim_next_job(self._db.conn(), self._plan)) is not None:
-            finished.append(self._run(job))
+        while (job := jobs.claim_next_job(self._db.conn(), self._plan, owner=self._owner.token,
+                                          lease_seconds=self._lease)) is not None:
+            with _Heartbeat(self._db.path, job["id"], self._owner.token, self._lease):
+                finished.append(self._run(job))
         return finished
 
     def wait_for_job(self, job_id: str, timeout: float = 10.0) -> dict:
@@ -136,7 +149,8 @@ class CortexWorker:
             self._db.conn(), job["id"], success=result["success"],
             files=result.get("files") or [], usage=result.get("usage"),
             summary=result.get("summary") or "", error=result.get("error"),
-            error_message=result.get("error_message"), retryable=result.get("retryable", False))
+            error_message=result.get("error_message"), retryable=result.get("retryable", False),
+            attempted=result.get("attempted"))
         if finished is None:
             log.warning("Cortex job %s vanished while it ran (persona deleted?)", job["id"])
             finished = {**job, "status": "done" if result["success"] else "failed",
@@ -169,6 +183,7 @@ class CortexWorker:
             with self._cond:
                 if self._stopping:
                     return
+            self._guarded(self.recover_interrupted)
             self._guarded(self.run_pending)
             self._guarded(self._announce_foreign)
             if self._tick is not None and time.monotonic() >= self._next_tick:
@@ -185,3 +200,35 @@ class CortexWorker:
             step()
         except Exception:
             log.exception("Cortex worker step failed")
+
+
+class _Heartbeat:
+    """Renews a running job's lease every third of it, on its own connection and thread."""
+
+    def __init__(self, db_path: str, job_id: str, owner: str, lease_seconds: float):
+        self._args = (db_path, job_id, owner, lease_seconds)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="cortex-heartbeat", daemon=True)
+
+    def __enter__(self) -> "_Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self) -> None:
+        db_path, job_id, owner, lease = self._args
+        conn = connect(db_path)
+        try:
+            while not self._stop.wait(lease / 3):
+                try:
+                    if not jobs.renew_lease(conn, job_id, owner, lease):
+                        log.warning("Cortex job %s lost its lease; its edits will not apply",
+                                    job_id)
+                        return
+                except Exception:
+                    log.exception("Could not renew the lease of cortex job %s", job_id)
+        finally:
+            conn.close()

@@ -40,6 +40,10 @@ SCHEMAS = {
         "summary": {"type": "string"}, "usage": nullable({"type": "object"}),
         "message_from": _INT_OR_NULL, "message_to": _INT_OR_NULL, "created_at": TIMESTAMP,
         "started_at": nullable(TIMESTAMP), "finished_at": nullable(TIMESTAMP),
+        "attempted": {"type": "array", "description": "The edits a failed run staged, kept for "
+                      "inspection and never applied: `{file, action, ...arguments}`.",
+                      "items": obj({"file": {"type": "string"}, "action": {"type": "string"}},
+                                   required=("file", "action"))},
     }, required=("id", "persona_id", "status", "files", "error")),
     "RevisionConflictError": obj({"error": obj({
         "code": {"const": "revision_conflict"}, "message": {"type": "string"},

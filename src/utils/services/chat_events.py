@@ -1,10 +1,13 @@
 """The chat event stream shared by both transports (DESIGN §6).
 
 An event is a type plus a JSON object. Over SSE it is `event: <type>` / `data: <json>`; over the
-WebSocket it is one text frame `{"type": <type>, ...data}`.
+WebSocket it is one text frame `{"type": <type>, ...data}`. Both are scrubbed (a lone surrogate
+becomes U+FFFD), so no text from a model or from storage can make a send fail.
 """
 import json
 from dataclasses import dataclass, field
+
+from ..text import scrub
 
 
 @dataclass(frozen=True)
@@ -33,9 +36,13 @@ def done(message_id: int | None, text: str, usage: dict | None, stop_reason: str
                               "stop_reason": stop_reason, "cortex": cortex})
 
 
-def error(code: str, message: str, retryable: bool = False) -> ChatEvent:
-    """The reply failed; `code` is stable, `message` is for people."""
-    return ChatEvent("error", {"code": code, "message": message, "retryable": retryable})
+def error(code: str, message: str, retryable: bool = False, field: str | None = None
+          ) -> ChatEvent:
+    """The reply failed; `code` is stable, `message` is for people, `field` names bad input."""
+    data = {"code": code, "message": message, "retryable": retryable}
+    if field is not None:
+        data["field"] = field
+    return ChatEvent("error", data)
 
 
 def idle(session_id: str) -> ChatEvent:
@@ -46,9 +53,10 @@ def idle(session_id: str) -> ChatEvent:
 def to_sse(event: ChatEvent, event_id: str | None = None) -> str:
     """The event as one Server-Sent Events record (with an `id:` line to resume from)."""
     head = f"id: {event_id}\n" if event_id else ""
-    return f"{head}event: {event.type}\ndata: {json.dumps(event.data, ensure_ascii=False)}\n\n"
+    return scrub(f"{head}event: {event.type}\ndata: "
+                 f"{json.dumps(event.data, ensure_ascii=False)}\n\n")
 
 
 def to_frame(event: ChatEvent) -> str:
     """The event as one WebSocket text frame."""
-    return json.dumps({"type": event.type, **event.data}, ensure_ascii=False)
+    return scrub(json.dumps({"type": event.type, **event.data}, ensure_ascii=False))

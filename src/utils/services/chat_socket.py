@@ -7,7 +7,6 @@ the socket, or following another session (`resume`), detaches the follower; the 
 that finish those jobs, so every send goes through one lock. Nothing here knows about Flask:
 `ws` is anything with `receive()` and `send()`.
 """
-import json
 import logging
 import socket
 import threading
@@ -17,11 +16,11 @@ from simple_websocket import ConnectionClosed
 
 from . import chat_events as events
 from .chat_events import ChatEvent
+from .chat_frames import FrameError, parse_frame
 from .errors import ServiceError
 from .ids import is_persona_id
 
 log = logging.getLogger(__name__)
-FRAME_MAX = 40_000
 JOIN_TIMEOUT = 5.0
 FINAL = ("done", "error")
 Unsubscribe = Callable[[], None]
@@ -73,20 +72,21 @@ class ChatSocket:
                 thread.join(JOIN_TIMEOUT)
 
     def _handle(self, raw) -> None:
-        frame = _parse(raw)
+        """Answers any frame: a handler's events, or one `error` event; never raises."""
+        try:
+            frame = parse_frame(raw)
+        except FrameError as err:
+            self._send(events.error("invalid_request", str(err), field=err.field))
+            return
         handler = {"chat": self._on_chat, "regenerate": self._on_regenerate,
                    "continue": self._on_continue, "resume": self._on_resume,
-                   "stop": self._on_stop, "subscribe": self._on_subscribe}.get(
-            frame.get("type") if frame else None)
-        if handler is None:
-            self._send(events.error("invalid_request", "Send a JSON object whose type is chat, "
-                                    "regenerate, continue, resume, stop or subscribe."))
-            return
+                   "stop": self._on_stop, "subscribe": self._on_subscribe}[frame["type"]]
         try:
             handler(frame)
         except ServiceError as err:
             code = "invalid_request" if err.status == 400 else err.code
-            self._send(events.error(code, err.message, err.code == "session_busy"))
+            self._send(events.error(code, err.message, err.code == "session_busy",
+                                    field=err.extra.get("field")))
         except Exception:
             log.exception("Chat socket failed on a %s frame", frame["type"])
             self._send(events.error("internal_error", "Something went wrong on the server.",
@@ -237,14 +237,3 @@ def _send_at_once(ws) -> None:
     sock = getattr(ws, "sock", None)
     if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def _parse(raw) -> dict | None:
-    """The frame as a JSON object, or None for binary, oversized or malformed frames."""
-    if not isinstance(raw, str) or len(raw) > FRAME_MAX:
-        return None
-    try:
-        frame = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return frame if isinstance(frame, dict) else None

@@ -13,6 +13,7 @@ from ..storage import sessions as session_store
 from ..storage import tree
 from .errors import ServiceError, invalid, not_found
 from .ids import is_session_id
+from .validation import encodable
 
 MESSAGE_MAX = 32_000
 
@@ -140,9 +141,6 @@ def check_text(field: str, value) -> None:
     """Message text: a non-empty string of at most MESSAGE_MAX characters."""
     if not isinstance(value, str) or not value.strip():
         raise invalid(field, "must be a non-empty string")
+    encodable(field, value)
     if len(value) > MESSAGE_MAX:
         raise invalid(field, f"must not be longer than {MESSAGE_MAX} characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise invalid(field, "must be valid text (it contains a lone surrogate)") from None

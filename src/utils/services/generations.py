@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 from ..api_request import CancelSignal
 from ..storage import messages as message_store
 from ..storage.db import transaction
+from ..text import scrub
 from . import chat_events as events
 from .chat_events import ChatEvent
 
@@ -47,7 +48,9 @@ class Generation:
         return events.start(self.session_id, self.parent_id, self.reply_id)
 
     def append(self, text: str) -> None:
-        """Adds generated text and wakes the followers."""
+        """Adds generated text (a lone surrogate becomes U+FFFD, same length) and wakes the
+        followers."""
+        text = scrub(text)
         with self._cond:
             self._pieces.append(text)
             self._ends.append(self._length() + len(text))

@@ -1,7 +1,10 @@
 """Strict checks for JSON input: each failure names the field and the rule it broke (a 400)."""
 import re
 
+from ..text import first_unencodable, is_encodable
 from .errors import ServiceError, invalid
+
+UNENCODABLE = "must be valid Unicode text (it contains a lone surrogate such as \\ud800)"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINE_BREAK = re.compile(r"[\r\n\u2028\u2029]")
@@ -15,10 +18,27 @@ def reject_unknown(data: dict, allowed) -> None:
                                f"{', '.join(sorted(allowed))}", field=key)
 
 
+def encodable_json(data):
+    """`data` (decoded JSON) if every key and string in it is encodable text; else a 400 naming
+    the first field that is not (JSON's `\\ud800` escape decodes to text no encoder takes)."""
+    bad = first_unencodable(data)
+    if bad is not None:
+        raise invalid(bad, UNENCODABLE)
+    return data
+
+
+def encodable(field: str, value: str) -> str:
+    """`value` if it has a UTF-8 form, else a 400 naming `field`."""
+    if not is_encodable(value):
+        raise invalid(field, UNENCODABLE)
+    return value
+
+
 def text(field: str, value, *, max_len: int, min_len: int = 0, single_line: bool = False) -> str:
     """A string of `min_len`..`max_len` characters (single-line ones are stripped)."""
     if not isinstance(value, str):
         raise invalid(field, "must be a string")
+    encodable(field, value)
     if single_line:
         value = value.strip()
         if _LINE_BREAK.search(value):

@@ -29,11 +29,17 @@ def connect(path: str, write_lock=None) -> sqlite3.Connection:
                            check_same_thread=False, factory=Connection)
     conn.write_lock = write_lock or threading.RLock()
     conn.row_factory = sqlite3.Row
+    conn.text_factory = _decode_text
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=30000")
     return conn
+
+
+def _decode_text(raw: bytes) -> str:
+    """TEXT as UTF-8; bytes another tool stored that are not UTF-8 read as U+FFFD, not a crash."""
+    return raw.decode("utf-8", "replace")
 
 
 @contextmanager

@@ -3,11 +3,14 @@ import json
 import sqlite3
 from typing import Any
 
+from ..text import scrub_json
+
 
 def get_setting(conn: sqlite3.Connection, key: str, default: Any = None) -> Any:
-    """The stored value for `key`, or `default`."""
+    """The stored value for `key`, or `default`; a lone surrogate stored by an older version
+    (JSON's `\\ud800` escape) reads as U+FFFD, so it cannot break a prompt or a response."""
     row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-    return default if row is None else json.loads(row["value"])
+    return default if row is None else scrub_json(json.loads(row["value"]))
 
 
 def set_setting(conn: sqlite3.Connection, key: str, value: Any) -> None:

@@ -1,12 +1,27 @@
 // Model output and cortex files are untrusted: Markdown is parsed by marked, then everything goes
-// through DOMPurify into a DOM fragment. Links keep only http(s) and mailto targets and open in a
-// new tab without an opener; images only load from this origin or data: URLs.
-import { marked } from '../../vendor/marked/marked.esm.js';
+// through DOMPurify into a DOM fragment. Raw HTML in the text is shown as typed, never parsed as
+// markup, so no attribute the model wrote (an event handler, say) reaches any HTML parser; see
+// docs/security.md for why that matters even for inert documents. Links keep only http(s) and
+// mailto targets and open in a new tab without an opener; images only load from this origin or
+// data: URLs.
+import { Marked } from '../../vendor/marked/marked.esm.js';
 import DOMPurify from '../../vendor/dompurify/purify.es.js';
 
+const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 const FORBID_TAGS = ['style', 'form', 'input', 'button', 'textarea', 'select', 'option',
   'iframe', 'object', 'embed', 'svg', 'math', 'video', 'audio', 'source', 'picture'];
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
+}
+
+const marked = new Marked({
+  gfm: true,
+  breaks: true,
+  async: false,
+  renderer: { html: ({ text }) => escapeHtml(text) },
+});
 
 function safeLink(href) {
   try {
@@ -50,7 +65,7 @@ const PURIFY_OPTIONS = {
 
 /** Sanitised DOM for `text` rendered as GitHub-flavoured Markdown. */
 function markdownFragment(text) {
-  const html = marked.parse(String(text ?? ''), { gfm: true, breaks: true, async: false });
+  const html = marked.parse(String(text ?? ''));
   return DOMPurify.sanitize(html, PURIFY_OPTIONS);
 }
 

@@ -1,0 +1,161 @@
+"""Applying StagedEdits as one group of revisions, and completing a group a crash interrupted.
+
+Under the persona's lock, in three steps:
+1. one transaction: the group's revisions as pending rows plus a `cortex_changesets` row (the
+   intent), after checking the caller's `guard` (e.g. the job still holds its lease);
+2. each file replaced atomically (temp file, fsync, rename);
+3. one transaction: the revisions committed, the job's messages marked processed, the job done,
+   the changeset row deleted.
+A crash before step 1 commits leaves nothing; after it, the next holder of the lock (any read,
+or start-up) rolls the group forward from its pending rows (`recover`). So after any kill every
+file equals a recorded revision, and a message range is processed exactly when its revisions
+are visible. A file changed on disk outside the app meanwhile is not overwritten: the next read
+records it as an `external` revision on top of the group's.
+"""
+import json
+import logging
+import os
+import uuid
+
+from ..storage.db import transaction
+from . import jobs
+from . import revisions as store
+from .atomic import atomic_write
+from .personas_lookup import persona_exists
+from .staging import StagedEdits
+
+log = logging.getLogger(__name__)
+
+
+class NotApplied(Exception):
+    """The guard refused the group (e.g. the job lost its lease); nothing was written."""
+
+
+def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summary: str = "",
+          outcome: dict | None = None, guard=None) -> dict[str, int]:
+    """Applies the staged edits as one group; returns {filename: new revision id}.
+
+    Raises StagingConflict if a file changed under edits that cannot be replayed, NotApplied if
+    `guard(conn)` is false; in both cases no file and no row changed.
+    """
+    conn, pid = service.db.conn(), staged.persona_id
+    with service.lock(pid):
+        for staged_file in staged.changed_files():
+            current = service.current_revision(pid, staged_file.filename)
+            staged.rebase(staged_file.filename, current["id"], current["content"])
+        changed = staged.changed_files()
+        row = {"id": uuid.uuid4().hex, "persona_id": pid, "job_id": job_id,
+               "message_to": message_range[1] if message_range else None,
+               "outcome": json.dumps({"summary": summary, **(outcome or {}),
+                                      "files": [f.filename for f in changed]})}
+        with transaction(conn):
+            if guard is not None and not guard(conn):
+                raise NotApplied("the group's guard refused it")
+            revs = {f.filename: store.insert_revision(
+                conn, pid, f.filename, "ai", f.content, job_id=job_id,
+                message_range=message_range, summary=summary, committed=False) for f in changed}
+            row["revisions"] = json.dumps(list(revs.values()))
+            _insert_changeset(conn, row)
+        _write_files(service, pid, changed, row)
+        with transaction(conn):
+            _complete(conn, row)
+    if changed:
+        log.info("Cortex %s: applied %s as one group (revisions %s)", pid,
+                 ", ".join(revs), ", ".join(map(str, revs.values())))
+    return revs
+
+
+def recover(service, persona_id: str) -> int:
+    """Under the persona's lock: completes every group a killed writer left; returns how many."""
+    conn = service.db.conn()
+    rows = conn.execute("SELECT * FROM cortex_changesets WHERE persona_id = ? ORDER BY rowid",
+                        (persona_id,)).fetchall()
+    for row in rows:
+        if persona_exists(conn, persona_id):
+            _roll_forward(service, persona_id, json.loads(row["revisions"]))
+        with transaction(conn):
+            _complete(conn, dict(row))
+        log.warning("Cortex %s: completed a group of edits interrupted by a crash (job %s)",
+                    persona_id, row["job_id"])
+    return len(rows)
+
+
+def recover_all(service) -> int:
+    """Completes the interrupted groups of every persona (at start-up and by the job reaper)."""
+    conn = service.db.conn()
+    personas = [r[0] for r in conn.execute("SELECT DISTINCT persona_id FROM cortex_changesets")]
+    count = 0
+    for persona_id in personas:
+        with service.lock(persona_id):
+            count += recover(service, persona_id)
+    return count
+
+
+def _insert_changeset(conn, row: dict) -> None:
+    conn.execute("INSERT INTO cortex_changesets (id, persona_id, job_id, revisions, message_to, "
+                 "outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 (row["id"], row["persona_id"], row["job_id"], row["revisions"],
+                  row["message_to"], row["outcome"], store.utc_now()))
+
+
+def _write_files(service, persona_id: str, changed, row: dict) -> None:
+    """Step 2; on an error the files already replaced get their old text back."""
+    written = []
+    try:
+        for staged_file in changed:
+            atomic_write(service.paths.file(persona_id, staged_file.filename),
+                         staged_file.content.encode("utf-8"))
+            written.append(staged_file)
+    except Exception:
+        try:
+            for staged_file in written:
+                atomic_write(service.paths.file(persona_id, staged_file.filename),
+                             staged_file.base_content.encode("utf-8"))
+            with transaction(service.db.conn()) as conn:
+                for rev in json.loads(row["revisions"]):
+                    store.drop_revision(conn, rev)
+                conn.execute("DELETE FROM cortex_changesets WHERE id = ?", (row["id"],))
+        except Exception:
+            log.exception("Could not undo a partly applied group for %s; the next read "
+                          "completes it", persona_id)
+        raise
+
+
+def _roll_forward(service, persona_id: str, revision_ids: list[int]) -> None:
+    """Puts each pending revision's text on disk unless the disk already has it, or has a text
+    changed outside the app (kept, and recorded as `external` by the next read)."""
+    conn = service.db.conn()
+    for rev in revision_ids:
+        pending = conn.execute("SELECT filename, content, sha256 FROM cortex_revisions "
+                               "WHERE id = ? AND committed = 0", (rev,)).fetchone()
+        if pending is None:
+            continue
+        path = service.paths.file(persona_id, pending["filename"])
+        try:
+            with open(path, "rb") as handle:
+                disk = store.sha256_of(handle.read())
+        except FileNotFoundError:
+            disk = None
+        if disk == pending["sha256"]:
+            continue
+        latest = store.latest_revision(conn, persona_id, pending["filename"])
+        if disk is None or latest is None or disk == latest["sha256"]:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            atomic_write(path, pending["content"].encode("utf-8"))
+
+
+def _complete(conn, row: dict) -> None:
+    """Step 3 (inside a transaction): the group becomes visible with everything it implies."""
+    persona_id, outcome = row["persona_id"], json.loads(row["outcome"] or "{}")
+    alive = persona_exists(conn, persona_id)
+    for rev in json.loads(row["revisions"]):
+        if alive:
+            store.commit_revision(conn, rev)
+        else:
+            store.drop_revision(conn, rev)
+    if row["message_to"] is not None:
+        jobs.mark_processed(conn, persona_id, row["message_to"])
+    if row["job_id"] is not None:
+        jobs.complete_job(conn, row["job_id"], files=outcome.get("files") or [],
+                          usage=outcome.get("usage"), summary=outcome.get("summary") or "")
+    conn.execute("DELETE FROM cortex_changesets WHERE id = ?", (row["id"],))
