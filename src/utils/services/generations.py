@@ -152,14 +152,13 @@ class GenerationHub:
              detached: threading.Event | None = None) -> Iterator[ChatEvent]:
         """Chunks beyond `offset`, then the final event, from the reply's row (another process
         generates it). `settle(row)` ends an orphaned reply (its process died) and returns it."""
-        conn = self._db.conn()
         detached = detached or threading.Event()
         while not self._closed.is_set() and not detached.is_set():
             local = self.local(reply_id)
             if local is not None:
                 yield from self.follow(local, offset, detached, merge_first=True)
                 return
-            row = message_store.get_message(conn, reply_id)
+            row = message_store.get_message(self._db.conn(), reply_id)
             if row is not None and row["streaming"]:
                 row = settle(row)
             if row is not None and len(row["content"]) > offset:
@@ -199,15 +198,18 @@ class GenerationHub:
         """Every `SYNC_SECONDS`: flushes the new text of this process's replies to their rows
         (in one transaction) and cancels those whose row carries a stop mark from elsewhere."""
         conn = self._db.conn()
-        while not self._closed.wait(SYNC_SECONDS):
-            with self._lock:
-                running = list(self._running.values())
-            if not running:
-                continue
-            try:
-                self._flush(conn, running)
-            except Exception:
-                log.exception("Could not flush the replies in progress")
+        try:
+            while not self._closed.wait(SYNC_SECONDS):
+                with self._lock:
+                    running = list(self._running.values())
+                if not running:
+                    continue
+                try:
+                    self._flush(conn, running)
+                except Exception:
+                    log.exception("Could not flush the replies in progress")
+        finally:
+            self._db.close_thread()
 
     def _flush(self, conn, running: list[Generation]) -> None:
         dirty = [(g, g.text()) for g in running if g.dirty()]

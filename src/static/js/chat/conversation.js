@@ -7,8 +7,8 @@ import { byId, h } from '../lib/dom.js';
 import {
   bubble, copyText, emptyState, errorBlock, greetingBubble, markIncomplete, setText, typingIndicator,
 } from './bubbles.js';
-import { siblingNav } from './branches.js';
-import { addActions, editMessage, removeActions } from './message_actions.js';
+import { treeMethods } from './conversation_tree.js';
+import { addActions, removeActions } from './message_actions.js';
 
 const PAGE = 200;
 const STOPPED = { cancelled: 'Incomplete', max_tokens: 'Cut off (length limit)' };
@@ -123,19 +123,6 @@ export class Conversation {
     if (toEnd) this.scrollToEnd(true);
   }
 
-  /** A message's bubble (with its `< n/m >`), and for a failed reply its error with Retry. */
-  messageNodes(message) {
-    const el = bubble(message);
-    const nav = siblingNav(message, (id) => this.switchTo(id));
-    if (nav) el.querySelector('.msg-meta').prepend(nav);
-    if (!message.error) return [el];
-    const retry = errorBlock(message.error.message, () => this.regenerate(message.id));
-    retry.dataset.for = String(message.id);
-    if (message.content.trim()) return [el, retry];
-    el.classList.add('msg-failed');
-    return nav ? [el, retry] : [retry];
-  }
-
   addActions() {
     addActions(this.list, {
       find: (el) => this.messages.find((m) => m.id === Number(el.dataset.id)),
@@ -144,19 +131,6 @@ export class Conversation {
       edit: (el) => this.startEdit(el),
       continueReply: (message) => this.continueReply(message),
     });
-  }
-
-  /** Shows the branch through message `id` (one of the alternatives at a position). */
-  async switchTo(id) {
-    if (this.stream || !this.session) return;
-    try {
-      const data = await api.put(`/api/sessions/${seg(this.session.id)}/active`, { message_id: id });
-      this.messages = data.messages || [];
-      this.hasMore = Boolean(data.has_more);
-      this.render(false);
-    } catch (err) {
-      this.handlers.notify(err.message, true);
-    }
   }
 
   /** Starts a reply to `text`; creates the session first when there is none. */
@@ -178,36 +152,6 @@ export class Conversation {
     this.list.append(userEl);
     this.begin({ kind: 'chat', userText: text, userEl },
       { type: 'chat', session_id: this.session.id, message: text });
-  }
-
-  /** A new reply to message `id` (a reply: answered again, the old one kept as an alternative;
-   * a person's message: answered), by default to the end of the branch. */
-  regenerate(id = null) {
-    if (this.stream || !this.session) return;
-    this.clearError();
-    const target = id == null ? this.messages.at(-1) : this.messages.find((m) => m.id === id);
-    const cut = target && target.role === 'assistant' ? target.id : null;
-    if (cut != null) {
-      const at = this.messages.findIndex((m) => m.id === cut);
-      this.messages = this.messages.slice(0, at);
-      this.render(false);
-    } else if (!target) {
-      this.list.querySelector('.msg-assistant:last-of-type')?.remove();
-    }
-    removeActions(this.list);
-    const frame = { type: 'regenerate', session_id: this.session.id };
-    if (target) frame.message_id = target.id;
-    this.begin({ kind: 'regenerate' }, frame);
-  }
-
-  /** The model continues reply `message` from its text, in the same bubble. */
-  continueReply(message) {
-    if (this.stream || !this.session) return;
-    const replyEl = this.list.querySelector(`.msg[data-id="${message.id}"]`);
-    if (!replyEl) return;
-    removeActions(this.list);
-    this.begin({ kind: 'continue', text: message.content.trimEnd() },
-      { type: 'continue', message_id: message.id }, replyEl);
   }
 
   /** Asks the server to stop the reply; it answers with `done` (stop_reason "cancelled"). */
@@ -348,36 +292,11 @@ export class Conversation {
       .catch(() => this.handlers.notify('Copying is not allowed here.', true));
   }
 
-  startEdit(el) {
-    const id = Number(el.dataset.id);
-    const message = this.messages.find((m) => m.id === id);
-    if (!message || this.stream) return;
-    removeActions(this.list);
-    editMessage(el, message.content, {
-      save: (text) => this.saveEdit(message, text),
-      cancel: () => this.render(false),
-    });
-  }
-
-  /** Saves an edit as a new alternative; a person's edited message then gets its reply. */
-  async saveEdit(message, text) {
-    let data;
-    try {
-      data = await api.patch(`/api/messages/${message.id}`, { content: text });
-    } catch (err) {
-      this.handlers.notify(err.message, true);
-      return false;
-    }
-    this.messages = data.messages || [];
-    this.hasMore = Boolean(data.has_more);
-    this.render();
-    if (message.role === 'user') this.regenerate(data.message.id);
-    return true;
-  }
-
   scrollToEnd(force = false) {
     const scroller = this.list;
     const nearEnd = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
     if (force || nearEnd) scroller.scrollTop = scroller.scrollHeight;
   }
 }
+
+Object.assign(Conversation.prototype, treeMethods);
