@@ -93,6 +93,8 @@ def test_continue_extends_an_incomplete_reply(page, server, model):
     page.click(f"{LAST_REPLY} [data-action=continue]")
     expect(page.locator(f"{LAST_REPLY} .msg-body")).to_have_text(
         "Once upon there was a fox.")
+    page.wait_for_selector(REPLY_DONE)
+    expect(page.locator(f"{LAST_REPLY} [data-action=continue]")).to_have_count(0)
     assert model.chat_bodies[-1]["messages"][-1] == {"role": "assistant", "content": "Once upon"}
 
 

@@ -154,3 +154,34 @@ def test_the_cortex_counts_and_reads_only_the_active_branch(app, make_session, a
     assert trigger.status("default")["unprocessed"] == 1
     update = app.extensions["persona_cortex"]["update"]
     assert update.plan_range("default") == (first["id"] + 4, first["id"] + 4)
+
+
+@pytest.mark.parametrize("frame,code", [
+    ({"type": "regenerate", "message_id": "1"}, "invalid_request"),
+    ({"type": "regenerate", "message_id": True}, "invalid_request"),
+    ({"type": "regenerate", "message_id": 2**70}, "invalid_request"),
+    ({"type": "regenerate", "message_id": 999999}, "message_not_found"),
+    ({"type": "continue"}, "invalid_request"),
+    ({"type": "continue", "message_id": "USER"}, "nothing_to_continue"),
+    ({"type": "continue", "message_id": "FIRST_REPLY"}, "not_last"),
+    ({"type": "regenerate", "message_id": "FOREIGN", "session_id": "SID"}, "message_not_found"),
+    ({"type": "resume", "session_id": ["x"]}, "session_not_found"),
+    ({"type": "stop", "session_id": 7}, "session_not_found"),
+])
+def test_hostile_tree_frames_get_an_error_and_change_nothing(server, script, make_session,
+                                                             rows, frame, code):
+    sid, other = make_session()["id"], make_session()["id"]
+    with ChatSocketClient(server.ws_url) as ws:
+        first = _chat(ws, script, sid, "one", "Reply one.")
+        _chat(ws, script, sid, "two", "Reply two.")
+        script.reply("Foreign.")
+        foreign = ws.chat(other, "x")[-1]["message_id"]
+        ids = {"USER": first["message_id"] - 1, "FIRST_REPLY": first["message_id"],
+               "FOREIGN": foreign, "SID": sid}
+        before = rows("SELECT * FROM messages ORDER BY id")
+        ws.send(**{k: ids.get(v, v) if isinstance(v, str) else v for k, v in frame.items()})
+        answer = ws.until("error", "done")[-1]
+        assert (answer["type"], answer["code"]) == ("error", code)
+        ws.send(type="subscribe", persona_id="default")
+        assert ws.until("subscribed")[-1]["type"] == "subscribed"
+    assert rows("SELECT * FROM messages ORDER BY id") == before
