@@ -168,14 +168,22 @@ def _build_chat_service(services: dict) -> ChatService:
     reply per session at a time, across worker processes."""
     titles = TitleGenerator(services["db"], services["api_client"], services["sessions"],
                             services["settings"])
-    return ChatService(services["db"], services["api_client"], services["cortex"],
+    chat = ChatService(services["db"], services["api_client"], services["cortex"],
                        services["settings"], services["session_leases"], titles=titles,
-                       trigger=services["cortex_trigger"].check_and_trigger)
+                       trigger=services["cortex_trigger"].check_and_trigger,
+                       status=services["cortex_trigger"].status)
+    settled = chat.recover_orphans()
+    if settled:
+        log.warning("Marked %d reply(s) left streaming by a stopped process as incomplete",
+                    settled)
+    return chat
 
 
 def shutdown_services(app: Flask) -> None:
     """Stops the cortex worker and closes the API client's connections (tests, clean exits)."""
     services = app.extensions.get(EXTENSION) or {}
+    if services.get("chat") is not None:
+        services["chat"].close()
     if services.get("cortex_worker") is not None:
         services["cortex_worker"].stop()
     if services.get("api_client") is not None:

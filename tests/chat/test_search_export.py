@@ -149,3 +149,17 @@ def test_export_refuses_unknown_formats(client, make_session):
     response = client.get(f"/api/sessions/{session['id']}/export?format=pdf")
     assert response.status_code == 400
     assert response.get_json()["error"]["field"] == "format"
+
+
+def test_search_finds_only_the_active_branch(client, app, make_session):
+    session = make_session()
+    old = _add(app, session["id"], "user", "My favourite fruit is the quince.")
+    edited = client.patch(f"/api/messages/{old['id']}", json={"content": "My favourite is the fig."})
+    assert edited.status_code == 200, edited.get_json()
+    new_id = edited.get_json()["message"]["id"]
+    assert _ids(_search(client, "quince")) == []
+    assert _ids(_search(client, "fig")) == [new_id]
+    switched = client.put(f"/api/sessions/{session['id']}/active", json={"message_id": old["id"]})
+    assert switched.status_code == 200, switched.get_json()
+    assert _ids(_search(client, "quince")) == [old["id"]]
+    assert _ids(_search(client, "fig")) == []

@@ -7,6 +7,7 @@ from ..storage import messages as message_store
 from ..storage import personas as persona_store
 from ..storage import sessions as session_store
 from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
+from .chat_prompt import public
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id
 
@@ -64,7 +65,7 @@ class ConversationTools:
         if session is None:
             raise not_found("session", session_id)
         persona = persona_store.get_persona(conn, session["persona_id"]) or {"name": "Persona"}
-        messages = message_store.list_messages(conn, session_id, limit=_ALL)
+        messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
         stem = f"conversation-{session_id}"
         if fmt == "json":
             body = {"session": session, "persona": {"id": session["persona_id"], "name": persona["name"]},

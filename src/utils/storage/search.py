@@ -15,13 +15,13 @@ def fts_query(text: str, max_terms: int = 12) -> str:
 
 def search_messages(conn: sqlite3.Connection, persona_id: str, query: str,
                     limit: int = 50) -> list[dict]:
-    """The persona's messages matching `query` (an fts_query), best first, with a snippet."""
+    """The persona's messages on active branches matching `query` (an fts_query), best first."""
     rows = conn.execute(
         "SELECT m.id AS message_id, m.session_id, m.role, m.created_at, s.title AS session_title, "
         f"snippet(messages_fts, 0, '{HIT_START}', '{HIT_END}', '…', 16) AS marked "
         "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
         "JOIN sessions s ON s.id = m.session_id "
-        "WHERE messages_fts MATCH ? AND m.persona_id = ? "
+        "WHERE messages_fts MATCH ? AND m.persona_id = ? AND m.on_branch = 1 "
         "ORDER BY bm25(messages_fts), m.id DESC LIMIT ?",
         (query, persona_id, limit)).fetchall()
     return [dict(row) for row in rows]

@@ -15,7 +15,11 @@ export function bubble(message, persona = null) {
   }, message.role === 'assistant' && persona ? h('div', { class: 'msg-author' }, avatar(persona, 24)) : null,
   body, h('div', { class: 'msg-meta' }, timeEl(message.created_at)));
   setText(el, message.content || '');
-  markIncomplete(el, message.status === 'incomplete');
+  markIncomplete(el, message.status === 'incomplete' && !message.error,
+    message.stop_reason === 'interrupted' ? 'Interrupted' : 'Incomplete');
+  if (message.edited) {
+    el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: 'Edited' }));
+  }
   return el;
 }
 
