@@ -108,6 +108,23 @@ def _between(page, first: str, last: str) -> dict:
             "height": bottom["y"] + scroll + bottom["height"] + 16 - y}
 
 
+def merge_view(page, server, out_dir: Path) -> None:
+    """A draft meets a newer revision: the three-way merge with one automatic and one overlapping
+    change (the person's draft and the persona's line both at the end)."""
+    text = page.input_value("#cortex-text")
+    page.fill("#cortex-text", text.replace("- Works as", "- Plays the cello on Sundays.\n- Works as")
+              + "- Wants to visit Lisbon in spring.\n")
+    current = call(server, "GET", "/api/personas/default/cortex/memory.md")
+    call(server, "PUT", "/api/personas/default/cortex/memory.md",
+         {"content": current["content"] + "- Pixel now sleeps on Jonas's desk.\n"},
+         {"If-Match": f'"{current["revision"]}"'})
+    page.click("#cortex-save")
+    page.wait_for_selector("#conflict .merge-conflict")
+    page.locator("#conflict").screenshot(path=out_dir / "cortex-merge.png")
+    page.locator("#conflict-discard").click()
+    page.locator("#confirm-dialog").get_by_role("button", name="Discard draft").click()
+
+
 def shoot(browser, app, server, out_dir: Path) -> None:
     """The chat (after a triggered memory update), the cortex editor, a history diff, the API
     reference."""
@@ -129,9 +146,12 @@ def shoot(browser, app, server, out_dir: Path) -> None:
                     clip=_between(page, "#memory", ".cortex-editor"))
     page.click(".segmented [data-view=edit]")
     page.click("#cortex-revert")
+    merge_view(page, server, out_dir)
 
     page.goto(server.url + "/settings?persona=default&file=memory.md&view=history")
     page.wait_for_selector("#diff .diff-add")
+    page.locator("#history-list .history-item").nth(1).click()
+    page.wait_for_selector("#diff .diff-word")
     page.locator(".cortex-history").screenshot(path=out_dir / "history-diff.png")
 
     page.goto(server.url + "/api/docs")

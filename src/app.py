@@ -8,7 +8,8 @@ from flask import Flask
 
 from . import config as config_module
 from .routes import access, chat, cortex, health, messages, pages, personas, sessions, settings
-from .routes import cortex_jobs, cortex_review, cortex_sleep, openapi, portability
+from .routes import (branches, cortex_jobs, cortex_review, cortex_sleep, limits, openapi,
+                     portability, search)
 from .routes.errors import register_error_handlers
 from .routes.ws import sock
 from .utils import provider
@@ -18,8 +19,8 @@ from .utils.services.token_rules import WeakToken, checked_token
 log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
               health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
-              messages.bp, cortex_jobs.bp, cortex_review.bp, cortex_sleep.bp,
-              openapi.bp, portability.bp)
+              messages.bp, branches.bp, cortex_jobs.bp, cortex_review.bp, cortex_sleep.bp,
+              limits.bp, search.bp, openapi.bp, portability.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:

@@ -1,7 +1,8 @@
 """Chat over Server-Sent Events for REST clients; the browser uses the WebSocket (routes/ws.py).
 
 Requests that are wrong before a reply starts get a JSON 4xx; once the stream runs, failures
-arrive as an `error` event in it. A client that disconnects cancels the upstream request.
+arrive as an `error` event in it. A client that disconnects only stops following: the reply is
+generated to its end and can be resumed (`GET /api/sessions/<sid>/stream`).
 """
 from flask import Blueprint
 
@@ -19,5 +20,5 @@ def stream():
     body = json_body()
     reject_unknown(body, ("session_id", "message"))
     chat = get_chat_service()
-    chat.check_turn(body.get("session_id"), body.get("message"))
-    return sse_response(chat.run_turn(body["session_id"], body["message"]))
+    generation = chat.start_chat(body.get("session_id"), body.get("message"))
+    return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)

@@ -1,40 +1,75 @@
-"""The end of a conversation: regenerate the last reply, edit or delete the last message (§7).
+"""Replies over REST (§7, §13): regenerate, continue, resume, stop, and the classic "last" edits.
 
-Regenerate streams like `POST /api/chat/stream` (its body is `{}`: JSON only, so a form on
-another site cannot start it). Editing replaces the last user message and drops
-its reply (the client then regenerates); deleting removes the last exchange, i.e. the last user
-message and everything after it. Both answer with the session as `GET /api/sessions/<sid>` does
-(plus the edited `message`, or the `deleted_ids`).
+Regenerate and continue stream like `POST /api/chat/stream` (their body is JSON, so a form on
+another site cannot start them). `GET /api/sessions/<sid>/stream` follows the reply being
+generated (from any worker process); with `Last-Event-ID` it sends only what the client has not
+seen; `204` when there is nothing to follow. Editing the last message makes a new branch (the
+client then regenerates); deleting removes the last exchange. Both answer with the session as
+`GET /api/sessions/<sid>` does (plus the edited `message`, or the `deleted_ids`).
 """
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 
 from ..utils.provider import get_chat_service, get_session_service
+from ..utils.services.chat_prompt import public
 from ..utils.services.validation import reject_unknown
 from .errors import json_body
 from .guards import no_body_or_json, session_id
-from .streaming import sse_response
+from .streaming import parse_event_id, sse_response
 
 bp = Blueprint("messages", __name__, url_prefix="/api/sessions")
 
 
 @bp.post("/<sid>/regenerate")
 def regenerate(sid: str):
-    """Replaces the last reply (or answers an unanswered last message) as an SSE stream."""
+    """A new reply to the end of the branch (or to `message_id`), as an SSE stream; earlier
+    replies stay as alternatives."""
+    sid = session_id(sid)
+    body = json_body()
+    reject_unknown(body, ("message_id",))
+    chat = get_chat_service()
+    generation = chat.start_regenerate(sid, body.get("message_id"))
+    return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)
+
+
+@bp.post("/<sid>/continue")
+def continue_reply(sid: str):
+    """Lets the model continue reply `message_id` from its text, as an SSE stream."""
+    sid = session_id(sid)
+    body = json_body()
+    reject_unknown(body, ("message_id",))
+    chat = get_chat_service()
+    generation = chat.start_continue(sid, body.get("message_id"))
+    return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)
+
+
+@bp.get("/<sid>/stream")
+def resume(sid: str):
+    """Follows the reply being generated; `Last-Event-ID` resumes after what was received."""
+    sid = session_id(sid)
+    last = parse_event_id(request.headers.get("Last-Event-ID"))
+    reply_id, offset = last if last else (None, None)
+    events = get_chat_service().resume(sid, offset, reply_id)
+    if events is None:
+        return "", 204
+    return sse_response(events, reply_id, offset or 0, greet=True)
+
+
+@bp.post("/<sid>/stop")
+def stop(sid: str):
+    """Stops the reply being generated (it is kept, marked incomplete)."""
     sid = session_id(sid)
     reject_unknown(json_body(), ())
-    chat = get_chat_service()
-    chat.check_regenerate(sid)
-    return sse_response(chat.regenerate(sid))
+    return jsonify({"session_id": sid, "stopped": get_chat_service().stop(sid)})
 
 
 @bp.put("/<sid>/messages/last")
 def edit_last(sid: str):
-    """Replaces the last user message's text (`{"content"}`) and removes its reply."""
+    """Edits the last message of the person (`{"content"}`) as a new branch."""
     sid = session_id(sid)
     body = json_body()
     reject_unknown(body, ("content",))
     edited = get_chat_service().edit_last(sid, body.get("content"))
-    return jsonify({**get_session_service().get(sid), "message": edited})
+    return jsonify({**get_session_service().get(sid), "message": public(edited)})
 
 
 @bp.delete("/<sid>/messages/last")
@@ -44,3 +79,4 @@ def delete_last(sid: str):
     no_body_or_json()
     deleted = get_chat_service().delete_last(sid)
     return jsonify({**get_session_service().get(sid), "deleted_ids": deleted})
+

@@ -6,7 +6,7 @@ past the sanitiser still cannot run code or call out to another host. With acces
 both pages offer a sign-out form (a plain POST, so no script is needed for it). `/api/docs` is
 a page too (the interactive API reference), under the same policy and the same access gate.
 """
-from flask import Blueprint, render_template
+from flask import Blueprint, render_template, request
 
 from ..utils.provider import get_access_gate
 
@@ -31,6 +31,16 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
+
+
+THEMES = ("light", "dark")
+
+
+@bp.app_context_processor
+def theme():
+    """The person's manual theme (a cookie set by the settings page); None follows the system."""
+    chosen = request.cookies.get("theme")
+    return {"theme": chosen if chosen in THEMES else None}
 
 
 def _page(template: str, **context):

@@ -6,7 +6,7 @@ import re
 
 from flask import Blueprint, jsonify, request
 
-from ..utils.provider import get_session_service
+from ..utils.provider import get_chat_service, get_session_service
 from ..utils.services.errors import invalid
 from ..utils.services.validation import reject_unknown
 from .errors import ApiError, json_body
@@ -43,6 +43,7 @@ def get_session(sid: str):
     before = _number_arg("before")
     limit = _number_arg("limit")
     page = {} if limit is None else {"limit": limit}
+    get_chat_service().settle(sid)
     return jsonify(get_session_service().get(sid, before, **page))
 
 

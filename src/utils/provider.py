@@ -30,6 +30,7 @@ from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
+from .services.conversation_tools import ConversationTools
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
 from .services.token_rules import checked_token
@@ -58,6 +59,7 @@ def init_services(app: Flask) -> dict:
     services["sessions"] = SessionService(services["db"])
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
+    services["conversation_tools"] = ConversationTools(services["db"])
     services.update(_build_cortex_updates(config, services))
     services["session_leases"] = SessionLeases(config["DATA_DIR"])
     services["chat"] = _build_chat_service(services)
@@ -166,14 +168,22 @@ def _build_chat_service(services: dict) -> ChatService:
     reply per session at a time, across worker processes."""
     titles = TitleGenerator(services["db"], services["api_client"], services["sessions"],
                             services["settings"])
-    return ChatService(services["db"], services["api_client"], services["cortex"],
+    chat = ChatService(services["db"], services["api_client"], services["cortex"],
                        services["settings"], services["session_leases"], titles=titles,
-                       trigger=services["cortex_trigger"].check_and_trigger)
+                       trigger=services["cortex_trigger"].check_and_trigger,
+                       status=services["cortex_trigger"].status)
+    settled = chat.recover_orphans()
+    if settled:
+        log.warning("Marked %d reply(s) left streaming by a stopped process as incomplete",
+                    settled)
+    return chat
 
 
 def shutdown_services(app: Flask) -> None:
     """Stops the cortex worker and closes the API client's connections (tests, clean exits)."""
     services = app.extensions.get(EXTENSION) or {}
+    if services.get("chat") is not None:
+        services["chat"].close()
     if services.get("cortex_worker") is not None:
         services["cortex_worker"].stop()
     if services.get("api_client") is not None:
@@ -224,6 +234,11 @@ def get_backup_service(app: Flask | None = None) -> BackupService:
 def get_session_service(app: Flask | None = None) -> SessionService:
     """Sessions and their paginated messages."""
     return _get("sessions", app)
+
+
+def get_conversation_tools(app: Flask | None = None) -> ConversationTools:
+    """Search across a persona's sessions and export of one session."""
+    return _get("conversation_tools", app)
 
 
 def get_settings_service(app: Flask | None = None) -> SettingsService:

@@ -1,5 +1,4 @@
-"""The cortex editor on the settings page: edit and save with If-Match, the conflict view, reset,
-and the history with its diff and restore."""
+"""The cortex editor on the settings page: edit and save with If-Match, reset, and the history with its diff and restore."""
 import pytest
 from playwright.sync_api import expect
 
@@ -42,57 +41,27 @@ def test_edit_memory_with_preview_meter_and_save(page, server):
     expect(page.locator("#history-heading")).to_have_text("History of soul.md")
 
 
-def test_conflict_shows_both_versions_and_keeps_a_merge(page, server):
-    open_page(page, server, "/settings")
-    page.fill("#cortex-text", "# Memories\n\n- Mine: likes tea.\n")
-    theirs = _put(page, server, "# Memories\n\n- Theirs: has a cat.\n")
-
-    page.click("#cortex-save")
-    conflict = page.locator("#conflict")
-    expect(conflict).to_be_visible()
-    expect(page.locator("#conflict-theirs")).to_have_value("# Memories\n\n- Theirs: has a cat.\n")
-    expect(page.locator("#conflict-mine")).to_have_value("# Memories\n\n- Mine: likes tea.\n")
-    expect(page.locator("#conflict-theirs-label")).to_contain_text(f"revision {theirs['revision']}")
-    expect(page.locator("#cortex-text")).to_be_hidden()
-
-    merged = "# Memories\n\n- Mine: likes tea.\n- Theirs: has a cat.\n"
-    page.fill("#conflict-mine", merged)
-    page.get_by_role("button", name="Keep mine").click()
-    expect(conflict).to_be_hidden()
-    expect(page.locator("#cortex-text")).to_have_value(merged)
-    assert page.request.get(server.url + FILE_URL).json()["content"] == merged
-
-
-def test_conflict_take_theirs(page, server):
-    open_page(page, server, "/settings")
-    page.fill("#cortex-text", "# Mine\n")
-    _put(page, server, "# Theirs\n")
-    page.click("#cortex-save")
-    page.get_by_role("button", name="Take theirs").click()
-    expect(page.locator("#conflict")).to_be_hidden()
-    expect(page.locator("#cortex-text")).to_have_value("# Theirs\n")
-    expect(page.locator("#cortex-save")).to_be_disabled()
-    assert page.request.get(server.url + FILE_URL).json()["content"] == "# Theirs\n"
-
-
 def test_history_diff_and_restore(page, server):
     original = page.request.get(server.url + FILE_URL).json()
     _put(page, server, original["content"] + "- Likes <b>bold</b> tea.\n")
     open_page(page, server, "/settings?persona=default&file=memory.md&view=history")
 
-    expect(page.locator("#diff .diff-add")).to_have_text("+- Likes <b>bold</b> tea.")
+    expect(page.locator("#diff .diff-add")).to_have_text("- Likes <b>bold</b> tea.")
+    expect(page.locator("#diff")).to_be_focused()
+    expect(page.locator("#diff-title")).to_have_text("Version #2 of memory.md against #1")
     assert page.locator("#diff b").count() == 0
     expect(page.locator("#diff-meta")).to_contain_text("You")
     items = page.locator("#history-list .history-item")
     expect(items).to_have_count(2)
     items.nth(1).click()
-    expect(page.locator("#diff-title")).to_contain_text(f"#{original['revision']}")
-    page.get_by_role("button", name=f"Restore #{original['revision']}").click()
+    expect(page.locator("#diff-title")).to_have_text("Version #1 of memory.md (first version)")
+    page.get_by_role("button", name="Restore #1").click()
     page.locator("#confirm-dialog").get_by_role("button", name="Restore").click()
 
     expect(items).to_have_count(3)
     expect(items.first).to_contain_text("Restore")
-    expect(page.locator("#diff .diff-del")).to_have_text("-- Likes <b>bold</b> tea.")
+    expect(page.locator("#diff .diff-del")).to_have_text("- Likes <b>bold</b> tea.")
+    expect(items.first.locator(".history-rev")).to_have_text("#3")
     expect(page.locator("#cortex-text")).to_have_value(original["content"])
     assert page.request.get(server.url + FILE_URL).json()["content"] == original["content"]
 

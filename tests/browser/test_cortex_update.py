@@ -44,7 +44,7 @@ def test_update_now_shows_progress_and_the_change(page, server, app, model):
     latest = page.locator("#history-list .history-item").first
     expect(latest).to_contain_text("Persona")
     expect(latest).to_contain_text("Noted the cat Pixel.")
-    expect(page.locator("#diff .diff-add")).to_have_text("+" + NOTE.strip())
+    expect(page.locator("#diff .diff-add")).to_have_text(NOTE.strip())
 
 
 def test_memory_indicator_follows_a_triggered_update_to_its_diff(page, server, app, model):
@@ -68,6 +68,7 @@ def test_memory_indicator_follows_a_triggered_update_to_its_diff(page, server, a
         "href", "/settings?persona=default&file=memory.md&view=history#memory")
     link.click()
     page.wait_for_url("**/settings?**")
-    expect(page.locator("#diff .diff-add")).to_have_text("+" + NOTE.strip())
+    expect(page.locator("#diff .diff-add")).to_have_text(NOTE.strip())
+    expect(page.locator("#diff")).to_be_focused()
     latest = page.locator("#history-list .history-item").first
     expect(latest).to_contain_text("Noted the cat Pixel.")

@@ -57,7 +57,7 @@ def test_accept_a_proposal_with_invisible_characters_shown(page, server, propose
     expect(page.locator("#proposals-count")).to_have_text("1")
     expect(page.locator("#mr-mode")).to_have_value("review")
     card = page.locator(".proposal-file[data-file='memory.md']")
-    expect(card.locator(".diff-add")).to_have_text("+- Jonas has a cat⟦U+200B⟧ called Miso.")
+    expect(card.locator(".diff-add")).to_have_text("- Jonas has a cat⟦U+200B⟧ called Miso.")
     expect(card).to_contain_text("1 invisible or direction-changing character")
     expect(page.locator("#cortex-text")).to_have_value(MEMORY)
     card.get_by_role("button", name="Accept", exact=True).click()

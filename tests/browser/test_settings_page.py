@@ -14,7 +14,7 @@ def test_settings_are_saved_and_bad_values_explained(page, server):
     expect(page.locator("#set-model")).to_have_value("claude-sonnet-5-5")
     page.fill("#set-context-limit", "2")
     page.click("#app-settings button[type=submit]")
-    expect(page.locator("#app-error")).to_contain_text("context_limit")
+    expect(page.locator("#app-error")).to_have_text("Context limit must be a whole number from 4 to 400.")
     expect(page.locator("#set-context-limit")).to_have_attribute("aria-invalid", "true")
 
     page.fill("#set-context-limit", "24")

@@ -65,11 +65,13 @@ class SseStream:
     """A POST answered with `text/event-stream`, read event by event as it arrives."""
 
     def __init__(self, base_url: str, path: str, body, *, raw: bytes | None = None,
-                 content_type: str = "application/json"):
+                 content_type: str = "application/json", method: str = "POST",
+                 headers: dict | None = None):
         parts = urlsplit(base_url)
         self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT)
-        data = raw if raw is not None else json.dumps(body).encode()
-        self.conn.request("POST", path, data, {"Content-Type": content_type})
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        self.last_id: str | None = None
+        self.conn.request(method, path, data, {"Content-Type": content_type, **(headers or {})})
         self.response = self.conn.getresponse()
         self.status = self.response.status
         self.content_type = self.response.getheader("Content-Type", "")
@@ -88,6 +90,8 @@ class SseStream:
             line = line.decode().rstrip("\n")
             if line.startswith("event: "):
                 kind = line[7:]
+            elif line.startswith("id: "):
+                self.last_id = line[4:]
             elif line.startswith("data: "):
                 data = json.loads(line[6:])
             elif line == "" and kind is not None:

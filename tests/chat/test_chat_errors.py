@@ -44,8 +44,13 @@ def test_upstream_failure_before_any_text(server, script, make_session, rows, re
     assert error["retryable"] is retryable
     assert error["message"] and "Traceback" not in error["message"]
     assert API_KEY not in json.dumps(events)
-    assert rows("SELECT role, content, status FROM messages") == [
-        {"role": "user", "content": "Are you there?", "status": "complete"}]
+    stored = rows("SELECT role, content, status, streaming, error FROM messages ORDER BY id")
+    assert stored[0] == {"role": "user", "content": "Are you there?", "status": "complete",
+                         "streaming": 0, "error": None}
+    assert stored[1] == {"role": "assistant", "content": "", "status": "incomplete",
+                         "streaming": 0, "error": stored[1]["error"]}
+    assert json.loads(stored[1]["error"]) == {"code": code, "message": error["message"],
+                                              "retryable": retryable}
 
 
 MID_STREAM = [
@@ -88,8 +93,10 @@ class TestWithoutAKey:
             events = ws.chat(session["id"], "Hello?")
         assert events[-1]["type"] == "error" and events[-1]["code"] == "not_configured"
         assert "Settings" in events[-1]["message"]
-        assert rows("SELECT role, content FROM messages") == [
-            {"role": "user", "content": "Hello?"}]
+        assert rows("SELECT role, content, error FROM messages") == [
+            {"role": "user", "content": "Hello?", "error": None},
+            {"role": "assistant", "content": "", "error": json.dumps(
+                {"code": "not_configured", "message": events[-1]["message"], "retryable": False})}]
         assert claude.requests == []
 
 
@@ -118,7 +125,8 @@ def test_an_unexpected_server_fault_is_an_internal_error_event(server, app, clau
         ws.send(type="stop")
         ws.send(type="subscribe", persona_id="default")
         assert ws.next()["type"] == "subscribed"
-    assert rows("SELECT role, content FROM messages") == [
-        {"role": "user", "content": "Still there?"}]
+    assert rows("SELECT role, content, json_extract(error, '$.code') AS code FROM messages") == [
+        {"role": "user", "content": "Still there?", "code": None},
+        {"role": "assistant", "content": "", "code": "internal_error"}]
     assert claude.requests == []
     assert any("Chat turn failed" in r.getMessage() for r in caplog.records)

@@ -40,7 +40,16 @@ def _stored(rows, session_id):
         "SELECT role, content, status FROM messages WHERE session_id = ? ORDER BY id", session_id)]
 
 
-def test_regenerate_replaces_the_last_reply(server, claude, script, make_session, rows):
+def _branch(server, session_id):
+    """The active branch as (role, content, status) and each message's sibling count."""
+    status, body = _call(server, "GET", f"/api/sessions/{session_id}")
+    assert status == 200
+    return [(m["role"], m["content"], m["status"], len(m["siblings"]))
+            for m in body["messages"]]
+
+
+def test_regenerate_keeps_the_last_reply_as_an_alternative(server, claude, script,
+                                                          make_session, rows):
     session = make_session()
     _conversation(server, script, session["id"], ("one", "Reply one."), ("two", "Reply two."))
     script.reply("Better reply two.")
@@ -53,11 +62,15 @@ def test_regenerate_replaces_the_last_reply(server, claude, script, make_session
         {"role": "user", "content": "two"}]
     assert _stored(rows, session["id"]) == [
         ("user", "one", "complete"), ("assistant", "Reply one.", "complete"),
-        ("user", "two", "complete"), ("assistant", "Better reply two.", "complete")]
+        ("user", "two", "complete"), ("assistant", "Reply two.", "complete"),
+        ("assistant", "Better reply two.", "complete")]
+    assert _branch(server, session["id"]) == [
+        ("user", "one", "complete", 1), ("assistant", "Reply one.", "complete", 1),
+        ("user", "two", "complete", 1), ("assistant", "Better reply two.", "complete", 2)]
 
 
-def test_regenerate_over_the_socket_replaces_a_stopped_reply(server, claude, script,
-                                                             make_session, rows):
+def test_regenerate_over_the_socket_keeps_a_stopped_reply_as_alternative(
+        server, claude, script, make_session, rows):
     session = make_session()
     gate = threading.Event()
     script.reply(replies.gated(replies.text("Half an answer", chunks=["Half", " an answer"]),
@@ -72,7 +85,9 @@ def test_regenerate_over_the_socket_replaces_a_stopped_reply(server, claude, scr
         ws.send(type="regenerate", session_id=session["id"])
         assert ws.until("done")[-1]["text"] == "A whole answer."
     assert _stored(rows, session["id"]) == [
-        ("user", "Question", "complete"), ("assistant", "A whole answer.", "complete")]
+        ("user", "Question", "complete"), ("assistant", "Half", "incomplete"),
+        ("assistant", "A whole answer.", "complete")]
+    assert _branch(server, session["id"])[-1] == ("assistant", "A whole answer.", "complete", 2)
 
 
 def test_regenerate_refusals(server, make_session):
@@ -149,7 +164,7 @@ def test_delete_last_removes_an_unanswered_message_alone(server, script, make_se
     with ChatSocketClient(server.ws_url) as ws:
         assert ws.chat(session["id"], "two")[-1]["type"] == "error"
     status, body = _call(server, "DELETE", f"/api/sessions/{session['id']}/messages/last")
-    assert status == 200 and len(body["deleted_ids"]) == 1
+    assert status == 200 and len(body["deleted_ids"]) == 2, "the message and its failed reply"
     assert [r[1] for r in _stored(rows, session["id"])] == ["one", "Reply one."]
     status, body = _call(server, "DELETE", f"/api/sessions/{session['id']}/messages/last")
     status, body = _call(server, "DELETE", f"/api/sessions/{session['id']}/messages/last")

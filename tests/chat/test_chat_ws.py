@@ -27,7 +27,7 @@ def test_chunks_arrive_incrementally_and_messages_are_stored(server, script, mak
         ws.send(type="chat", session_id=session["id"], message="Hello")
         start = ws.next()
         assert start == {"type": "start", "session_id": session["id"],
-                         "message_id": start["message_id"]}
+                         "message_id": start["message_id"], "reply_id": start["message_id"] + 1}
         assert ws.next() == {"type": "chunk", "text": "Hi!"}
         gate.set()
         rest = ws.until("done")

@@ -29,8 +29,8 @@ def victim(make_persona, make_session, add_messages) -> dict:
     """A persona with a session holding two messages."""
     pid = make_persona("Victim")["id"]
     sid = make_session(pid)["id"]
-    add_messages(sid, 2)
-    return {"pid": pid, "sid": sid}
+    messages = add_messages(sid, 2)
+    return {"pid": pid, "sid": sid, "mid": messages[0]["id"]}
 
 
 @pytest.fixture
@@ -41,6 +41,7 @@ def targets(victim):
         ("POST", "/api/personas"), ("PUT", f"/api/personas/{pid}"),
         ("DELETE", f"/api/personas/{pid}"), ("PUT", "/api/personas/default"),
         ("POST", "/api/sessions"), ("PATCH", f"/api/sessions/{sid}"),
+        ("PATCH", f"/api/messages/{victim['mid']}"), ("PUT", f"/api/sessions/{sid}/active"),
         ("DELETE", f"/api/sessions/{sid}"),
         ("PUT", "/api/settings"), ("PUT", "/api/settings/api-key"),
         ("DELETE", "/api/settings/api-key"),

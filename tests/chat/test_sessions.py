@@ -75,7 +75,9 @@ def test_get_paginates_newest_page_first_in_chronological_order(client, make_ses
     assert page["has_more"] is False
     message = page["messages"][0]
     assert set(message) == {"id", "session_id", "persona_id", "role", "content", "status",
-                            "created_at"}
+                            "created_at", "parent_id", "siblings", "edited", "error",
+                            "stop_reason"}
+    assert (message["parent_id"], message["siblings"]) == (None, [message["id"]])
     assert (message["role"], message["content"], message["status"]) == ("user", "m0", "complete")
 
 
@@ -174,9 +176,10 @@ def test_update_delete_and_count_messages(app, make_session, add_messages):
     assert store.update_message(conn, 10**9, content="x") is None
     assert store.delete_message(conn, second["id"]) is True
     assert store.delete_message(conn, second["id"]) is False
-    assert [m["id"] for m in store.last_messages(conn, sid, 5)] == [first["id"], third["id"]]
-    assert store.count_messages(conn, sid) == 2
-    assert store.count_messages(conn, persona_id="default") == 4
+    assert store.get_message(conn, third["id"]) is None, "a message's answers go with it"
+    assert [m["id"] for m in store.last_messages(conn, sid, 5)] == [first["id"]]
+    assert store.count_messages(conn, sid) == 1
+    assert store.count_messages(conn, persona_id="default") == 3
     assert store.count_messages(conn, persona_id="default", after_id=third["id"]) == 2
     assert store.count_messages(conn, sid, before_id=third["id"]) == 1
 

@@ -32,10 +32,11 @@ def seeded(client):
     job = client.post(f"/api/personas/{persona['id']}/cortex/update").get_json()
     ids = {"persona_ids": [persona["id"], "default"], "session_ids": [session["id"]],
            "job_ids": [job["job_id"]]}
+    mid = client.get(f"/api/sessions/{session['id']}").get_json()["messages"][0]["id"]
     paths = []
     for pid in ids["persona_ids"]:
         for name in ("memory.md", "soul.md", "relationship.md"):
             history = client.get(f"/api/personas/{pid}/cortex/{name}/history").get_json()
             paths += [{"pid": pid, "filename": name, "rev": rev["rev"], "sid": session["id"],
-                       "job_id": job["job_id"]} for rev in history["revisions"]]
+                       "mid": mid, "job_id": job["job_id"]} for rev in history["revisions"]]
     return {"ids": ids, "path_parameters": paths}

@@ -63,8 +63,10 @@ def test_every_operation_documents_its_errors_as_json():
 
 def test_websocket_frames_are_documented():
     socket = build_document()["paths"]["/ws/chat"]["get"]["x-websocket"]
-    assert set(socket["client_frames"]) == {"chat", "regenerate", "stop", "subscribe"}
-    assert {"start", "chunk", "done", "error", "cortex", "title"} <= set(socket["server_frames"])
+    assert set(socket["client_frames"]) == {"chat", "regenerate", "continue", "resume", "stop",
+                                            "subscribe"}
+    assert {"start", "chunk", "done", "error", "cortex", "title", "idle"} <= set(
+        socket["server_frames"])
 
 
 def test_rule_conversion():

@@ -44,8 +44,8 @@ def _chat(client, text: str = "Hello") -> list[tuple[str, dict]]:
     body = response.get_data().decode("utf-8")
     events = []
     for record in body.strip().split("\n\n"):
-        kind, data = record.split("\n", 1)
-        events.append((kind.removeprefix("event: "), json.loads(data.removeprefix("data: "))))
+        fields = dict(line.split(": ", 1) for line in record.split("\n"))
+        events.append((fields["event"], json.loads(fields["data"])))
     return events
 
 

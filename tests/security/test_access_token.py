@@ -5,7 +5,7 @@ import pytest
 from src.utils.services.access import COOKIE_NAME
 from tests.security.conftest import TOKEN, fill_path
 
-VALUES = {"pid": "default", "sid": "0123456789abcdef", "filename": "memory.md", "rev": 1,
+VALUES = {"pid": "default", "sid": "0123456789abcdef", "mid": 1, "filename": "memory.md", "rev": 1,
           "job_id": "0" * 32, "proposal_id": "0" * 32, "entry_id": 1}
 OPEN = {("GET", "/healthz"), ("GET", "/signin"), ("POST", "/signin"), ("POST", "/signout")}
 OPEN_PATHS = {path for _, path in OPEN}

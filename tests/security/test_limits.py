@@ -10,7 +10,7 @@ from src.routes.access import OPEN_BODY_LIMIT, OPEN_ENDPOINTS
 from tests.security.conftest import fill_path
 
 LIMIT = 1024 * 1024
-VALUES = {"pid": "default", "sid": "0123456789abcdef", "filename": "memory.md", "rev": 1,
+VALUES = {"pid": "default", "sid": "0123456789abcdef", "mid": 1, "filename": "memory.md", "rev": 1,
           "job_id": "0" * 32, "proposal_id": "0" * 32, "entry_id": 1}
 
 

@@ -12,6 +12,8 @@ import { KeySetup } from './chat/key_setup.js';
 import { MemoryIndicator } from './chat/memory.js';
 import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
+import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js';
+import { applyLimits } from './lib/forms.js';
 
 const LAST_PERSONA = 'persona-cortex:persona';
 const DRAFT = 'persona-cortex:draft:';
@@ -49,6 +51,28 @@ const conversation = new Conversation({
   },
 });
 
+const search = new ConversationSearch({
+  personaId: () => state.personaId,
+  open: (sessionId, messageId) => openAt(sessionId, messageId),
+  notify: (message, error = false) => toast(message, { error }),
+});
+watchScroll(byId('messages'), byId('jump-latest'));
+
+/** Opens a search result: its conversation, scrolled to the message. */
+async function openAt(sessionId, messageId) {
+  if (sessionId !== state.sessionId) await selectSession(sessionId);
+  sidebar.closeIfNarrow();
+  if (!(await revealMessage(conversation, messageId))) toast('That message is no longer there.', { error: true });
+}
+
+function renderExport() {
+  const sid = state.sessionId;
+  byId('export').hidden = !sid;
+  if (!sid) return;
+  byId('export-md').href = `/api/sessions/${seg(sid)}/export?format=md`;
+  byId('export-json').href = `/api/sessions/${seg(sid)}/export?format=json`;
+}
+
 function persona() {
   return state.personas.find((p) => p.id === state.personaId) || null;
 }
@@ -75,6 +99,7 @@ function renderHeader() {
   byId('chat-avatar').replaceChildren(...(current ? [avatar(current, 34)] : []));
   byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : 'New conversation';
   document.title = current ? `${current.name} · Persona Cortex` : 'Persona Cortex';
+  renderExport();
 }
 
 function renderSessions() {
@@ -90,6 +115,7 @@ async function refreshSessions() {
 }
 
 async function selectPersona(personaId, sessionId = null) {
+  if (personaId !== state.personaId) search.clear();
   state.personaId = personaId;
   window.localStorage.setItem(LAST_PERSONA, personaId);
   sidebar.renderPersonas(state.personas, personaId);
@@ -187,7 +213,7 @@ socket.addEventListener('open', () => {
 async function start() {
   const params = new URLSearchParams(window.location.search);
   try {
-    const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas')]);
+    const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas'), applyLimits()]);
     state.personas = listOf(personas, 'personas');
     setPersonName(settings.user_name);
     if (!settings.api_key || !settings.api_key.configured) requireKey();

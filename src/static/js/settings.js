@@ -1,6 +1,7 @@
 // The settings page: general settings, personas, and the cortex editor with its history and
 // update controls. `?persona=&file=&view=history` opens a file's latest change directly.
 import { byId, h } from './lib/dom.js';
+import { applyLimits } from './lib/forms.js';
 import { confirmAction, toast } from './lib/ui.js';
 import { CortexEditor, FILES } from './settings/cortex_editor.js';
 import { CortexHistory } from './settings/cortex_history.js';
@@ -15,12 +16,26 @@ const params = new URLSearchParams(window.location.search);
 const personaSelect = byId('cortex-persona');
 let personaId = null;
 
+// Other tabs of this browser hear about every write at once; other browsers are caught when the
+// page becomes visible again (and by If-Match on save in any case).
+const channel = 'BroadcastChannel' in window ? new BroadcastChannel('persona-cortex') : null;
+
+function announce(filename) {
+  channel?.postMessage({ personaId, filename });
+}
+
 const history = new CortexHistory({
-  onRestored: (response) => editor.applyRestored(response),
+  onRestored: (response) => {
+    editor.applyRestored(response);
+    announce(editor.filename);
+  },
   isDirty: (filename) => editor.isDirty(filename),
 });
 const editor = new CortexEditor({
-  onSaved: (filename) => history.load(personaId, filename, 'latest'),
+  onSaved: (filename) => {
+    announce(filename);
+    return history.load(personaId, filename, 'latest');
+  },
   onSelect: (filename) => {
     pins.check();
     sleep.setFile(filename).catch(report);
@@ -29,6 +44,7 @@ const editor = new CortexEditor({
 });
 const pins = new CortexPins();
 async function fileChanged(filename) {
+  announce(filename);
   await editor.refresh(filename);
   pins.check();
   if (filename === editor.filename) await history.load(personaId, filename, 'latest');
@@ -38,11 +54,21 @@ const sleep = new CortexSleep({
   onQueued: (job) => jobs.follow(job),
   onRestored: fileChanged,
 });
+
+async function refreshFiles(names) {
+  await Promise.all(names.map((name) => editor.refresh(name)));
+  await history.load(personaId, editor.filename, 'latest');
+}
+
+channel?.addEventListener('message', ({ data }) => {
+  if (data?.personaId === personaId && FILES.includes(data.filename)) refreshFiles([data.filename]).catch(report);
+});
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && personaId) refreshFiles(FILES).catch(report);
+});
 const jobs = new CortexJobs({
   onFinished: async (job) => {
-    const changed = (job.files || []).filter((name) => FILES.includes(name));
-    await Promise.all(changed.map((name) => editor.refresh(name)));
-    await history.load(personaId, editor.filename, 'latest');
+    await refreshFiles((job.files || []).filter((name) => FILES.includes(name)));
     await Promise.all([proposals.load(), sleep.status(), sleep.loadArchive()]);
   },
 });
@@ -85,10 +111,9 @@ personaSelect.addEventListener('change', async () => {
 });
 
 async function start() {
-  await Promise.all([general.load(), personas.load(), jobs.load()]);
-  if (params.get('view') === 'history') {
-    byId('history-heading').scrollIntoView({ block: 'start' });
-  } else if (window.location.hash) {
+  if (params.get('view') === 'history') history.revealDiff();
+  await Promise.all([general.load(), personas.load(), jobs.load(), applyLimits()]);
+  if (params.get('view') !== 'history' && window.location.hash) {
     document.getElementById(window.location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }
 }

@@ -1,11 +1,12 @@
 """The cortex settings (settings key "cortex"): on/off, update frequency and idle trigger."""
 import sqlite3
 
+from ..limits import IDLE_MINUTES
 from ..storage.settings import get_setting, set_setting
 
 SETTINGS_KEY = "cortex"
 FREQUENCIES = ("frequent", "medium", "rare")
-IDLE_MINUTES_RANGE = (1, 1440)
+IDLE_MINUTES_RANGE = IDLE_MINUTES
 DEFAULT_SETTINGS = {"enabled": True, "frequency": "medium", "idle_minutes": 30}
 
 

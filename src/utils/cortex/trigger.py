@@ -102,7 +102,8 @@ class CortexTrigger:
             "SELECT m.persona_id, m.session_id, MAX(m.id) AS last_id, "
             "MAX(m.created_at) AS last_at FROM messages m "
             "LEFT JOIN cortex_state st ON st.persona_id = m.persona_id "
-            "WHERE m.id > COALESCE(st.last_processed_id, 0) GROUP BY m.session_id").fetchall()
+            "WHERE m.id > COALESCE(st.last_processed_id, 0) AND m.on_branch = 1 "
+            "AND m.streaming = 0 GROUP BY m.session_id").fetchall()
         queued: dict[str, str] = {}
         for row in rows:
             persona_id = row["persona_id"]
@@ -130,5 +131,6 @@ class CortexTrigger:
 
 
 def _count_after(conn, persona_id: str, after_id: int) -> int:
-    return conn.execute("SELECT COUNT(*) FROM messages WHERE persona_id = ? AND id > ?",
+    return conn.execute("SELECT COUNT(*) FROM messages WHERE persona_id = ? AND id > ? "
+                        "AND on_branch = 1 AND streaming = 0",
                         (persona_id, after_id)).fetchone()[0]

@@ -35,6 +35,7 @@ MAX_TOKENS = 4096
 MAX_MESSAGES = 200
 MAX_CONVERSATION_CHARS = 120_000
 USER_MARKER = "<!-- user message -->"
+ACTIVE = "on_branch = 1"  # memory sees the active branch; message_changes records the rest
 RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
              "interrupted", "internal_error"}
 
@@ -77,10 +78,12 @@ class CortexUpdateService:
 
     def plan_range(self, persona_id: str) -> tuple[int, int] | None:
         """The ids (first, last) of the persona's unprocessed messages the next run will take."""
-        rows = self._db.conn().execute(
+        conn = self._db.conn()
+        after = jobs.last_processed_id(conn, persona_id)
+        rows = conn.execute(
             "SELECT id, length(content) AS chars FROM messages WHERE persona_id = ? AND id > ? "
-            "ORDER BY id LIMIT ?",
-            (persona_id, jobs.last_processed_id(self._db.conn(), persona_id), MAX_MESSAGES),
+            f"AND {ACTIVE} AND id < ? ORDER BY id LIMIT ?",
+            (persona_id, after, _first_streaming(conn, persona_id), MAX_MESSAGES),
         ).fetchall()
         if not rows:
             return None
@@ -264,12 +267,20 @@ def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dic
     rows = conn.execute(
         "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
         "FROM messages m JOIN sessions s ON s.id = m.session_id "
-        "WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? ORDER BY m.id",
+        f"WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? AND m.{ACTIVE} ORDER BY m.id",
         (persona_id, *message_range)).fetchall()
     order: dict[str, int] = {}
     for row in rows:
         order.setdefault(row["session_id"], len(order))
     return sorted((dict(row) for row in rows), key=lambda m: (order[m["session_id"]], m["id"]))
+
+
+def _first_streaming(conn, persona_id: str) -> int:
+    """A reply still being generated, and everything after it, waits for the next run: the
+    processed mark is one id, so it must not pass a message that is not finished yet."""
+    row = conn.execute("SELECT MIN(id) FROM messages WHERE persona_id = ? AND streaming = 1",
+                       (persona_id,)).fetchone()
+    return row[0] if row[0] is not None else 2**63 - 1
 
 
 def _result(success: bool, toolbox: CortexToolbox | None = None,

@@ -6,9 +6,10 @@ It is plain data (no Flask): `routes/openapi.py` serves it, and tests check it a
 import copy
 from functools import lru_cache
 
-from . import access, chat, common, conversations, cortex, cortex_review, portability, settings
+from . import (access, chat, common, conversations, cortex, cortex_review, portability, search,
+               settings)
 
-_AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability)
+_AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search)
 _DESCRIPTION = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "

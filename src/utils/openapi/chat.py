@@ -5,19 +5,25 @@ by `contentMediaType`/`contentSchema`); 3.1 tools read it as the schema of one e
 The WebSocket has no Open API operation type: `GET /ws/chat` documents the upgrade, and its
 frames are in `x-websocket`.
 """
-from .common import (PERSONA_ID, SESSION_ID, SESSION_PARAM, errors, json_body, nullable, obj,
-                     operation, ref)
+from .common import (PERSONA_ID, SESSION_ID, SESSION_PARAM, errors, json_body, json_response,
+                     nullable, obj, operation, ref)
 from .conversations import MESSAGE_TEXT
 
 _CODES = ["not_configured", "authentication_failed", "credit_balance_exhausted", "rate_limited",
           "overloaded", "timeout", "connection_error", "invalid_request", "api_error",
-          "session_busy", "session_not_found", "nothing_to_regenerate", "internal_error", "busy"]
+          "session_busy", "session_not_found", "message_not_found", "nothing_to_regenerate",
+          "nothing_to_continue", "not_last", "interrupted", "internal_error", "busy"]
 
 SCHEMAS = {
     "ChatStart": obj({"session_id": {"type": "string", "pattern": SESSION_ID},
                       "message_id": {"type": "integer", "minimum": 1,
-                                     "description": "The stored user message."}},
-                     required=("session_id", "message_id")),
+                                     "description": "The person's message being answered."},
+                      "reply_id": {"type": "integer", "minimum": 1,
+                                   "description": "The reply (stored from the start, status "
+                                                  "`streaming`)."}},
+                     required=("session_id", "message_id", "reply_id")),
+    "IdleEvent": obj({"session_id": {"type": "string"}}, required=("session_id",),
+                     description="Answers `resume`: no reply is being generated."),
     "ChatChunk": obj({"text": {"type": "string"}}, required=("text",)),
     "CortexProgress": obj({
         "triggered": {"type": "boolean"}, "job_id": nullable({"type": "string"}),
@@ -62,7 +68,10 @@ def _sse_event(name: str, schema: str) -> dict:
 _STREAM = {
     "description": "`text/event-stream`: `start`, then `chunk`s, then `done` or `error` "
                    "(`event: <type>` / `data: <json>`). Failures after the stream started "
-                   "arrive as an `error` event, never as an HTTP status.",
+                   "arrive as an `error` event, never as an HTTP status. Each event has an "
+                   "`id: <reply_id>:<offset>` (characters of the reply sent so far): after a "
+                   "lost connection, `GET /api/sessions/{sid}/stream` with `Last-Event-ID` "
+                   "sends exactly the rest. Disconnecting does not stop the reply.",
     "content": {"text/event-stream": {
         "schema": {"oneOf": [_sse_event(name, schema) for name, schema in _SSE_EVENTS.items()]},
     }},
@@ -83,9 +92,25 @@ _WEBSOCKET = {
                      "session_id": {"type": "string", "pattern": SESSION_ID},
                      "message": MESSAGE_TEXT}, required=("type", "session_id", "message")),
         "regenerate": obj({"type": {"const": "regenerate"},
-                           "session_id": {"type": "string", "pattern": SESSION_ID}},
-                          required=("type", "session_id")),
-        "stop": obj({"type": {"const": "stop"}}, required=("type",)),
+                           "session_id": {"type": "string", "pattern": SESSION_ID},
+                           "message_id": {"type": "integer", "minimum": 1}},
+                          required=("type",),
+                          description="A new reply to `message_id` (a reply: answered again, "
+                                      "kept as an alternative; a person's message: answered), "
+                                      "or to the end of the session's active branch."),
+        "continue": obj({"type": {"const": "continue"},
+                         "message_id": {"type": "integer", "minimum": 1}},
+                        required=("type", "message_id"),
+                        description="The model continues the reply from its text."),
+        "resume": obj({"type": {"const": "resume"},
+                       "session_id": {"type": "string", "pattern": SESSION_ID}},
+                      required=("type", "session_id"),
+                      description="Follow the reply in flight: `start`, the text so far as "
+                                  "one `chunk`, live `chunk`s, `done`; or `idle`."),
+        "stop": obj({"type": {"const": "stop"},
+                     "session_id": {"type": "string", "pattern": SESSION_ID}},
+                    required=("type",),
+                    description="Stop the reply of `session_id` (default: the one followed)."),
         "subscribe": obj({"type": {"const": "subscribe"},
                           "persona_id": {"type": "string", "pattern": PERSONA_ID}},
                          required=("type", "persona_id")),
@@ -95,13 +120,17 @@ _WEBSOCKET = {
         "done": _frame("done", "ChatDone"), "error": _frame("error", "ChatError"),
         "cortex": _frame("cortex", "CortexEvent"), "title": _frame("title", "TitleEvent"),
         "subscribed": _frame("subscribed", "SubscribedEvent"),
+        "idle": _frame("idle", "IdleEvent"),
     },
 }
 
 _WS_TEXT = (
     "The browser's chat connection (WebSocket, RFC 6455). Client frames: `chat` starts a reply, "
-    "`regenerate` replaces the last one, `stop` cancels the reply in flight (it ends with `done`, "
-    "`stop_reason: cancelled`), `subscribe` follows a persona's cortex updates. Server frames: "
+    "`regenerate` adds another reply (earlier ones stay as alternatives), `continue` extends a "
+    "reply, `resume` follows the reply in flight of a session (after a reload, from any tab or "
+    "worker), `stop` cancels a reply (it ends with `done`, `stop_reason: cancelled`), "
+    "`subscribe` follows a persona's cortex updates. Replies are generated on the server "
+    "independently of the socket: closing it never stops one. Server frames: "
     "`start`, `chunk`, `done`, `error` (the same events as the SSE stream, as "
     "`{\"type\": <event>, ...data}`), and pushed `cortex` (an update finished), `title` (a "
     "session got its generated title) and `subscribed`. One reply at a time per connection "
@@ -116,8 +145,10 @@ def paths() -> dict:
             "post": operation(
                 "chatStream", "chat", "Send a message and stream the reply (SSE).",
                 {"200": _STREAM, **errors("400", "404", "409")}, write=True,
-                description="The user message is stored before the upstream call; the reply "
-                            "when it ends. A client that disconnects cancels the reply.",
+                description="The user message and the reply are stored from the start (the "
+                            "reply as `streaming`, its text flushed while it grows). A client "
+                            "that disconnects only stops following: resume with "
+                            "`GET /api/sessions/{sid}/stream`; stop with `POST …/stop`.",
                 requestBody=json_body(obj({"session_id": {"type": "string",
                                                           "pattern": SESSION_ID},
                                            "message": MESSAGE_TEXT},
@@ -128,11 +159,50 @@ def paths() -> dict:
             "parameters": [SESSION_PARAM],
             "post": operation(
                 "regenerateReply", "chat",
-                "Replace the last reply (or answer an unanswered last message) as an SSE stream.",
+                "A new reply to the end of the active branch (or to `message_id`) as an SSE "
+                "stream; earlier replies stay as alternatives.",
                 {"200": _STREAM, **errors("400", "404", "409")}, write=True,
-                requestBody=json_body(obj({}, additional=False),
-                                      description="`{}`: JSON only, so a form on another "
-                                                  "site cannot start it.")),
+                requestBody=json_body(obj({"message_id": {"type": "integer", "minimum": 1}},
+                                          additional=False),
+                                      description="`{}` or `{\"message_id\"}`: JSON only, so "
+                                                  "a form on another site cannot start it.")),
+        },
+        "/api/sessions/{sid}/continue": {
+            "parameters": [SESSION_PARAM],
+            "post": operation(
+                "continueReply", "chat", "Let the model continue a reply from its text (SSE).",
+                {"200": _STREAM, **errors("400", "404", "409")}, write=True,
+                description="Only the last reply of a branch (`409 not_last`) with some text "
+                            "(`409 nothing_to_continue`). The stream's chunks are the new text; "
+                            "`done.text` is the whole reply.",
+                requestBody=json_body(obj({"message_id": {"type": "integer", "minimum": 1}},
+                                          required=("message_id",), additional=False))),
+        },
+        "/api/sessions/{sid}/stream": {
+            "parameters": [SESSION_PARAM],
+            "get": operation(
+                "resumeStream", "chat", "Follow the reply being generated (SSE, resumable).",
+                {"200": _STREAM, "204": {"description": "No reply is being generated."},
+                 **errors("400", "404")},
+                description="Without `Last-Event-ID`: `start`, the text so far as one chunk, "
+                            "then live chunks and `done`. With the `id` of the last event "
+                            "received: only the rest (also after the reply finished). Works "
+                            "from every worker process.",
+                parameters=[{"name": "Last-Event-ID", "in": "header", "required": False,
+                             "schema": {"type": "string"},
+                             "description": "`<reply_id>:<offset>` from the last event "
+                                            "received; any other value counts as absent."}]),
+        },
+        "/api/sessions/{sid}/stop": {
+            "parameters": [SESSION_PARAM],
+            "post": operation(
+                "stopReply", "chat", "Stop the reply being generated in the session.",
+                {"200": json_response("Whether a reply was stopped.", obj(
+                    {"session_id": {"type": "string"}, "stopped": {"type": "boolean"}},
+                    required=("session_id", "stopped"))), **errors("400", "404")},
+                write=True, requestBody=json_body(obj({}, additional=False)),
+                description="The reply ends with `done` (`stop_reason: cancelled`) and is kept, "
+                            "marked incomplete, in whichever process generates it."),
         },
         "/ws/chat": {
             "get": operation(

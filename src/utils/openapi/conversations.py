@@ -2,7 +2,7 @@
 from ..services.persona_fields import (JSON_LIMITS, MAX_GREETINGS, MAX_TAGS, TAG_LENGTH,
                                        TEXT_LIMITS)
 from .common import (PERSONA_PARAM, PERSONA_ID, SESSION_ID, SESSION_PARAM, TIMESTAMP, errors,
-                     json_body, json_response, obj, operation, ref)
+                     json_body, json_response, nullable, obj, operation, path_param, ref)
 
 _LANGUAGE = {"type": "string", "enum": ["en", "de"]}
 _ONE_LINE = "^[^\r\n\u2028\u2029]*$"
@@ -51,7 +51,10 @@ SCHEMAS = {
         "id": {"type": "string", "pattern": SESSION_ID},
         "persona_id": {"type": "string", "pattern": PERSONA_ID},
         "title": {"type": "string"}, "created_at": TIMESTAMP, "updated_at": TIMESTAMP,
-        "message_count": {"type": "integer", "minimum": 0},
+        "message_count": {"type": "integer", "minimum": 0,
+                          "description": "Messages on the active branch."},
+        "active_leaf_id": nullable({"type": "integer", "minimum": 1,
+                                    "description": "The last message of the active branch."}),
         "greeting_index": _GREETING_INDEX,
     }, required=("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
                  "message_count")),
@@ -61,8 +64,25 @@ SCHEMAS = {
         "persona_id": {"type": "string", "pattern": PERSONA_ID},
         "role": {"type": "string", "enum": ["user", "assistant"]},
         "content": {"type": "string"},
-        "status": {"type": "string", "enum": ["complete", "incomplete"]},
+        "status": {"type": "string", "enum": ["complete", "incomplete", "streaming"],
+                   "description": "`streaming` while the reply is generated (its `content` is "
+                                  "the text so far: follow it with `resume`); `incomplete` "
+                                  "when stopped, cut off, interrupted or failed."},
         "created_at": TIMESTAMP,
+        "parent_id": nullable({"type": "integer", "minimum": 1,
+                               "description": "The message this one answers or follows; null "
+                                              "for the first."}),
+        "siblings": {"type": "array", "items": {"type": "integer"},
+                     "description": "Ids of the alternatives at this position (same parent), "
+                                    "oldest first, this one included: draw `< 2/3 >` from it."},
+        "edited": {"type": "boolean", "description": "A reply the person edited."},
+        "stop_reason": nullable({"type": "string", "description": "How a reply ended: "
+                                 "`end_turn`, `max_tokens`, `cancelled` (stopped), "
+                                 "`interrupted` (the server stopped while it was written)."}),
+        "error": nullable(obj({"code": {"type": "string"}, "message": {"type": "string"},
+                               "retryable": {"type": "boolean"}},
+                              required=("code", "message", "retryable"),
+                              description="Why a reply failed; shown with Retry.")),
     }, required=("id", "session_id", "persona_id", "role", "content", "status", "created_at")),
     "SessionPage": {"allOf": [ref("Session"), obj({
         "messages": {"type": "array", "items": ref("Message"),
@@ -134,7 +154,8 @@ def _sessions() -> dict:
         },
         "/api/sessions/{sid}": {
             "parameters": [SESSION_PARAM],
-            "get": operation("getSession", "sessions", "The session with one page of messages.",
+            "get": operation("getSession", "sessions",
+                             "The session with one page of its active branch (oldest first).",
                              {"200": page, **errors("400", "404")}, parameters=[before, limit]),
             "patch": operation(
                 "renameSession", "sessions",
@@ -156,7 +177,8 @@ def _sessions() -> dict:
             "parameters": [SESSION_PARAM],
             "put": operation(
                 "editLastMessage", "messages",
-                "Replace the last user message's text and remove its reply (then regenerate).",
+                "Edit the active branch's last user message: a new sibling and branch (the old "
+                "one is kept); then regenerate for its reply.",
                 {"200": json_response("The session page plus the edited `message`.", {
                     "allOf": [ref("SessionPage"), obj({"message": ref("Message")},
                                                       required=("message",))]}),
@@ -165,7 +187,8 @@ def _sessions() -> dict:
                                           additional=False))),
             "delete": operation(
                 "deleteLastExchange", "messages",
-                "Delete the last exchange (the last user message and everything after it).",
+                "Delete the last exchange (the active branch's last user message and "
+                "everything below it, alternatives included).",
                 {"200": json_response("The session page plus the `deleted_ids`.", {
                     "allOf": [ref("SessionPage"), obj(
                         {"deleted_ids": {"type": "array", "items": {"type": "integer"}}},
@@ -175,7 +198,42 @@ def _sessions() -> dict:
     }
 
 
+def _tree() -> dict:
+    mid = path_param("mid", {"type": "integer", "minimum": 1}, "A message id.")
+    page = {"allOf": [ref("SessionPage"), obj({"message": ref("Message")},
+                                              required=("message",))]}
+    return {
+        "/api/messages/{mid}": {
+            "parameters": [mid],
+            "patch": operation(
+                "editMessage", "messages", "Edit any message as a new sibling (a new branch).",
+                {"200": json_response("The session's new active branch plus the new `message`.",
+                                      page), **errors("400", "404", "409")}, write=True,
+                description="A person's message gets a sibling with the new text that ends the "
+                            "active branch; ask for its reply with the `regenerate` frame (or "
+                            "`POST /api/sessions/{sid}/regenerate`). A reply gets a sibling "
+                            "marked `edited`. The originals stay as alternatives. `409 "
+                            "session_busy` while a reply streams in the session.",
+                requestBody=json_body(obj({"content": MESSAGE_TEXT}, required=("content",),
+                                          additional=False))),
+        },
+        "/api/sessions/{sid}/active": {
+            "parameters": [SESSION_PARAM],
+            "put": operation(
+                "switchBranch", "messages",
+                "Make the branch through a message (its newest leaf) the active one.",
+                {"200": json_response("The session page of the new branch plus its "
+                                      "`active_leaf_id`.", {"allOf": [ref("SessionPage"), obj(
+                                          {"active_leaf_id": {"type": "integer"}},
+                                          required=("active_leaf_id",))]}),
+                 **errors("400", "404", "409")}, write=True,
+                requestBody=json_body(obj({"message_id": {"type": "integer", "minimum": 1}},
+                                          required=("message_id",), additional=False))),
+        },
+    }
+
+
 def paths() -> dict:
     """The persona, session and message paths."""
-    return {**_personas(), **_sessions()}
+    return {**_personas(), **_sessions(), **_tree()}
 

@@ -1,4 +1,5 @@
 """Settings, the API key, the health probe and this document itself."""
+from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from .common import errors, json_body, json_response, nullable, obj, operation, ref
 
 _LANGUAGE = {"type": "string", "enum": ["en", "de"]}
@@ -6,14 +7,24 @@ _EFFORT = {"enum": [None, "low", "medium", "high", "xhigh", "max"]}
 _FIELDS = {
     "model": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]{1,63}$"},
     "effort": _EFFORT,
-    "max_tokens": {"type": "integer", "minimum": 1, "maximum": 64000},
-    "context_limit": {"type": "integer", "minimum": 4, "maximum": 400,
+    "max_tokens": {"type": "integer", "minimum": SETTINGS_RANGES["max_tokens"][0],
+                   "maximum": SETTINGS_RANGES["max_tokens"][1]},
+    "context_limit": {"type": "integer", "minimum": SETTINGS_RANGES["context_limit"][0],
+                      "maximum": SETTINGS_RANGES["context_limit"][1],
                       "description": "Messages of both roles sent as history."},
     "language": _LANGUAGE,
-    "user_name": {"type": "string", "maxLength": 80},
+    "user_name": {"type": "string", "maxLength": SETTINGS_TEXT["user_name"]},
 }
 
+_LIMIT = obj({"min": {"type": "integer"}, "max": {"type": "integer"},
+              "min_length": {"type": "integer"}, "max_length": {"type": "integer"}})
+_FORM = {"type": "object", "additionalProperties": _LIMIT}
+
 SCHEMAS = {
+    "Limits": obj({name: _FORM for name in
+                   ("persona", "settings", "cortex_settings", "session", "message", "search")},
+                  required=("persona", "settings", "cortex_settings", "session", "message", "search"),
+                  description="One source of truth: the services validate with these limits."),
     "ApiKeyStatus": obj({
         "configured": {"type": "boolean"},
         "last4": nullable({"type": "string", "minLength": 4, "maxLength": 4}),
@@ -54,6 +65,11 @@ def paths() -> dict:
             "delete": operation("deleteApiKey", "settings",
                                 "Remove the stored key (the environment's key applies again).",
                                 {"200": key_status, **errors("400")}, write=True),
+        },
+        "/api/limits": {
+            "get": operation("readLimits", "meta", "The input limits the server checks.", {
+                "200": json_response("Per form, per field: `min`/`max` for numbers, "
+                                     "`min_length`/`max_length` for text.", ref("Limits"))}),
         },
         "/healthz": {
             "get": operation("healthz", "meta", "Liveness probe (needs no access token).", {

@@ -18,9 +18,10 @@ class ChatEvent:
     data: dict = field(default_factory=dict)
 
 
-def start(session_id: str, message_id: int) -> ChatEvent:
-    """The user message is stored under `message_id`; the reply begins."""
-    return ChatEvent("start", {"session_id": session_id, "message_id": message_id})
+def start(session_id: str, message_id: int, reply_id: int | None = None) -> ChatEvent:
+    """The reply `reply_id` to message `message_id` (the person's) begins or is resumed."""
+    return ChatEvent("start", {"session_id": session_id, "message_id": message_id,
+                               "reply_id": reply_id})
 
 
 def chunk(text: str) -> ChatEvent:
@@ -44,9 +45,16 @@ def error(code: str, message: str, retryable: bool = False, field: str | None = 
     return ChatEvent("error", data)
 
 
-def to_sse(event: ChatEvent) -> str:
-    """The event as one Server-Sent Events record."""
-    return scrub(f"event: {event.type}\ndata: {json.dumps(event.data, ensure_ascii=False)}\n\n")
+def idle(session_id: str) -> ChatEvent:
+    """Answers `resume` when no reply is being generated in the session."""
+    return ChatEvent("idle", {"session_id": session_id})
+
+
+def to_sse(event: ChatEvent, event_id: str | None = None) -> str:
+    """The event as one Server-Sent Events record (with an `id:` line to resume from)."""
+    head = f"id: {event_id}\n" if event_id else ""
+    return scrub(f"{head}event: {event.type}\ndata: "
+                 f"{json.dumps(event.data, ensure_ascii=False)}\n\n")
 
 
 def to_frame(event: ChatEvent) -> str:

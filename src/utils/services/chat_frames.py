@@ -11,8 +11,9 @@ from ..text import first_unencodable
 from .validation import UNENCODABLE
 
 FRAME_MAX = 40_000
-TYPES = ("chat", "regenerate", "stop", "subscribe")
-_EXPECTED = "Send a JSON object whose type is chat, regenerate, stop or subscribe."
+TYPES = ("chat", "regenerate", "continue", "resume", "stop", "subscribe")
+_EXPECTED = ("Send a JSON object whose type is chat, regenerate, continue, resume, stop or "
+             "subscribe.")
 
 
 class FrameError(ValueError):

@@ -1,19 +1,19 @@
-"""One browser's chat WebSocket: reads frames, streams one reply at a time, pushes background news.
+"""One browser's chat WebSocket: reads frames, follows one reply at a time, pushes background news.
 
-The reply runs in the connection's worker thread so the reading loop can still take a `stop`
-frame mid-stream. Cortex and title events are pushed from the threads that finish those jobs, so
-every send goes through one lock. Nothing here knows about Flask: `ws` is anything with
-`receive()` and `send()`.
+Replies are generated independently of the socket (`generations.py`): this connection only
+follows one, in a follower thread, so the reading loop can still take frames mid-stream. Closing
+the socket, or following another session (`resume`), detaches the follower; the reply goes on.
+`stop` is the explicit way to end a reply. Cortex and title events are pushed from the threads
+that finish those jobs, so every send goes through one lock. Nothing here knows about Flask:
+`ws` is anything with `receive()` and `send()`.
 """
 import logging
-import queue
 import socket
 import threading
 from typing import Callable, Iterator
 
 from simple_websocket import ConnectionClosed
 
-from ..api_request import CancelSignal
 from . import chat_events as events
 from .chat_events import ChatEvent
 from .chat_frames import FrameError, parse_frame
@@ -21,7 +21,7 @@ from .errors import ServiceError
 from .ids import is_persona_id
 
 log = logging.getLogger(__name__)
-JOIN_TIMEOUT = 10.0
+JOIN_TIMEOUT = 5.0
 FINAL = ("done", "error")
 Unsubscribe = Callable[[], None]
 
@@ -45,15 +45,12 @@ class ChatSocket:
         self._personas: set[str] = set()
         self._sessions: set[str] = set()
         self._state_lock = threading.Lock()
-        self._current: threading.Event | None = None
-        self._replies: queue.SimpleQueue = queue.SimpleQueue()
-        self._worker = threading.Thread(target=self._work, name="chat-socket-replies",
-                                        daemon=True)
+        self._current: _Follow | None = None
+        self._followers: list[threading.Thread] = []
 
     def run(self) -> None:
-        """Reads frames until the socket closes, then stops the reply and unsubscribes."""
+        """Reads frames until the socket closes, then detaches and unsubscribes."""
         _send_at_once(self._ws)
-        self._worker.start()
         unsubscribes = []
         if self._subscribe_jobs is not None:
             unsubscribes.append(self._subscribe_jobs(self._on_job))
@@ -68,11 +65,11 @@ class ChatSocket:
             pass
         finally:
             self._closed.set()
-            self._on_stop({})
+            self._detach()
             for unsubscribe in unsubscribes:
                 unsubscribe()
-            self._replies.put(None)
-            self._worker.join(JOIN_TIMEOUT)
+            for thread in self._followers:
+                thread.join(JOIN_TIMEOUT)
 
     def _handle(self, raw) -> None:
         """Answers any frame: a handler's events, or one `error` event; never raises."""
@@ -82,9 +79,14 @@ class ChatSocket:
             self._send(events.error("invalid_request", str(err), field=err.field))
             return
         handler = {"chat": self._on_chat, "regenerate": self._on_regenerate,
+                   "continue": self._on_continue, "resume": self._on_resume,
                    "stop": self._on_stop, "subscribe": self._on_subscribe}[frame["type"]]
         try:
             handler(frame)
+        except ServiceError as err:
+            code = "invalid_request" if err.status == 400 else err.code
+            self._send(events.error(code, err.message, err.code == "session_busy",
+                                    field=err.extra.get("field")))
         except Exception:
             log.exception("Chat socket failed on a %s frame", frame["type"])
             self._send(events.error("internal_error", "Something went wrong on the server.",
@@ -92,18 +94,40 @@ class ChatSocket:
 
     def _on_chat(self, frame: dict) -> None:
         session_id, message = frame.get("session_id"), frame.get("message")
-        self._start(session_id, lambda: self._chat.check_turn(session_id, message),
-                    lambda cancel: self._chat.run_turn(session_id, message, cancel))
+        self._start(session_id, lambda: self._chat.start_chat(session_id, message))
 
     def _on_regenerate(self, frame: dict) -> None:
+        message_id = _message_id(frame)
+        session_id = self._session_of(frame, message_id)
+        self._start(session_id, lambda: self._chat.start_regenerate(session_id, message_id))
+
+    def _on_continue(self, frame: dict) -> None:
+        message_id = _message_id(frame)
+        if message_id is None:
+            raise ServiceError(400, "invalid_request", "continue needs the message_id of a reply.")
+        session_id = self._session_of(frame, message_id)
+        self._start(session_id, lambda: self._chat.start_continue(session_id, message_id))
+
+    def _on_resume(self, frame: dict) -> None:
+        """Follows the session's reply in flight (start, the text so far, then live), or `idle`."""
         session_id = frame.get("session_id")
-        self._start(session_id, lambda: self._chat.check_regenerate(session_id),
-                    lambda cancel: self._chat.regenerate(session_id, cancel))
+        self._detach()
+        follow = _Follow(session_id)
+        stream = self._chat.resume(session_id, detached=follow.detached)
+        self._watch(self._chat.session(session_id))
+        if stream is None:
+            self._send(events.idle(session_id))
+            return
+        self._begin(follow, stream)
 
     def _on_stop(self, frame: dict) -> None:
+        session_id = frame.get("session_id")
         with self._state_lock:
-            if self._current is not None:
-                self._current.set()
+            current = self._current
+        if session_id is None and current is not None:
+            session_id = current.session_id
+        if session_id is not None:
+            self._chat.stop(session_id)
 
     def _on_subscribe(self, frame: dict) -> None:
         persona_id = frame.get("persona_id")
@@ -113,48 +137,58 @@ class ChatSocket:
         self._personas.add(persona_id)
         self._send(ChatEvent("subscribed", {"persona_id": persona_id}))
 
-    def _start(self, session_id, check: Callable[[], dict],
-               stream: Callable[[threading.Event], Iterator[ChatEvent]]) -> None:
-        if self._current is not None:
+    def _session_of(self, frame: dict, message_id: int | None):
+        session_id = frame.get("session_id")
+        if session_id is None and message_id is not None:
+            session_id = self._chat.message(message_id)["session_id"]
+        return session_id
+
+    def _start(self, session_id, launch: Callable) -> None:
+        """Starts a reply and follows it; a reply followed in another session is left to run
+        (detached), one in the same session makes this `busy`."""
+        with self._state_lock:
+            current = self._current
+        if current is not None and not current.finished and current.session_id == session_id:
             self._send(events.error("busy", "A reply is still streaming on this connection: "
                                     "stop it first.", True))
             return
-        try:
-            session = check()
-        except ServiceError as err:
-            code = "invalid_request" if err.status == 400 else err.code
-            self._send(events.error(code, err.message, err.code == "session_busy",
-                                    field=err.extra.get("field")))
-            return
+        generation = launch()
+        self._detach()
+        follow = _Follow(generation.session_id)
+        self._watch(self._chat.session(generation.session_id))
+        self._begin(follow, self._chat.follow(generation, detached=follow.detached))
+
+    def _watch(self, session: dict) -> None:
         self._personas.add(session["persona_id"])
-        self._sessions.add(session_id)
+        self._sessions.add(session["id"])
+
+    def _begin(self, follow: "_Follow", stream: Iterator[ChatEvent]) -> None:
         with self._state_lock:
-            self._current = cancel = CancelSignal()
-        self._replies.put((stream(cancel), cancel))
+            self._current = follow
+        thread = threading.Thread(target=self._forward, args=(follow, stream),
+                                  name="chat-socket-follower", daemon=True)
+        self._followers = [t for t in self._followers if t.is_alive()] + [thread]
+        thread.start()
 
-    def _work(self) -> None:
-        """The connection's reply thread (one per socket, so its database connection is reused)."""
-        while (job := self._replies.get()) is not None:
-            self._stream(*job)
-
-    def _stream(self, replies: Iterator[ChatEvent], cancel: threading.Event) -> None:
-        """Forwards the reply's events; the connection counts as free before the final one is
-        sent, so the client may start the next reply as soon as it sees `done` or `error`."""
+    def _forward(self, follow: "_Follow", stream: Iterator[ChatEvent]) -> None:
+        """Sends the followed reply's events while this follow is current; the connection
+        counts as free before the final one is sent, so the client may start the next reply
+        as soon as it sees `done` or `error`."""
         try:
-            for event in replies:
+            for event in stream:
                 if event.type in FINAL:
-                    self._finish(cancel)
-                if not self._send(event):
-                    cancel.set()
+                    follow.finished = True
+                if follow.detached.is_set() or not self._send(event, follow):
                     break
         finally:
-            self._finish(cancel)
-            replies.close()
+            follow.finished = True
+            stream.close()
 
-    def _finish(self, cancel: threading.Event) -> None:
+    def _detach(self) -> None:
         with self._state_lock:
-            if self._current is cancel:
-                self._current = None
+            current, self._current = self._current, None
+        if current is not None:
+            current.detached.set()
 
     def _on_job(self, job: dict) -> None:
         if job.get("persona_id") in self._personas:
@@ -168,9 +202,9 @@ class ChatSocket:
             self._send(ChatEvent("title", {"session_id": session["id"],
                                            "title": session.get("title")}))
 
-    def _send(self, event: ChatEvent) -> bool:
+    def _send(self, event: ChatEvent, follow: "_Follow | None" = None) -> bool:
         with self._send_lock:
-            if self._closed.is_set():
+            if self._closed.is_set() or (follow is not None and follow.detached.is_set()):
                 return False
             try:
                 self._ws.send(events.to_frame(event))
@@ -178,6 +212,24 @@ class ChatSocket:
             except (ConnectionClosed, OSError):
                 self._closed.set()
                 return False
+
+
+class _Follow:
+    """The reply this connection follows: its session, and the flag that detaches it."""
+
+    def __init__(self, session_id):
+        self.session_id = session_id
+        self.detached = threading.Event()
+        self.finished = False
+
+
+def _message_id(frame: dict) -> int | None:
+    value = frame.get("message_id")
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
+        raise ServiceError(400, "invalid_request", "message_id must be a message id.")
+    return value
 
 
 def _send_at_once(ws) -> None:

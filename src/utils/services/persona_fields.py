@@ -6,13 +6,11 @@ prompt or a page unusable. They are stated in docs and in the OpenAPI document.
 """
 import json
 
+from ..limits import PERSONA_TEXT
 from . import validation as check
 from .errors import invalid
 
-TEXT_LIMITS = {"name": 80, "description": 32000, "user_name": 80, "greeting": 16000,
-               "personality": 16000, "scenario": 16000, "example_dialogue": 32000,
-               "creator_notes": 16000, "system_prompt": 16000,
-               "post_history_instructions": 16000}
+TEXT_LIMITS = PERSONA_TEXT  # one source: src/utils/limits.py
 SINGLE_LINE = ("name", "user_name")
 MAX_GREETINGS = 64
 MAX_TAGS = 64

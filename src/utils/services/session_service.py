@@ -3,17 +3,20 @@ import logging
 import re
 import sqlite3
 
+from ..limits import SESSION_TITLE
 from ..storage import messages as message_store
 from ..storage import personas as persona_store
 from ..storage import sessions as store
+from ..storage import tree
 from . import greetings
+from .chat_prompt import public
 from . import validation as check
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id, new_id
 
 log = logging.getLogger(__name__)
 ID_LENGTH = 16
-TITLE_MAX = 120
+TITLE_MAX = SESSION_TITLE
 PAGE_DEFAULT = 50
 PAGE_MAX = 200
 _WHITESPACE = re.compile(r"\s+")
@@ -45,7 +48,8 @@ class SessionService:
 
     def get(self, session_id: str, before_id: int | None = None,
             limit: int = PAGE_DEFAULT) -> dict:
-        """The session with one page of messages (oldest first) and whether older ones exist."""
+        """The session with one page of its active branch (oldest first, each message with the
+        ids of its alternatives) and whether older ones exist."""
         if before_id is not None:
             check.integer("before", before_id, low=1, high=2**63 - 1)
         check.integer("limit", limit, low=1, high=PAGE_MAX)
@@ -54,7 +58,9 @@ class SessionService:
         page = message_store.list_messages(conn, session_id, before_id=before_id, limit=limit)
         has_more = bool(page) and message_store.count_messages(
             conn, session_id, before_id=page[0]["id"]) > 0
-        return {**session, "messages": page, "has_more": has_more}
+        siblings = tree.siblings(conn, session_id)
+        return {**session, "messages": [public(m, siblings) for m in page],
+                "has_more": has_more}
 
     def summary(self, session_id: str) -> dict:
         """The session object without messages; 404 when unknown."""

@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 SETTINGS_KEY = "app"
 MODEL_RE = re.compile(r"^[a-z0-9][a-z0-9.\-]{1,63}$")
 EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
+from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..prompts import LANGUAGES
 DEFAULTS = {"effort": None, "max_tokens": 2048, "context_limit": 40, "language": "en",
             "user_name": ""}
@@ -28,13 +29,12 @@ def _validate_field(name: str, value):
                              "(lowercase letters, digits, '.' and '-', 2 to 64 characters)")
     if name == "effort":
         return check.choice(name, value, EFFORTS)
-    if name == "max_tokens":
-        return check.integer(name, value, low=1, high=64000)
-    if name == "context_limit":
-        return check.integer(name, value, low=4, high=400)
+    if name in SETTINGS_RANGES:
+        low, high = SETTINGS_RANGES[name]
+        return check.integer(name, value, low=low, high=high)
     if name == "language":
         return check.choice(name, value, LANGUAGES)
-    return check.text(name, value, max_len=80, single_line=True)
+    return check.text(name, value, max_len=SETTINGS_TEXT[name], single_line=True)
 
 
 class SettingsService:

@@ -150,6 +150,13 @@ class Database:
             conn = self._local.conn = connect(self.path, self._write_lock)
         return conn
 
+    def close_thread(self) -> None:
+        """Closes this thread's connection (short-lived threads call it when they end)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            conn.close()
+
     def transaction(self, immediate: bool = True):
         """A write transaction on this thread's connection."""
         return transaction(self.conn(), immediate)

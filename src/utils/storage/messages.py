@@ -1,29 +1,42 @@
-"""Message rows. Ids grow globally (AUTOINCREMENT), so they order a session's messages and let
-the cortex trigger count "the persona's messages after id N"."""
+"""Message rows. Ids grow globally (AUTOINCREMENT), so a child's id is always above its parent's
+and the cortex trigger can count "the persona's messages after id N". The tree itself (parents,
+siblings, the active branch) lives in `tree.py`."""
+import json
 import sqlite3
 
 from .clock import utc_now
 from .db import transaction
 from .sessions import touch_session
+from . import tree
 
-_COLUMNS = "id, session_id, persona_id, role, content, status, created_at"
+COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
+           "streaming, stop_reason, error")
+_COLUMNS = COLUMNS
+_PARENT = object()
 
 
 def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: str,
-                status: str = "complete") -> dict:
-    """Stores a message (persona taken from the session) and marks activity on the session.
-
-    Raises LookupError for an unknown session and sqlite3.IntegrityError for a bad role/status.
-    """
+                status: str = "complete", *, parent_id=_PARENT, streaming: bool = False,
+                edited: bool = False, cause: str = "edit") -> dict:
+    """Stores a message under `parent_id` (default: the session's active leaf) and makes it the
+    session's active leaf. Raises LookupError for an unknown session or a parent outside it,
+    and sqlite3.IntegrityError for a bad role/status."""
     now = utc_now()
     with transaction(conn):
+        if parent_id is _PARENT:
+            parent_id = tree.active_leaf(conn, session_id)
+        elif parent_id is not None and not tree.in_session(conn, session_id, parent_id):
+            raise LookupError(f"message {parent_id} is not in session {session_id}")
         row = conn.execute(
-            "INSERT INTO messages (session_id, persona_id, role, content, status, created_at) "
-            f"SELECT id, persona_id, ?, ?, ?, ? FROM sessions WHERE id = ? RETURNING {_COLUMNS}",
-            (role, content, status, now, session_id),
+            "INSERT INTO messages (session_id, persona_id, role, content, status, created_at, "
+            "parent_id, edited, streaming, on_branch) "
+            f"SELECT id, persona_id, ?, ?, ?, ?, ?, ?, ?, 0 FROM sessions WHERE id = ? "
+            f"RETURNING {_COLUMNS}",
+            (role, content, status, now, parent_id, int(edited), int(streaming), session_id),
         ).fetchone()
         if row is None:
             raise LookupError(f"unknown session: {session_id}")
+        tree.set_active(conn, session_id, row["id"], cause, fresh=row["id"])
         touch_session(conn, session_id, now)
     return dict(row)
 
@@ -36,8 +49,9 @@ def get_message(conn: sqlite3.Connection, message_id: int) -> dict | None:
 
 def list_messages(conn: sqlite3.Connection, session_id: str, *, before_id: int | None = None,
                   limit: int = 50) -> list[dict]:
-    """One page of a session: the newest `limit` messages older than `before_id`, oldest first."""
-    sql = f"SELECT {_COLUMNS} FROM messages WHERE session_id = ?"
+    """One page of the active branch: its newest `limit` messages older than `before_id`,
+    oldest first (on one branch, ids grow from the root to the leaf)."""
+    sql = f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND on_branch = 1"
     params: list = [session_id]
     if before_id is not None:
         sql += " AND id < ?"
@@ -47,7 +61,7 @@ def list_messages(conn: sqlite3.Connection, session_id: str, *, before_id: int |
 
 
 def last_messages(conn: sqlite3.Connection, session_id: str, n: int) -> list[dict]:
-    """The session's last `n` messages, oldest first."""
+    """The active branch's last `n` messages, oldest first."""
     return list_messages(conn, session_id, limit=n)
 
 
@@ -67,14 +81,19 @@ def update_message(conn: sqlite3.Connection, message_id: int, *, content: str | 
     return message
 
 
-def delete_message(conn: sqlite3.Connection, message_id: int) -> bool:
-    """Deletes one message; True when it existed."""
+def delete_message(conn: sqlite3.Connection, message_id: int, cause: str = "delete") -> bool:
+    """Deletes a message and everything below it (recorded as retracted); the session's active
+    leaf moves to the latest leaf under the parent. True when it existed."""
     with transaction(conn):
-        row = conn.execute("SELECT session_id FROM messages WHERE id = ?",
+        row = conn.execute("SELECT session_id, parent_id, on_branch FROM messages WHERE id = ?",
                            (message_id,)).fetchone()
         if row is None:
             return False
+        tree.record_subtree(conn, message_id, cause)
         conn.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+        if row["on_branch"]:
+            leaf = tree.latest_leaf(conn, row["parent_id"], row["session_id"])
+            tree.set_active(conn, row["session_id"], leaf, cause)
         touch_session(conn, row["session_id"])
     return True
 
@@ -82,24 +101,29 @@ def delete_message(conn: sqlite3.Connection, message_id: int) -> bool:
 def count_messages(conn: sqlite3.Connection, session_id: str | None = None, *,
                    persona_id: str | None = None, after_id: int | None = None,
                    before_id: int | None = None) -> int:
-    """Counts messages matching every filter given (session, persona, id range)."""
+    """Counts messages on active branches matching every filter given (session, persona, ids)."""
     filters = (("session_id = ?", session_id), ("persona_id = ?", persona_id),
                ("id > ?", after_id), ("id < ?", before_id))
     used = [(clause, value) for clause, value in filters if value is not None]
-    where = " AND ".join(clause for clause, _ in used) or "1"
+    where = " AND ".join(["on_branch = 1", *(clause for clause, _ in used)])
     row = conn.execute(f"SELECT COUNT(*) FROM messages WHERE {where}",
                        [value for _, value in used]).fetchone()
     return row[0]
 
 
-def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int) -> list[dict]:
-    """The last `limit` messages as Messages-API turns `{role, content}`.
+def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int,
+                       upto_id: int | None = None) -> list[dict]:
+    """The last `limit` messages of the branch ending at `upto_id` (default: the active leaf)
+    as Messages-API turns `{role, content}`.
 
-    Empty messages (a reply stopped before its first token) are skipped, the history starts with
-    a user turn, and consecutive turns of one role are joined, so the list is always valid input.
+    Empty messages (a reply stopped or failed before its first token) are skipped, the history
+    starts with a user turn, and consecutive turns of one role are joined, so the list is
+    always valid input.
     """
+    upto_id = tree.active_leaf(conn, session_id) if upto_id is None else upto_id
+    path = tree.path_messages(conn, upto_id, limit) if upto_id else []
     turns: list[dict] = []
-    for message in last_messages(conn, session_id, limit):
+    for message in path:
         if not message["content"].strip():
             continue
         if not turns and message["role"] != "user":
@@ -109,3 +133,44 @@ def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int) ->
         else:
             turns.append({"role": message["role"], "content": message["content"]})
     return turns
+
+
+def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status: str,
+                 stop_reason: str | None, error: dict | None) -> dict | None:
+    """Ends a streaming reply: its final text, status, stop reason and error, if any."""
+    with transaction(conn):
+        conn.execute("UPDATE messages SET content = ?, status = ?, stop_reason = ?, error = ?, "
+                     "streaming = 0 WHERE id = ?",
+                     (content, status, stop_reason, json.dumps(error) if error else None,
+                      message_id))
+        message = get_message(conn, message_id)
+        if message:
+            touch_session(conn, message["session_id"])
+    return message
+
+
+def request_stop(conn: sqlite3.Connection, message_id: int) -> bool:
+    """Marks a streaming reply for stopping (its generator checks the mark); True if streaming."""
+    with transaction(conn):
+        return conn.execute("UPDATE messages SET stop_reason = 'stop_requested' "
+                            "WHERE id = ? AND streaming = 1", (message_id,)).rowcount == 1
+
+
+def streaming_reply(conn: sqlite3.Connection, session_id: str) -> dict | None:
+    """The session's reply that is being generated, if any."""
+    row = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND streaming = 1 "
+                       "ORDER BY id DESC LIMIT 1", (session_id,)).fetchone()
+    return dict(row) if row else None
+
+
+def streaming_replies(conn: sqlite3.Connection) -> list[dict]:
+    """Every reply marked as being generated (recovery looks for orphans among them)."""
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE streaming = 1").fetchall()
+    return [dict(row) for row in rows]
+
+
+def resume_reply(conn: sqlite3.Connection, message_id: int, content: str) -> None:
+    """Makes a stored reply stream again (to continue it) from `content`."""
+    with transaction(conn):
+        conn.execute("UPDATE messages SET content = ?, status = 'incomplete', streaming = 1, "
+                     "stop_reason = NULL, error = NULL WHERE id = ?", (content, message_id))

@@ -9,7 +9,8 @@ from .clock import utc_now
 
 _SELECT = (
     "SELECT s.id, s.persona_id, s.title, s.greeting_index, s.created_at, s.updated_at, "
-    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count "
+    "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.on_branch = 1) "
+    "AS message_count, s.active_leaf_id "
     "FROM sessions s"
 )
 

@@ -1,5 +1,5 @@
 // Message bubbles. Assistant text is Markdown (sanitised); the person's own text stays plain.
-import { h } from '../lib/dom.js';
+import { formatDateTime, formatTime, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { renderMarkdown } from '../lib/markdown.js';
 import { avatar, cardText } from '../lib/persona_view.js';
@@ -13,10 +13,20 @@ export function bubble(message, persona = null) {
     dataset: { role: message.role, id: message.id ?? '' },
     'aria-label': message.role === 'user' ? 'You' : 'Reply',
   }, message.role === 'assistant' && persona ? h('div', { class: 'msg-author' }, avatar(persona, 24)) : null,
-  body, h('div', { class: 'msg-meta' }));
+  body, h('div', { class: 'msg-meta' }, timeEl(message.created_at)));
   setText(el, message.content || '');
-  markIncomplete(el, message.status === 'incomplete');
+  markIncomplete(el, message.status === 'incomplete' && !message.error,
+    message.stop_reason === 'interrupted' ? 'Interrupted' : 'Incomplete');
+  if (message.edited) {
+    el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: 'Edited' }));
+  }
   return el;
+}
+
+/** The message's time in small print ("14:03", or with the date when not today). */
+function timeEl(iso) {
+  if (!iso) return null;
+  return h('time', { class: 'msg-time', datetime: iso, title: formatDateTime(iso), text: formatTime(iso) });
 }
 
 /** Replaces a bubble's text. */

@@ -1,8 +1,15 @@
 // The message box: grows with its text, Enter sends, Shift+Enter adds a line, Stop while streaming.
+// On touch screens (no fine pointer) Enter adds a line and the Send button sends, as on ChatGPT's
+// mobile web: an on-screen keyboard has no Shift+Enter.
 import { byId } from '../lib/dom.js';
 
 const MAX_HEIGHT_PX = 220;
 const FINE_POINTER = window.matchMedia('(pointer: fine)');
+
+/** True when this key press should send (Enter on a keyboard-and-mouse device, not Shift+Enter). */
+export function enterSends(event) {
+  return event.key === 'Enter' && !event.shiftKey && !event.isComposing && FINE_POINTER.matches;
+}
 
 /** The composer form at the bottom of the chat. */
 export class Composer {
@@ -18,13 +25,15 @@ export class Composer {
       this.submit(onSend);
     });
     this.input.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      if (enterSends(event)) {
         event.preventDefault();
         this.submit(onSend);
       }
     });
     this.input.addEventListener('input', () => this.resize());
     this.stop.addEventListener('click', () => onStop());
+    this.input.enterKeyHint = FINE_POINTER.matches ? 'send' : 'enter';
+    if (!FINE_POINTER.matches) byId('composer-hint').textContent = 'Enter adds a line · the Send button sends';
   }
 
   submit(onSend) {

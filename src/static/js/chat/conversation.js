@@ -1,11 +1,14 @@
-// One session's messages and the reply that is streaming into it. The server is the source of
-// truth: after each reply the session is read back, so ids, incomplete marks and order match it.
+// One session's active branch and the reply that is streaming into it. The server is the source
+// of truth: after each reply the session is read back, so ids, alternatives and marks match it.
+// Replies run on the server independently of this page: after a reload, a session switch or a
+// lost connection, a reply still being written is followed again with a `resume` frame.
 import { api, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import {
   bubble, copyText, emptyState, errorBlock, greetingBubble, markIncomplete, setText, typingIndicator,
 } from './bubbles.js';
-import { addActions, editLastMessage, removeActions } from './message_actions.js';
+import { treeMethods } from './conversation_tree.js';
+import { addActions, removeActions } from './message_actions.js';
 
 const PAGE = 200;
 const STOPPED = { cancelled: 'Incomplete', max_tokens: 'Cut off (length limit)' };
@@ -31,13 +34,17 @@ export class Conversation {
     this.renderPending = false;
     socket.addEventListener('frame', (event) => this.receive(event.detail));
     socket.addEventListener('close', () => {
-      if (this.stream) this.fail(CONNECTION_LOST);
+      if (this.stream && !this.stream.started) this.fail(CONNECTION_LOST);
+      else if (this.stream) this.stream.lost = true;
+    });
+    socket.addEventListener('open', () => {
+      if (this.stream?.lost) this.follow(this.stream.sessionId);
     });
   }
 
   /** Shows `session` (or the empty state for `persona` when there is none yet). */
   async open(persona, session) {
-    if (this.stream) this.abandonStream();
+    if (this.stream) this.endStream();
     this.persona = persona;
     this.session = session;
     this.greetingIndex = session ? session.greeting_index || 0 : 0;
@@ -45,6 +52,23 @@ export class Conversation {
     this.hasMore = false;
     this.messages = session ? await this.fetchMessages(session.id) : [];
     this.render();
+    this.resumeIfStreaming();
+  }
+
+  /** Follows the reply the server is still writing into the shown session, if any. */
+  resumeIfStreaming() {
+    const last = this.messages.at(-1);
+    if (!this.session || this.stream || !last || last.status !== 'streaming') return;
+    const replyEl = this.list.querySelector(`.msg[data-id="${last.id}"]`);
+    if (!replyEl) return;
+    removeActions(this.list);
+    this.begin({ kind: 'resume' }, null, replyEl);
+    this.follow(this.session.id);
+  }
+
+  follow(sessionId) {
+    if (this.stream) this.stream.text = '';
+    this.socket.send({ type: 'resume', session_id: sessionId }).catch(() => {});
   }
 
   /** Shows greeting `index`; a session that exists already remembers the choice. */
@@ -89,6 +113,7 @@ export class Conversation {
       if (this.session && this.session.id === sessionId && !this.stream) {
         this.messages = messages;
         this.render();
+        this.resumeIfStreaming();
       }
     } catch (err) {
       this.handlers.notify(err.message, true);
@@ -96,7 +121,7 @@ export class Conversation {
   }
 
   render(toEnd = true) {
-    const nodes = this.messages.map((message) => bubble(message, this.persona));
+    const nodes = this.messages.flatMap((message) => this.messageNodes(message));
     if (!this.hasMore) {
       const pick = this.messages.length || this.stream ? null : (index) => this.pickGreeting(index);
       const greeting = greetingBubble(this.persona, this.greetingIndex, pick);
@@ -117,9 +142,11 @@ export class Conversation {
 
   addActions() {
     addActions(this.list, {
-      regenerate: () => this.regenerate(),
+      find: (el) => this.messages.find((m) => m.id === Number(el.dataset.id)),
+      regenerate: (message) => this.regenerate(message.id),
       copy: (el) => this.copy(el),
       edit: (el) => this.startEdit(el),
+      continueReply: (message) => this.continueReply(message),
     });
   }
 
@@ -144,33 +171,26 @@ export class Conversation {
       { type: 'chat', session_id: this.session.id, message: text });
   }
 
-  /** Replaces the last reply with a new one. */
-  regenerate() {
-    if (this.stream || !this.session) return;
-    this.clearError();
-    const last = this.list.querySelector('.msg:last-of-type');
-    if (last && last.dataset.role === 'assistant') last.remove();
-    removeActions(this.list);
-    this.begin({ kind: 'regenerate' }, { type: 'regenerate', session_id: this.session.id });
-  }
-
   /** Asks the server to stop the reply; it answers with `done` (stop_reason "cancelled"). */
   stop() {
     if (!this.stream) return;
     this.composer.stop.disabled = true;
-    this.socket.send({ type: 'stop' }).catch(() => this.fail(CONNECTION_LOST));
+    this.socket.send({ type: 'stop', session_id: this.stream.sessionId })
+      .catch(() => this.fail(CONNECTION_LOST));
   }
 
-  begin(stream, frame) {
-    const replyEl = bubble({ role: 'assistant', content: '' }, this.persona);
+  begin(stream, frame, existing = null) {
+    const replyEl = existing || bubble({ role: 'assistant', content: '' }, this.persona);
     replyEl.classList.add('msg-streaming');
-    replyEl.querySelector('.msg-body').append(typingIndicator());
-    this.list.append(replyEl);
-    this.stream = { ...stream, replyEl, text: '', started: false, sessionId: this.session.id };
+    if (!existing) {
+      replyEl.querySelector('.msg-body').append(typingIndicator());
+      this.list.append(replyEl);
+    }
+    this.stream = { text: '', ...stream, replyEl, started: false, sessionId: this.session.id };
     this.list.setAttribute('aria-busy', 'true');
     this.composer.setStreaming(true);
     this.scrollToEnd(true);
-    this.socket.send(frame).catch(() => this.fail(CONNECTION_LOST));
+    if (frame) this.socket.send(frame).catch(() => this.fail(CONNECTION_LOST));
   }
 
   receive(frame) {
@@ -179,6 +199,7 @@ export class Conversation {
       chunk: () => this.chunk(frame),
       done: () => this.finish(frame),
       error: () => this.fail(frame),
+      idle: () => this.idle(frame),
       cortex: () => this.memory.jobEvent(frame),
       title: () => this.handlers.titleChanged(frame),
     }[frame.type];
@@ -188,6 +209,8 @@ export class Conversation {
   started(frame) {
     if (!this.stream) return;
     this.stream.started = true;
+    this.stream.lost = false;
+    if (frame.reply_id != null) this.stream.replyEl.dataset.id = String(frame.reply_id);
     if (this.stream.userEl && frame.message_id != null) {
       this.stream.userEl.dataset.id = String(frame.message_id);
     }
@@ -232,7 +255,12 @@ export class Conversation {
       return;
     }
     this.endStream();
-    stream.replyEl.remove();
+    if (frame.code === 'not_configured') this.handlers.keyMissing();
+    if (stream.started) {
+      this.reload();
+      return;
+    }
+    if (stream.kind !== 'continue' && stream.kind !== 'resume') stream.replyEl.remove();
     if (stream.kind === 'chat' && !stream.started) {
       stream.userEl.classList.add('msg-unsent');
       this.composer.restore(stream.userText);
@@ -240,8 +268,13 @@ export class Conversation {
     this.errorEl = errorBlock(message, () => this.retry(stream));
     this.list.append(this.errorEl);
     this.scrollToEnd(true);
-    if (frame.code === 'not_configured') this.handlers.keyMissing();
-    if (stream.started) this.reload();
+  }
+
+  /** `resume` found nothing in flight: the reply finished meanwhile, so read it back. */
+  idle(frame) {
+    if (!this.stream || frame.session_id !== this.stream.sessionId) return;
+    this.endStream();
+    this.reload();
   }
 
   retry(stream) {
@@ -269,41 +302,11 @@ export class Conversation {
     this.list.querySelector('.msg-streaming')?.classList.remove('msg-streaming');
   }
 
-  /** Leaving a session while it streams: the server stops and keeps the partial reply. */
-  abandonStream() {
-    this.socket.send({ type: 'stop' }).catch(() => {});
-    this.endStream();
-  }
-
   copy(el) {
     const message = this.messages.find((m) => m.id === Number(el.dataset.id));
     copyText(message ? message.content : el.textContent)
       .then(() => this.handlers.notify('Copied'))
       .catch(() => this.handlers.notify('Copying is not allowed here.', true));
-  }
-
-  startEdit(el) {
-    const id = Number(el.dataset.id);
-    const message = this.messages.find((m) => m.id === id);
-    if (!message || this.stream) return;
-    removeActions(this.list);
-    editLastMessage(el, message.content, {
-      save: (text) => this.saveEdit(text),
-      cancel: () => this.render(),
-    });
-  }
-
-  async saveEdit(text) {
-    try {
-      await api.put(`/api/sessions/${seg(this.session.id)}/messages/last`, { content: text });
-    } catch (err) {
-      this.handlers.notify(err.message, true);
-      return false;
-    }
-    this.messages = await this.fetchMessages(this.session.id);
-    this.render();
-    this.regenerate();
-    return true;
   }
 
   scrollToEnd(force = false) {
@@ -312,3 +315,5 @@ export class Conversation {
     if (force || nearEnd) scroller.scrollTop = scroller.scrollHeight;
   }
 }
+
+Object.assign(Conversation.prototype, treeMethods);

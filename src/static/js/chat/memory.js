@@ -4,6 +4,8 @@
 import { api, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 
+const EXPLAIN = ' After enough new messages the persona writes what matters into its memory '
+  + 'files (memory.md, soul.md, relationship.md). Click to read or edit them.';
 const POLL_MS = 1000;
 const FILE_LABELS = { 'memory.md': 'memory', 'soul.md': 'soul', 'relationship.md': 'relationship' };
 
@@ -26,7 +28,7 @@ export class MemoryIndicator {
     this.stopPolling();
     this.jobId = null;
     this.setProgress(null);
-    this.render('idle', 'Memory', 'Memory: open the cortex editor');
+    this.render('idle', 'Memory', `The persona's memory.${EXPLAIN}`);
   }
 
   /** Loads the persona's progress before any reply (`GET …/cortex/status`; optional). */
@@ -64,7 +66,7 @@ export class MemoryIndicator {
       ? ` (${cortex.unprocessed} of ${cortex.threshold} messages)` : '';
     this.setProgress(fraction);
     this.render('idle', `Memory ${percent}%`,
-      `${percent}% of the way to the next memory update${counted}`);
+      `${percent}% of the way to the next memory update${counted}.${EXPLAIN}`);
   }
 
   /** Shows a running update and follows it until it ends. */

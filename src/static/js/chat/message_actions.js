@@ -1,38 +1,50 @@
-// The actions under the last messages (regenerate, copy, edit), and editing the last message in
-// place: a textarea in the bubble, then Save (which asks for a new reply) or Cancel.
+// The actions under messages (every message can be edited, every reply regenerated or copied,
+// the last incomplete reply continued), and editing a message in place: a textarea in the
+// bubble, then Save (a person's message gets a new reply) or Cancel.
 import { h } from '../lib/dom.js';
 import { actionButton } from './bubbles.js';
+import { enterSends } from './composer.js';
 
-/** Adds Regenerate and Copy under the last reply and Edit under the last message of the person. */
-export function addActions(list, { regenerate, copy, edit }) {
+/** Adds the actions to each bubble in `list`; `find(el)` gives the message of a bubble. */
+export function addActions(list, { find, regenerate, copy, edit, continueReply }) {
   const bubbles = [...list.querySelectorAll('.msg')];
-  const last = bubbles.at(-1);
-  if (!last) return;
-  if (last.dataset.role === 'assistant') {
-    last.querySelector('.msg-meta').append(
-      actionButton('Regenerate', 'refresh', regenerate, { 'data-action': 'regenerate' }),
-      actionButton('Copy', 'copy', () => copy(last), { 'data-action': 'copy' }),
-    );
-  }
-  const lastUser = bubbles.filter((el) => el.dataset.role === 'user').at(-1);
-  if (lastUser) {
-    lastUser.querySelector('.msg-meta').append(
-      actionButton('Edit', 'pencil', () => edit(lastUser), { 'data-action': 'edit' }));
-  }
+  bubbles.forEach((el, index) => {
+    const message = find(el);
+    if (!message) return;
+    const meta = el.querySelector('.msg-meta');
+    const last = index === bubbles.length - 1;
+    if (message.role === 'assistant') {
+      meta.append(
+        actionButton('Regenerate', 'refresh', () => regenerate(message), { 'data-action': 'regenerate' }),
+        actionButton('Copy', 'copy', () => copy(el), { 'data-action': 'copy' }),
+      );
+      if (last && message.status === 'incomplete' && message.content.trim()) {
+        meta.append(actionButton('Continue', 'send', () => continueReply(message),
+          { 'data-action': 'continue' }));
+      }
+    }
+    meta.append(actionButton('Edit', 'pencil', () => edit(el), { 'data-action': 'edit' }));
+  });
 }
 
 /** Removes every action button (while a reply streams, or while editing). */
 export function removeActions(list) {
-  list.querySelectorAll('.msg-action').forEach((el) => el.remove());
+  list.querySelectorAll('.msg-action:not(.sibling-step)').forEach((el) => el.remove());
+  list.querySelectorAll('.sibling-step').forEach((el) => { el.disabled = true; });
 }
 
 /** Turns bubble `el` into an editor for `text`; `save(text)` resolves false to keep editing. */
-export function editLastMessage(el, text, { save, cancel }) {
+export function editMessage(el, text, { save, cancel }) {
   const body = el.querySelector('.msg-body');
   const meta = el.querySelector('.msg-meta');
-  const input = h('textarea', { class: 'edit-input', 'aria-label': 'Edit your message', rows: 3 });
+  const mine = el.dataset.role === 'user';
+  const input = h('textarea', {
+    class: 'edit-input', 'aria-label': mine ? 'Edit your message' : 'Edit the reply', rows: 3,
+  });
   input.value = text;
-  const saveButton = h('button', { type: 'submit', class: 'btn btn-primary btn-small', text: 'Save and regenerate' });
+  const saveButton = h('button', {
+    type: 'submit', class: 'btn btn-primary btn-small', text: mine ? 'Save and regenerate' : 'Save',
+  });
   const form = h('form', { class: 'edit-form' }, input, h('div', { class: 'edit-actions' },
     h('button', { type: 'button', class: 'btn btn-quiet btn-small', text: 'Cancel', onClick: cancel }),
     saveButton));
@@ -44,7 +56,7 @@ export function editLastMessage(el, text, { save, cancel }) {
   });
   input.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') cancel();
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    if (enterSends(event)) {
       event.preventDefault();
       form.requestSubmit();
     }
@@ -55,3 +67,6 @@ export function editLastMessage(el, text, { save, cancel }) {
   input.focus();
   input.setSelectionRange(input.value.length, input.value.length);
 }
+
+/** Kept for callers of the earlier name: edits the last message. */
+export const editLastMessage = editMessage;

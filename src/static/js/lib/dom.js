@@ -46,18 +46,27 @@ export function formatDateTime(iso) {
   return Number.isNaN(date.getTime()) ? String(iso ?? '') : DATE_TIME.format(date);
 }
 
+const TIME = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+const DAY_TIME = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+
+/** "14:03" for a time today, "12 May, 14:03" for another day. */
+export function formatTime(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return (date.toDateString() === new Date().toDateString() ? TIME : DAY_TIME).format(date);
+}
+
+const UNITS = [['second', 1, 60], ['minute', 60, 60], ['hour', 3600, 24], ['day', 86400, 7]];
+
 /** "5 minutes ago" for an ISO timestamp (falls back to the date after a week). */
 export function formatRelative(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
-  const steps = [[60, 'second'], [3600, 'minute'], [86400, 'hour'], [604800, 'day']];
+  const seconds = (date.getTime() - Date.now()) / 1000;
   if (Math.abs(seconds) < 45) return 'just now';
-  for (let i = 1; i < steps.length; i += 1) {
-    if (Math.abs(seconds) < steps[i][0]) {
-      return RELATIVE.format(Math.round(seconds / steps[i - 1][0]), steps[i - 1][1]);
-    }
+  for (const [unit, size, count] of UNITS) {
+    const value = Math.round(seconds / size);
+    if (Math.abs(value) < count) return RELATIVE.format(value, unit);
   }
-  if (Math.abs(seconds) < 604800) return RELATIVE.format(Math.round(seconds / 86400), 'day');
   return formatDateTime(iso);
 }

@@ -6,6 +6,7 @@
 // data: URLs.
 import { Marked } from '../../vendor/marked/marked.esm.js';
 import DOMPurify from '../../vendor/dompurify/purify.es.js';
+import { enhanceCode } from './code_blocks.js';
 
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
@@ -72,4 +73,5 @@ function markdownFragment(text) {
 /** Replaces `target`'s content with `text` rendered as sanitised Markdown. */
 export function renderMarkdown(target, text) {
   target.replaceChildren(markdownFragment(text));
+  enhanceCode(target);
 }

@@ -1,15 +1,15 @@
 // The cortex editor: three tabs, a Markdown textarea with preview, the size meter, and saving
-// with If-Match. A 412 opens the conflict view: both versions side by side, keep mine (after
-// editing it into a merge if wanted) or take theirs.
+// with If-Match. A draft's base revision never moves under it: a newer revision arriving while a
+// draft exists (a memory update, another tab, a restore, a 412 on save) opens the merge view.
 import { ApiError, request, seg } from '../lib/api.js';
 import { byId } from '../lib/dom.js';
 import { renderMarkdown } from '../lib/markdown.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { ConflictView } from './cortex_conflict.js';
+import { markTabs, moveTab, updateMeter } from './cortex_tabs.js';
 
 export const FILES = ['memory.md', 'soul.md', 'relationship.md'];
 const VIEW_KEY = 'persona-cortex:editor-view';
-const NUMBER = new Intl.NumberFormat();
 
 function fileUrl(personaId, filename) {
   return `/api/personas/${seg(personaId)}/cortex/${seg(filename)}`;
@@ -17,6 +17,10 @@ function fileUrl(personaId, filename) {
 
 function fromResponse({ data, headers }) {
   return { ...data, etag: headers.get('ETag') || `"${data.revision}"` };
+}
+
+function fromCurrent(current) {
+  return { ...current, etag: `"${current.revision}"` };
 }
 
 /** Edits one persona's three cortex files; `onSaved(filename)` runs after every change. */
@@ -40,8 +44,9 @@ export class CortexEditor {
     this.tabs = [...byId('cortex-tabs').querySelectorAll('[role="tab"]')];
     this.conflict = new ConflictView({
       hide: [this.body, byId('editor-foot')],
-      keepMine: (content, theirs) => this.keepMine(content, theirs),
-      takeTheirs: (theirs) => this.takeTheirs(theirs),
+      save: (text) => this.saveMerged(text),
+      edit: (text) => this.editMerged(text),
+      discard: () => this.discardDraft(),
     });
     this.bind();
     this.setView(window.localStorage.getItem(VIEW_KEY) || 'edit');
@@ -50,7 +55,7 @@ export class CortexEditor {
   bind() {
     this.tabs.forEach((tab) => {
       tab.addEventListener('click', () => this.select(tab.dataset.file));
-      tab.addEventListener('keydown', (event) => this.tabKey(event));
+      tab.addEventListener('keydown', (event) => moveTab(event, this.tabs, (file) => this.select(file)));
     });
     document.querySelectorAll('.segmented [data-view]').forEach((button) => {
       button.addEventListener('click', () => this.setView(button.dataset.view));
@@ -68,16 +73,6 @@ export class CortexEditor {
     window.addEventListener('beforeunload', (event) => {
       if (this.anyDirty()) event.preventDefault();
     });
-  }
-
-  tabKey(event) {
-    const index = this.tabs.indexOf(event.currentTarget);
-    const moves = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: this.tabs.length - 1 };
-    if (!(event.key in moves)) return;
-    event.preventDefault();
-    const next = this.tabs[(moves[event.key] + this.tabs.length) % this.tabs.length];
-    next.focus();
-    this.select(next.dataset.file);
   }
 
   /** True when any file has unsaved edits. */
@@ -105,15 +100,27 @@ export class CortexEditor {
     this.select(FILES.includes(filename) ? filename : FILES[0]);
   }
 
-  /** Reads one file again after a change elsewhere; unsaved edits stay (a save then conflicts). */
+  /** Reads one file again after a change elsewhere; a draft is merged, never rebased silently. */
   async refresh(filename) {
     const file = this.files[filename];
     if (!file || !this.personaId) return;
-    const server = fromResponse(await request('GET', fileUrl(this.personaId, filename)));
-    const keepDraft = this.isDirty(filename);
-    file.server = server;
-    if (!keepDraft) file.draft = server.content;
-    if (filename === this.filename) this.show();
+    const personaId = this.personaId;
+    const server = fromResponse(await request('GET', fileUrl(personaId, filename)));
+    if (personaId === this.personaId && this.files[filename] === file) this.receive(filename, server);
+  }
+
+  /** Takes a newer revision of `filename`: shown at once without a draft, merged with one. */
+  receive(filename, server) {
+    const file = this.files[filename];
+    const known = file.incoming || file.server;
+    if (server.revision <= known.revision) return;
+    if (!this.isDirty(filename)) {
+      this.adopt(filename, server);
+      return;
+    }
+    file.incoming = server;
+    this.markTabs();
+    if (filename === this.filename) this.openMerge();
   }
 
   select(filename) {
@@ -129,6 +136,7 @@ export class CortexEditor {
     this.hideConflict();
     this.setStatus('');
     this.show();
+    if (this.files[filename]?.incoming) this.openMerge();
     this.onSelect(filename);
   }
 
@@ -141,6 +149,10 @@ export class CortexEditor {
     this.edited();
   }
 
+  markTabs() {
+    markTabs(this.tabs, this.files, (name) => this.isDirty(name));
+  }
+
   edited() {
     const file = this.files[this.filename];
     if (!file) return;
@@ -148,38 +160,10 @@ export class CortexEditor {
     const dirty = this.isDirty(this.filename);
     this.saveButton.disabled = !dirty;
     this.revertButton.disabled = !dirty;
-    this.updateMeter(file.draft.length, file.server.budget);
+    updateMeter(this.meter, this.count, file.draft.length, file.server.budget);
     this.markTabs();
     clearTimeout(this.previewTimer);
     this.previewTimer = setTimeout(() => this.renderPreview(), 120);
-  }
-
-  markTabs() {
-    this.tabs.forEach((tab) => {
-      const dirty = this.isDirty(tab.dataset.file);
-      let dot = tab.querySelector('.dirty-dot');
-      if (dirty && !dot) {
-        dot = document.createElement('span');
-        dot.className = 'dirty-dot';
-        dot.title = 'Unsaved changes';
-        tab.append(dot);
-      } else if (!dirty && dot) dot.remove();
-      tab.setAttribute('aria-description', dirty ? 'unsaved changes' : '');
-    });
-  }
-
-  updateMeter(chars, budget) {
-    const limit = budget || 12000;
-    this.meter.max = limit;
-    this.meter.low = Math.round(limit * 0.75);
-    this.meter.high = Math.round(limit * 0.95);
-    this.meter.optimum = 0;
-    this.meter.value = Math.min(chars, limit);
-    let text = `${NUMBER.format(chars)} / ${NUMBER.format(limit)} characters`;
-    if (chars > limit * 4) text += ' — over the hard limit: saving will be refused';
-    else if (chars > limit) text += ' — over budget: the persona will be asked to condense it';
-    this.count.textContent = text;
-    this.count.classList.toggle('meter-over', chars > limit);
   }
 
   renderPreview() {
@@ -201,35 +185,52 @@ export class CortexEditor {
     this.status.dataset.tone = tone;
   }
 
-  /** Saves `content` based on the revision `etag`; a stale revision opens the conflict view. */
-  async save(content = this.text.value, etag = null) {
+  /** Saves the draft on its own base revision; a newer revision on the server opens the merge. */
+  async save() {
     const file = this.files[this.filename];
     if (!file) return;
-    const filename = this.filename;
+    if (file.incoming) {
+      this.openMerge();
+      return;
+    }
     this.saveButton.disabled = true;
+    await this.put(this.filename, this.text.value, file.server.etag, 'Saved');
+  }
+
+  /** PUTs `content` with If-Match `etag`; a 412 turns the newest revision into a merge. */
+  async put(filename, content, etag, verb) {
+    const file = this.files[filename];
     try {
       const response = await request('PUT', fileUrl(this.personaId, filename), {
-        body: { content }, headers: { 'If-Match': etag || file.server.etag },
+        body: { content }, headers: { 'If-Match': etag },
       });
-      file.server = fromResponse(response);
-      file.draft = file.server.content;
-      this.hideConflict();
-      if (filename === this.filename) this.show();
-      this.setStatus(`Saved as revision ${file.server.revision}.`, 'ok');
+      this.adopt(filename, fromResponse(response));
+      this.setStatus(`${verb} as revision ${file.server.revision}.`, 'ok');
       toast(`${filename} saved`);
       this.onSaved(filename);
     } catch (err) {
       if (err instanceof ApiError && err.status === 412 && err.data?.error?.current) {
-        this.showConflict(filename, err.data.error.current, content);
+        file.incoming = fromCurrent(err.data.error.current);
+        this.openMerge();
       } else {
         this.setStatus(err.message, 'error');
-        this.saveButton.disabled = false;
+        this.saveButton.disabled = !this.isDirty(filename);
       }
     }
   }
 
-  showConflict(filename, current, mine) {
-    this.conflict.open(this.files[filename].server.revision, current, mine);
+  /** Makes `server` the file's base revision and `draft` its text, closing any merge. */
+  adopt(filename, server, draft = server.content) {
+    Object.assign(this.files[filename], { server, draft, incoming: null });
+    if (filename !== this.filename) return;
+    this.hideConflict();
+    this.show();
+  }
+
+  openMerge() {
+    const file = this.files[this.filename];
+    this.markTabs();
+    this.conflict.open(file.server, file.incoming, file.draft);
     this.setStatus('');
   }
 
@@ -237,17 +238,26 @@ export class CortexEditor {
     this.conflict.close();
   }
 
-  async keepMine(content, theirs) {
-    this.files[this.filename].server = theirs;
-    await this.save(content, theirs.etag);
+  async saveMerged(text) {
+    const file = this.files[this.filename];
+    await this.put(this.filename, text, file.incoming.etag, 'Saved the merged version');
   }
 
-  takeTheirs(theirs) {
+  /** The merged text becomes the draft, now based on the newest revision. */
+  editMerged(text) {
     const file = this.files[this.filename];
-    file.server = theirs;
-    file.draft = file.server.content;
-    this.hideConflict();
-    this.show();
+    this.adopt(this.filename, file.incoming, text);
+    this.setStatus(`The merged text is in the editor, based on revision ${file.server.revision}; `
+      + 'save when it reads right.', 'ok');
+    this.text.focus();
+  }
+
+  async discardDraft() {
+    const file = this.files[this.filename];
+    const ok = await confirmAction('Your draft is discarded and the editor shows the saved version '
+      + `(revision ${file.incoming.revision}).`, { title: 'Discard your draft?', confirm: 'Discard draft' });
+    if (!ok || !file.incoming) return;
+    this.adopt(this.filename, file.incoming);
     this.setStatus(`Showing the saved version (revision ${file.server.revision}).`, 'ok');
     this.text.focus();
   }
@@ -255,8 +265,7 @@ export class CortexEditor {
   revert() {
     const file = this.files[this.filename];
     if (!file) return;
-    file.draft = file.server.content;
-    this.show();
+    this.adopt(this.filename, file.incoming || file.server);
     this.setStatus('Changes discarded.');
   }
 
@@ -269,24 +278,18 @@ export class CortexEditor {
     if (!ok) return;
     try {
       const response = await request('POST', `${fileUrl(this.personaId, filename)}/reset`, { body: {} });
-      const file = this.files[filename];
-      file.server = fromResponse(response);
-      file.draft = file.server.content;
-      this.show();
-      this.setStatus(`Reset to the template (revision ${file.server.revision}).`, 'ok');
+      this.adopt(filename, fromResponse(response));
+      this.setStatus(`Reset to the template (revision ${response.data.revision}).`, 'ok');
       this.onSaved(filename);
     } catch (err) {
       this.setStatus(err.message, 'error');
     }
   }
 
-  /** After a restore from the history: the restored text becomes the editor's text. */
+  /** After a restore from the history: shown at once, or merged with a draft. */
   applyRestored(response) {
-    const file = this.files[this.filename];
-    file.server = fromResponse(response);
-    file.draft = file.server.content;
-    this.hideConflict();
-    this.show();
-    this.setStatus(`Restored as revision ${file.server.revision}.`, 'ok');
+    const dirty = this.isDirty(this.filename);
+    this.receive(this.filename, fromResponse(response));
+    if (!dirty) this.setStatus(`Restored as revision ${this.files[this.filename].server.revision}.`, 'ok');
   }
 }

@@ -19,7 +19,19 @@ export class CortexHistory {
     this.filename = null;
     this.revisions = [];
     this.selected = null;
+    this.revealNext = false;
     this.restoreButton.addEventListener('click', () => this.restore());
+  }
+
+  /** The next diff shown is scrolled into view and focused (a "see changes" link landed here). */
+  revealDiff() {
+    this.revealNext = true;
+  }
+
+  /** The file's own version number of `rev` (1 for its first revision). */
+  version(rev) {
+    const index = this.revisions.findIndex((r) => r.rev === rev);
+    return index < 0 ? null : this.revisions.length - index;
   }
 
   base() {
@@ -44,7 +56,8 @@ export class CortexHistory {
 
   render() {
     const latest = this.revisions[0]?.rev;
-    this.list.replaceChildren(...this.revisions.map((revision) => {
+    this.list.replaceChildren(...this.revisions.map((revision, index) => {
+      const version = this.revisions.length - index;
       const author = AUTHORS[revision.author] || revision.author;
       const button = h('button', {
         type: 'button', class: 'history-item', dataset: { rev: revision.rev },
@@ -52,7 +65,7 @@ export class CortexHistory {
         onClick: () => this.show(revision.rev),
       },
       h('span', { class: 'history-head' },
-        h('span', { class: 'history-rev', text: `#${revision.rev}` }),
+        h('span', { class: 'history-rev', text: `#${version}`, title: `Version ${version} of ${this.filename}` }),
         h('span', { class: `badge author author-${revision.author}`, text: author }),
         revision.rev === latest ? h('span', { class: 'badge', text: 'Current' }) : null),
       h('time', { class: 'history-when', datetime: revision.created_at, title: formatDateTime(revision.created_at),
@@ -75,30 +88,38 @@ export class CortexHistory {
       item.setAttribute('aria-current', String(Number(item.dataset.rev) === rev));
     });
     const author = AUTHORS[detail.author] || detail.author;
-    const previous = detail.previous_rev ? ` against #${detail.previous_rev}` : ' (first version)';
-    byId('diff-title').textContent = `Revision #${detail.rev}${previous}`;
+    const version = this.version(rev);
+    const previous = version > 1 ? ` against #${version - 1}` : ' (first version)';
+    byId('diff-title').textContent = `Version #${version} of ${this.filename}${previous}`;
     const counts = renderDiff(byId('diff'), detail.diff);
     byId('diff-meta').textContent = `${author} · ${formatDateTime(detail.created_at)} · `
       + `+${counts.added} −${counts.removed} lines${detail.summary ? ` · ${detail.summary}` : ''}`;
     const current = this.revisions[0] && this.revisions[0].rev === rev;
     this.restoreButton.hidden = current;
     byId('diff-current').hidden = !current;
-    this.restoreButton.textContent = `Restore #${rev}`;
+    this.restoreButton.textContent = `Restore #${version}`;
     this.view.hidden = false;
+    if (this.revealNext) {
+      this.revealNext = false;
+      this.view.scrollIntoView({ block: 'start' });
+      byId('diff').focus({ preventScroll: true });
+    }
   }
 
   async restore() {
     const rev = this.selected;
     if (rev == null) return;
-    const unsaved = this.isDirty(this.filename) ? ' Your unsaved changes in the editor are discarded.' : '';
-    const ok = await confirmAction(`${this.filename} gets the text of revision #${rev} back, as a new `
-      + `revision; the current text stays in the history.${unsaved}`,
-    { title: `Restore revision #${rev}?`, confirm: 'Restore' });
+    const unsaved = this.isDirty(this.filename) ? ' Your draft in the editor is kept: you merge it with '
+      + 'the restored text next.' : '';
+    const version = this.version(rev);
+    const ok = await confirmAction(`${this.filename} gets the text of version #${version} back, as a new `
+      + `version; the current text stays in the history.${unsaved}`,
+    { title: `Restore version #${version}?`, confirm: 'Restore' });
     if (!ok) return;
     try {
       const response = await request('POST', `${this.base()}/${seg(rev)}/restore`, { body: {} });
       this.onRestored(response);
-      toast(`Revision #${rev} restored`);
+      toast(`Version #${version} restored`);
       await this.load(this.personaId, this.filename, 'latest');
     } catch (err) {
       toast(err.message, { error: true });

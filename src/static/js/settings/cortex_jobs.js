@@ -2,6 +2,7 @@
 // the job, then poll it until it is done or failed.
 import { api, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
+import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { toast } from '../lib/ui.js';
 
 const POLL_MS = 700;
@@ -34,6 +35,12 @@ export class CortexJobs {
   }
 
   async save() {
+    byId('cx-error').textContent = '';
+    const problem = limitProblem(this.form);
+    if (problem) {
+      showProblem(byId('cx-error'), problem.el, problem.message);
+      return;
+    }
     try {
       const saved = await api.put('/api/cortex/settings', {
         enabled: byId('cx-enabled').checked,
@@ -41,9 +48,9 @@ export class CortexJobs {
         idle_minutes: Number(byId('cx-idle').value),
       });
       byId('cx-idle').value = saved.idle_minutes;
-      this.setStatus('', 'Memory settings saved.', 'done');
+      toast('Memory settings saved for all personas');
     } catch (err) {
-      this.setStatus('', err.message, 'failed');
+      byId('cx-error').textContent = errorInWords(err, this.form);
     }
   }
 

@@ -2,6 +2,8 @@
 // and the model and conversation settings.
 import { api, request } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
+import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
+import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { keyErrorMessage } from '../chat/key_setup.js';
 
@@ -26,6 +28,9 @@ export class GeneralSettings {
     this.keyForm.addEventListener('submit', (event) => { event.preventDefault(); this.saveKey(); });
     this.keyRemove.addEventListener('click', () => this.removeKey());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
+    const theme = byId('set-theme');
+    theme.value = currentTheme();
+    theme.addEventListener('change', () => setTheme(theme.value));
   }
 
   async load() {
@@ -96,6 +101,11 @@ export class GeneralSettings {
   async save() {
     this.formError.textContent = '';
     this.form.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+    const problem = limitProblem(this.form);
+    if (problem) {
+      showProblem(this.formError, problem.el, problem.message);
+      return;
+    }
     const body = {};
     for (const [name, id] of Object.entries(FIELDS)) {
       const raw = byId(id).value.trim();
@@ -107,12 +117,8 @@ export class GeneralSettings {
       byId('app-saved').textContent = 'Saved';
       setTimeout(() => { byId('app-saved').textContent = ''; }, 2500);
     } catch (err) {
-      const field = err.data && err.data.error && err.data.error.field;
-      if (field && FIELDS[field]) {
-        byId(FIELDS[field]).setAttribute('aria-invalid', 'true');
-        byId(FIELDS[field]).focus();
-      }
-      this.formError.textContent = err.message;
+      const field = err.data?.error?.field;
+      showProblem(this.formError, FIELDS[field] ? byId(FIELDS[field]) : null, errorInWords(err, this.form));
     }
   }
 }

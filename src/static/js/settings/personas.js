@@ -2,6 +2,7 @@
 import { api, listOf, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
+import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { avatar } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { AvatarControls, CardImport, exportControls } from './cards.js';
@@ -89,6 +90,11 @@ export class PersonaSettings {
       byId('p-name').focus();
       return;
     }
+    const problem = limitProblem(this.form);
+    if (problem) {
+      showProblem(this.error, problem.el, problem.message);
+      return;
+    }
     try {
       if (this.editing) {
         await api.put(`/api/personas/${seg(this.editing.id)}`, body);
@@ -98,7 +104,7 @@ export class PersonaSettings {
         toast(`${body.name} created`);
       }
     } catch (err) {
-      this.error.textContent = err.message;
+      this.error.textContent = errorInWords(err, this.form);
       return;
     }
     this.closeForm();

@@ -1,0 +1,48 @@
+// The cortex editor's furniture: the file tabs (keyboard moves, unsaved and merge markers) and
+// the size meter against the file's budget.
+
+const NUMBER = new Intl.NumberFormat();
+
+/** Arrow keys, Home and End move between the tabs and select the file (`select(filename)`). */
+export function moveTab(event, tabs, select) {
+  const index = tabs.indexOf(event.currentTarget);
+  const moves = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 };
+  if (!(event.key in moves)) return;
+  event.preventDefault();
+  const next = tabs[(moves[event.key] + tabs.length) % tabs.length];
+  next.focus();
+  select(next.dataset.file);
+}
+
+/** Marks tabs with unsaved edits (a dot) and those waiting for a merge. */
+export function markTabs(tabs, files, isDirty) {
+  tabs.forEach((tab) => {
+    const dirty = isDirty(tab.dataset.file);
+    let dot = tab.querySelector('.dirty-dot');
+    if (dirty && !dot) {
+      dot = document.createElement('span');
+      dot.className = 'dirty-dot';
+      dot.title = 'Unsaved changes';
+      tab.append(dot);
+    } else if (!dirty && dot) dot.remove();
+    const merge = Boolean(files[tab.dataset.file]?.incoming);
+    tab.classList.toggle('tab-merge', merge);
+    tab.setAttribute('aria-description', merge ? 'changed while you were editing: merge needed'
+      : (dirty ? 'unsaved changes' : ''));
+  });
+}
+
+/** Shows `chars` against the budget, with what happens when it is exceeded. */
+export function updateMeter(meter, count, chars, budget) {
+  const limit = budget || 12000;
+  meter.max = limit;
+  meter.low = Math.round(limit * 0.75);
+  meter.high = Math.round(limit * 0.95);
+  meter.optimum = 0;
+  meter.value = Math.min(chars, limit);
+  let text = `${NUMBER.format(chars)} / ${NUMBER.format(limit)} characters`;
+  if (chars > limit * 4) text += ' — over the hard limit: saving will be refused';
+  else if (chars > limit) text += ' — over budget: the persona will be asked to condense it';
+  count.textContent = text;
+  count.classList.toggle('meter-over', chars > limit);
+}

@@ -1,0 +1,35 @@
+"""Input limits, the one source of truth: services validate with them, the OpenAPI document
+describes them, and `GET /api/limits` serves them so the browser's form limits are the same."""
+
+PERSONA_TEXT = {"name": 80, "description": 32000, "user_name": 80, "greeting": 16000,
+                "personality": 16000, "scenario": 16000, "example_dialogue": 32000,
+                "creator_notes": 16000, "system_prompt": 16000,
+                "post_history_instructions": 16000}
+SETTINGS_RANGES = {"max_tokens": (1, 64000), "context_limit": (4, 400)}
+SETTINGS_TEXT = {"user_name": 80}
+IDLE_MINUTES = (1, 1440)
+SESSION_TITLE = 120
+MESSAGE = 32_000
+SEARCH_QUERY = 200
+
+
+def _length(limit: int, min_length: int = 0) -> dict:
+    return {"min_length": min_length, "max_length": limit}
+
+
+def _range(low: int, high: int) -> dict:
+    return {"min": low, "max": high}
+
+
+def as_document() -> dict:
+    """The limits as `GET /api/limits` serves them: per form, per field."""
+    return {
+        "persona": {name: _length(limit, 1 if name == "name" else 0)
+                    for name, limit in PERSONA_TEXT.items()},
+        "settings": {**{name: _range(*pair) for name, pair in SETTINGS_RANGES.items()},
+                     **{name: _length(limit) for name, limit in SETTINGS_TEXT.items()}},
+        "cortex_settings": {"idle_minutes": _range(*IDLE_MINUTES)},
+        "session": {"title": _length(SESSION_TITLE, 1)},
+        "message": {"content": _length(MESSAGE, 1)},
+        "search": {"q": _length(SEARCH_QUERY, 1)},
+    }

@@ -1,0 +1,83 @@
+"""The chat request: system prompt, the branch being answered, and the model settings."""
+import json
+import logging
+from datetime import datetime
+from typing import Callable
+
+from ..api_request.types import RequestConfig
+from ..cortex.settings import load_cortex_settings
+from ..storage import messages as message_store
+from ..storage import personas as persona_store
+from . import greetings
+from . import prompt_builder as prompts
+
+log = logging.getLogger(__name__)
+
+
+class ChatPrompt:
+    """Builds the `RequestConfig` for a reply from the branch that ends at it."""
+
+    def __init__(self, db, cortex_service, settings, clock: Callable[[], datetime] | None):
+        self._db = db
+        self._cortex = cortex_service
+        self._settings = settings
+        self._clock = clock or (lambda: datetime.now().astimezone())
+
+    def config(self, session: dict, reply_id: int, prefix: str) -> RequestConfig:
+        """The request for reply `reply_id`: the path to its parent, plus `prefix` (the text a
+        continued reply already has) as the final assistant turn the model continues."""
+        conn = self._db.conn()
+        persona = persona_store.get_persona(conn, session["persona_id"])
+        persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
+        app = self._settings.values()
+        language = prompts.language_of(persona.get("language"), app.get("language"))
+        user_name = prompts.user_name_for(persona, app, language)
+        system = prompts.system_blocks(persona, user_name, self._cortex_text(persona["id"]),
+                                       language, self._clock())
+        parent = message_store.get_message(conn, reply_id)["parent_id"]
+        history = message_store.history_for_prompt(conn, session["id"],
+                                                   max(int(app["context_limit"]), 1), parent)
+        history = prompts.with_post_history(
+            history, prompts.post_history_instructions(persona, user_name))
+        if prefix.strip() and history:
+            history.append({"role": "assistant", "content": prefix})
+        return RequestConfig(system_prompt=system, messages=history, model=app.get("model"),
+                             max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
+                             stream=True, request_type="chat")
+
+    def _cortex_text(self, persona_id: str) -> dict | None:
+        """The cortex files for the prompt; None when the cortex is disabled or unreadable."""
+        if not load_cortex_settings(self._db.conn())["enabled"]:
+            return None
+        try:
+            return self._cortex.get_cortex_for_prompt(persona_id)
+        except Exception:
+            log.exception("Could not read the cortex of persona %s; answering without it",
+                          persona_id)
+            return None
+
+
+def error_of(message: dict) -> dict | None:
+    """A stored reply's failure `{code, message, retryable}`, or None."""
+    raw = message.get("error")
+    if not raw:
+        return None
+    try:
+        error = json.loads(raw)
+    except ValueError:
+        return {"code": "api_error", "message": "The reply failed.", "retryable": True}
+    return error if isinstance(error, dict) else None
+
+
+def public(message: dict, siblings: dict | None = None) -> dict:
+    """A message as the API shows it: `status` "streaming" while generated, `error` as an
+    object, `edited` as a boolean, and the ids of its alternatives (`siblings`)."""
+    shown = {key: message[key] for key in ("id", "session_id", "persona_id", "role", "content",
+                                           "created_at", "parent_id", "stop_reason")}
+    shown["status"] = "streaming" if message.get("streaming") else message["status"]
+    shown["edited"] = bool(message.get("edited"))
+    shown["error"] = error_of(message)
+    if siblings is not None:
+        shown["siblings"] = siblings.get(message["parent_id"], [message["id"]])
+    return shown
+

@@ -1,0 +1,72 @@
+"""Streaming one reply from the model into its `Generation` and its stored row.
+
+The row exists from the start (`streaming` = 1, status 'incomplete'); the hub's sync thread
+flushes its text while it grows (see generations.py). At the end the row gets its final text and status: complete,
+incomplete (stopped, cut off, or failed after some text, with the failure in `error`), or it is
+deleted when it was stopped before any text arrived. A failure with no text is kept, so the turn
+shows the failure and a Retry after a reload.
+"""
+from dataclasses import dataclass
+
+from ..storage import messages as message_store
+from .generations import Generation
+
+CANCELLED = "cancelled"
+
+
+@dataclass
+class Outcome:
+    """How a reply ended: its stored row (None if dropped) and the stream's final data."""
+
+    stored: dict | None
+    text: str
+    complete: bool
+    stop_reason: str | None
+    usage: dict | None
+    error: dict | None
+
+
+def stream_reply(db, api, generation: Generation, config) -> Outcome:
+    """Runs the upstream stream for `generation` and stores the result on its row."""
+    finished: dict = {}
+    upstream = api.stream(config, generation.cancel)
+    try:
+        for event in upstream:
+            if event.event_type == "chunk" and event.data:
+                generation.append(event.data)
+            elif event.event_type in ("done", "error"):
+                finished = {"type": event.event_type, **(event.data or {})}
+    finally:
+        close = getattr(upstream, "close", None)
+        if close is not None:
+            close()
+    return _store(db, generation, finished)
+
+
+def failure_outcome(db, generation: Generation, code: str, message: str) -> Outcome:
+    """Stores a failure that happened outside the stream (a bug) on the reply's row."""
+    return _store(db, generation, {"type": "error", "code": code, "message": message,
+                                   "retryable": True})
+
+
+def _store(db, generation: Generation, finished: dict) -> Outcome:
+    text = generation.text()
+    error = None
+    if finished.get("type") == "error":
+        error = {"code": finished.get("code") or "api_error",
+                 "message": finished.get("message") or "The reply failed.",
+                 "retryable": bool(finished.get("retryable"))}
+    stop_reason = finished.get("stop_reason") if finished.get("type") == "done" else None
+    complete = error is None and finished.get("type") == "done" and stop_reason != CANCELLED
+    if not finished:
+        stop_reason = CANCELLED
+    conn = db.conn()
+    if error is None and not text.strip() and not complete:
+        message_store.delete_message(conn, generation.reply_id, cause="regenerate")
+        stored = None
+    else:
+        stored = message_store.finish_reply(conn, generation.reply_id, text,
+                                            "complete" if complete else "incomplete",
+                                            stop_reason, error)
+    return Outcome(stored, text, complete, stop_reason or (None if error else CANCELLED),
+                   finished.get("usage"), error)

@@ -1,0 +1,85 @@
+"""Finding and taking out conversations: search across one persona's sessions and export of one
+session as Markdown or JSON."""
+import json
+
+from ..limits import SEARCH_QUERY
+from ..storage import messages as message_store
+from ..storage import personas as persona_store
+from ..storage import sessions as session_store
+from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
+from .chat_prompt import public
+from .errors import invalid, not_found
+from .ids import is_persona_id, is_session_id
+
+EXPORT_FORMATS = ("md", "json")
+_ALL = 2**62
+_ROLE_NAMES = {"user": "You", "assistant": None}
+
+
+def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
+    """Removes the hit markers; returns the plain snippet and the [start, end) of each hit."""
+    text, ranges, start = [], [], None
+    for ch in marked:
+        if ch == HIT_START:
+            start = len(text)
+        elif ch == HIT_END and start is not None:
+            ranges.append([start, len(text)])
+            start = None
+        else:
+            text.append(ch)
+    return "".join(text), ranges
+
+
+class ConversationTools:
+    """Search and export; reads only, so it needs nothing but the database."""
+
+    def __init__(self, db):
+        self._db = db
+
+    def search(self, persona_id, text) -> dict:
+        """`{"results": [{session_id, message_id, snippet, highlights, role, ...}]}`."""
+        if not isinstance(persona_id, str) or not persona_id:
+            raise invalid("persona_id", "is required")
+        if not isinstance(text, str) or not text.strip():
+            raise invalid("q", "is required: the words to look for")
+        if len(text) > SEARCH_QUERY:
+            raise invalid("q", f"must not be longer than {SEARCH_QUERY} characters")
+        conn = self._db.conn()
+        if not is_persona_id(persona_id) or persona_store.get_persona(conn, persona_id) is None:
+            raise not_found("persona", persona_id)
+        query = fts_query(text)
+        if not query:
+            return {"results": []}
+        results = []
+        for row in search_messages(conn, persona_id, query):
+            snippet, highlights = _highlighted(row.pop("marked") or "")
+            results.append({**row, "snippet": snippet, "highlights": highlights})
+        return {"results": results}
+
+    def export(self, session_id, fmt) -> tuple[str, str, str]:
+        """The session as (body, media type, file name) in `fmt` ("md" or "json")."""
+        if fmt not in EXPORT_FORMATS:
+            raise invalid("format", "must be md or json")
+        conn = self._db.conn()
+        session = session_store.get_session(conn, session_id) if is_session_id(session_id) else None
+        if session is None:
+            raise not_found("session", session_id)
+        persona = persona_store.get_persona(conn, session["persona_id"]) or {"name": "Persona"}
+        messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
+        stem = f"conversation-{session_id}"
+        if fmt == "json":
+            body = {"session": session, "persona": {"id": session["persona_id"], "name": persona["name"]},
+                    "messages": messages}
+            return json.dumps(body, ensure_ascii=False, indent=2) + "\n", "application/json", f"{stem}.json"
+        return _markdown(session, persona["name"], messages), "text/markdown; charset=utf-8", f"{stem}.md"
+
+
+def _markdown(session: dict, persona_name: str, messages: list[dict]) -> str:
+    title = session.get("title") or "Conversation"
+    lines = [f"# {title}", "", f"With {persona_name} · started {session['created_at']}", ""]
+    for message in messages:
+        who = _ROLE_NAMES.get(message["role"]) or persona_name
+        note = " (incomplete)" if message.get("status") == "incomplete" else ""
+        lines += [f"## {who}{note}", f"<sub>{message['created_at']}</sub>", "", message["content"], ""]
+    return "\n".join(lines)
+

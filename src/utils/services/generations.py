@@ -1,0 +1,227 @@
+"""Replies generated independently of any connection, and followers that attach to them.
+
+A reply runs in its own thread; sockets and SSE responses only follow it, so a reload, a closed
+tab or a dropped connection never cuts it, and stopping is an explicit request. A follower in the
+generating process reads the text straight from the `Generation`; a follower in another worker
+process tails the reply's row, which one sync thread per process brings up to date every
+`SYNC_SECONDS` (one transaction for all replies in flight, so the write rate is bounded however
+fast tokens arrive). Followers count what they have sent in characters of the reply, so a resumed
+stream never repeats text. A stop requested from another process is a mark on the row that the
+same sync thread notices.
+Only threads, events and conditions are used, so this works under gthread and gevent workers.
+"""
+import bisect
+import logging
+import threading
+from typing import Callable, Iterator
+
+from ..api_request import CancelSignal
+from ..storage import messages as message_store
+from ..storage.db import transaction
+from ..text import scrub
+from . import chat_events as events
+from .chat_events import ChatEvent
+
+log = logging.getLogger(__name__)
+SYNC_SECONDS = 0.25
+TAIL_SECONDS = 0.2
+WAIT_SECONDS = 1.0
+
+
+class Generation:
+    """One reply being generated in this process: the text so far and, at the end, the final event."""
+
+    def __init__(self, session_id: str, parent_id: int, reply_id: int, prefix: str = ""):
+        self.session_id = session_id
+        self.parent_id = parent_id
+        self.reply_id = reply_id
+        self.prefix_length = len(prefix)
+        self.cancel = CancelSignal()
+        self._cond = threading.Condition()
+        self._pieces: list[str] = [prefix] if prefix else []
+        self._ends: list[int] = [len(prefix)] if prefix else []
+        self._final: ChatEvent | None = None
+        self._flushed = len(prefix)
+
+    def start_event(self) -> ChatEvent:
+        """The `start` event every follower receives first."""
+        return events.start(self.session_id, self.parent_id, self.reply_id)
+
+    def append(self, text: str) -> None:
+        """Adds generated text (a lone surrogate becomes U+FFFD, same length) and wakes the
+        followers."""
+        text = scrub(text)
+        with self._cond:
+            self._pieces.append(text)
+            self._ends.append(self._length() + len(text))
+            self._cond.notify_all()
+
+    def finish(self, final: ChatEvent) -> None:
+        """Ends the generation with its `done` or `error` event."""
+        with self._cond:
+            self._final = final
+            self._cond.notify_all()
+
+    def text(self) -> str:
+        """Everything generated so far (with the continued prefix, if any)."""
+        with self._cond:
+            return "".join(self._pieces)
+
+    @property
+    def finished(self) -> bool:
+        """True once the final event is set."""
+        return self._final is not None
+
+    def wait_beyond(self, offset: int, timeout: float) -> tuple[list[str], ChatEvent | None]:
+        """Waits until there is text beyond `offset` or the generation ended; returns the pieces
+        after `offset` (as they were generated, the first one cut at `offset`) and the end."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._length() > offset or self._final is not None,
+                                timeout)
+            first = bisect.bisect_right(self._ends, offset)
+            pieces = self._pieces[first:]
+            if pieces:
+                start = self._ends[first] - len(pieces[0])
+                pieces[0] = pieces[0][offset - start:]
+            return pieces, self._final
+
+    def dirty(self) -> bool:
+        """True when there is text the reply's row does not have yet."""
+        with self._cond:
+            return self._length() > self._flushed
+
+    def flushed(self, length: int) -> None:
+        """Records that the row holds the first `length` characters."""
+        with self._cond:
+            self._flushed = max(self._flushed, length)
+
+    def _length(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+
+class GenerationHub:
+    """The replies this process generates, their threads, and the watcher for remote stops."""
+
+    def __init__(self, db):
+        self._db = db
+        self._lock = threading.Lock()
+        self._running: dict[int, Generation] = {}
+        self._threads: set[threading.Thread] = set()
+        self._watcher: threading.Thread | None = None
+        self._closed = threading.Event()
+
+    def launch(self, generation: Generation, work: Callable[[Generation], None]) -> None:
+        """Runs `work(generation)` in its own thread; the generation is followable at once."""
+        thread = threading.Thread(target=self._run, args=(generation, work),
+                                  name=f"reply-{generation.reply_id}", daemon=True)
+        with self._lock:
+            self._running[generation.reply_id] = generation
+            self._threads.add(thread)
+            if self._watcher is None:
+                self._watcher = threading.Thread(target=self._sync, name="reply-sync",
+                                                 daemon=True)
+                self._watcher.start()
+        thread.start()
+
+    def local(self, reply_id: int) -> Generation | None:
+        """The generation of `reply_id` if this process runs it."""
+        with self._lock:
+            return self._running.get(reply_id)
+
+    def follow(self, generation: Generation, offset: int,
+               detached: threading.Event | None = None, *,
+               merge_first: bool = False) -> Iterator[ChatEvent]:
+        """Chunks beyond `offset` as they were generated (with `merge_first`, what exists
+        already as one chunk), then the final event, from a generation in this process; ends
+        early (within `WAIT_SECONDS`) once `detached` is set."""
+        detached = detached or threading.Event()
+        while not self._closed.is_set() and not detached.is_set():
+            pieces, final = generation.wait_beyond(offset, WAIT_SECONDS)
+            if merge_first and pieces:
+                pieces, merge_first = ["".join(pieces)], False
+            for piece in pieces:
+                if piece:
+                    yield events.chunk(piece)
+                    offset += len(piece)
+            if final is not None:
+                yield final
+                return
+
+    def tail(self, reply_id: int, offset: int, settle: Callable[[dict], dict | None],
+             final_of: Callable[[dict | None], ChatEvent],
+             detached: threading.Event | None = None) -> Iterator[ChatEvent]:
+        """Chunks beyond `offset`, then the final event, from the reply's row (another process
+        generates it). `settle(row)` ends an orphaned reply (its process died) and returns it."""
+        detached = detached or threading.Event()
+        while not self._closed.is_set() and not detached.is_set():
+            local = self.local(reply_id)
+            if local is not None:
+                yield from self.follow(local, offset, detached, merge_first=True)
+                return
+            row = message_store.get_message(self._db.conn(), reply_id)
+            if row is not None and row["streaming"]:
+                row = settle(row)
+            if row is not None and len(row["content"]) > offset:
+                yield events.chunk(row["content"][offset:])
+                offset = len(row["content"])
+            if row is None or not row["streaming"]:
+                yield final_of(row)
+                return
+            detached.wait(TAIL_SECONDS)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stops every reply of this process and waits for their threads."""
+        self._closed.set()
+        with self._lock:
+            running = list(self._running.values())
+            threads = list(self._threads) + ([self._watcher] if self._watcher else [])
+        for generation in running:
+            generation.cancel.set()
+        for thread in threads:
+            thread.join(timeout)
+
+    def _run(self, generation: Generation, work: Callable[[Generation], None]) -> None:
+        try:
+            work(generation)
+        except Exception:
+            log.exception("Reply %s failed outside its own error handling", generation.reply_id)
+            if not generation.finished:
+                generation.finish(events.error("internal_error", "Something went wrong on the "
+                                               "server while answering.", True))
+        finally:
+            with self._lock:
+                self._running.pop(generation.reply_id, None)
+                self._threads.discard(threading.current_thread())
+            self._db.close_thread()
+
+    def _sync(self) -> None:
+        """Every `SYNC_SECONDS`: flushes the new text of this process's replies to their rows
+        (in one transaction) and cancels those whose row carries a stop mark from elsewhere."""
+        conn = self._db.conn()
+        try:
+            while not self._closed.wait(SYNC_SECONDS):
+                with self._lock:
+                    running = list(self._running.values())
+                if not running:
+                    continue
+                try:
+                    self._flush(conn, running)
+                except Exception:
+                    log.exception("Could not flush the replies in progress")
+        finally:
+            self._db.close_thread()
+
+    def _flush(self, conn, running: list[Generation]) -> None:
+        dirty = [(g, g.text()) for g in running if g.dirty()]
+        with transaction(conn):
+            conn.executemany("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1",
+                             [(text, g.reply_id) for g, text in dirty])
+            marks = ",".join("?" * len(running))
+            stops = {row["id"] for row in conn.execute(
+                f"SELECT id FROM messages WHERE id IN ({marks}) AND streaming = 1 "
+                "AND stop_reason = 'stop_requested'", [g.reply_id for g in running])}
+        for generation, text in dirty:
+            generation.flushed(len(text))
+        for generation in running:
+            if generation.reply_id in stops:
+                generation.cancel.set()

@@ -1,0 +1,27 @@
+"""Message search (FTS5). A person's words become quoted prefix terms, so no input can be read
+as FTS5 query syntax; snippets mark hits with control characters the caller turns into ranges."""
+import re
+import sqlite3
+
+HIT_START, HIT_END = "\x02", "\x03"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str, max_terms: int = 12) -> str:
+    """`cat pix` → `"cat"* "pix"*` (all words, each as a prefix); '' when there are no words."""
+    words = _WORD.findall(text)[:max_terms]
+    return " ".join(f'"{word}"*' for word in words)
+
+
+def search_messages(conn: sqlite3.Connection, persona_id: str, query: str,
+                    limit: int = 50) -> list[dict]:
+    """The persona's messages on active branches matching `query` (an fts_query), best first."""
+    rows = conn.execute(
+        "SELECT m.id AS message_id, m.session_id, m.role, m.created_at, s.title AS session_title, "
+        f"snippet(messages_fts, 0, '{HIT_START}', '{HIT_END}', '…', 16) AS marked "
+        "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+        "JOIN sessions s ON s.id = m.session_id "
+        "WHERE messages_fts MATCH ? AND m.persona_id = ? AND m.on_branch = 1 "
+        "ORDER BY bm25(messages_fts), m.id DESC LIMIT ?",
+        (query, persona_id, limit)).fetchall()
+    return [dict(row) for row in rows]
