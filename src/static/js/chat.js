@@ -16,14 +16,16 @@ import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js
 import { applyLimits } from './lib/forms.js';
 
 const LAST_PERSONA = 'persona-cortex:persona';
+/** Shows a failed step of an event handler to the person (never an uncaught rejection). */
+const report = (err) => toast(err.message, { error: true });
 const DRAFT = 'persona-cortex:draft:';
 
 const state = { personas: [], personaId: null, sessions: [], sessionId: null };
 const socket = new ChatSocket();
 const memory = new MemoryIndicator();
 const sidebar = new Sidebar({
-  selectPersona: (id) => selectPersona(id),
-  selectSession: (id) => selectSession(id),
+  selectPersona: (id) => selectPersona(id).catch(report),
+  selectSession: (id) => selectSession(id).catch(report),
   newSession: () => newSession(),
   renameSession: (session, title) => renameSession(session, title),
   deleteSession: (session) => deleteSession(session),
@@ -44,7 +46,7 @@ const conversation = new Conversation({
   socket, composer, memory,
   handlers: {
     createSession: () => createSession(),
-    replyFinished: () => refreshSessions(),
+    replyFinished: () => refreshSessions().catch(report),
     titleChanged: (frame) => titleChanged(frame),
     keyMissing: () => requireKey(),
     notify: (message, error = false) => toast(message, { error }),
@@ -53,7 +55,7 @@ const conversation = new Conversation({
 
 const search = new ConversationSearch({
   personaId: () => state.personaId,
-  open: (sessionId, messageId) => openAt(sessionId, messageId),
+  open: (sessionId, messageId) => openAt(sessionId, messageId).catch(report),
   notify: (message, error = false) => toast(message, { error }),
 });
 watchScroll(byId('messages'), byId('jump-latest'));

@@ -2,7 +2,9 @@
 // frames in: {type: start|chunk|done|error|cortex|title, ...}. Reconnects with backoff.
 // Browsers do not tell why an upgrade was refused, so a refused socket asks a cheap endpoint:
 // a 401 there means the sign-in was lost, and the API client takes the person to sign in.
+// A socket closed because the page is being left is no lost connection: nothing is reported.
 import { request } from '../lib/api.js';
+import { unlessLeaving } from '../lib/leaving.js';
 
 const MAX_BACKOFF_MS = 8000;
 const SIGN_IN_PROBE = '/api/settings';
@@ -35,9 +37,10 @@ export class ChatSocket extends EventTarget {
     });
     this.opened.catch(() => {});
     ws.addEventListener('message', (event) => this.receive(event.data));
-    ws.addEventListener('close', () => {
+    ws.addEventListener('close', async () => {
       if (this.ws !== ws) return;
       this.ws = null;
+      await unlessLeaving();
       this.dispatchEvent(new Event('close'));
       if (!wasOpen) request('GET', SIGN_IN_PROBE).catch(() => {});
       setTimeout(() => this.connect(), this.backoff);

@@ -1,8 +1,10 @@
 // The JSON API client. Every error becomes an ApiError carrying the server's code and message;
 // a 401 (signed out) also sends the person to the sign-in page.
 import { requireSignIn } from './auth.js';
+import { unlessLeaving } from './leaving.js';
 
 const SIGNED_OUT = 'You are signed out: taking you to the sign-in page…';
+const UNREACHABLE = 'The server could not be reached. Check that it is running.';
 
 /** A failed request: `status` (0 for network errors), stable `code`, readable `message`. */
 export class ApiError extends Error {
@@ -25,7 +27,7 @@ export async function request(method, path, { body, headers = {} } = {}) {
   try {
     response = await fetch(path, init);
   } catch {
-    throw new ApiError(0, 'network_error', 'The server could not be reached. Check that it is running.');
+    throw await unreachable();
   }
   const data = await readJson(response);
   if (response.status === 401) {
@@ -38,6 +40,13 @@ export async function request(method, path, { body, headers = {} } = {}) {
       error.message || `The request failed (${response.status}).`, data);
   }
   return { status: response.status, data, headers: response.headers };
+}
+
+/** The error for a request that got no answer. A request cut off because the page is being left
+ * (reload, navigation) is no failure to report: its promise settles only if the page stays. */
+export async function unreachable() {
+  await unlessLeaving();
+  return new ApiError(0, 'network_error', UNREACHABLE);
 }
 
 async function readJson(response) {

@@ -1,6 +1,6 @@
 // Character cards on the settings page: import by drag and drop or file picker with a preview
 // before anything is created, export controls per persona, and the persona's picture.
-import { ApiError, seg } from '../lib/api.js';
+import { ApiError, api, seg, unreachable } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { avatar, cardText } from '../lib/persona_view.js';
 import { toast } from '../lib/ui.js';
@@ -13,7 +13,7 @@ async function sendFile(method, path, file) {
   try {
     response = await fetch(path, { method, body: form, credentials: 'same-origin', headers: { Accept: 'application/json' } });
   } catch {
-    throw new ApiError(0, 'network_error', 'The server could not be reached. Check that it is running.');
+    throw await unreachable();
   }
   const data = await response.json().catch(() => null);
   if (!response.ok) {
@@ -160,9 +160,7 @@ export class AvatarControls {
   async remove() {
     if (!this.persona) return;
     try {
-      const response = await fetch(`/api/personas/${seg(this.persona.id)}/avatar`, { method: 'DELETE', credentials: 'same-origin' });
-      if (!response.ok) throw new Error('The picture could not be removed.');
-      this.show(await response.json());
+      this.show(await api.del(`/api/personas/${seg(this.persona.id)}/avatar`));
       await this.onChange();
     } catch (err) {
       toast(err.message, { error: true });
