@@ -5,6 +5,7 @@ must not even make an inline handler reach an HTML parser (docs/security.md)."""
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import checked_page
 from tests.browser.support import LAST_REPLY, REPLY_DONE, open_page, send
 from tests.fakes.claude import replies
 
@@ -74,3 +75,16 @@ def test_hostile_cortex_text_is_previewed_inert(page, server):
     assert preview.locator("b, img, [onmouseover], [onerror]").count() == 0
     preview.hover()
     assert page.evaluate("typeof window.__pwned") == "undefined"
+
+
+def test_a_handler_reaching_the_live_document_fails_the_page_check(browser, server):
+    """The guard every page fixture applies is no console-text match: an inline handler that
+    reaches the live document is refused by the CSP, reported as a `securitypolicyviolation`
+    event, and fails the test, whatever the browser prints."""
+    with pytest.raises(AssertionError, match="CSP violation.*script-src"):
+        with checked_page(browser) as tab:
+            tab.goto(server.url + "/signin")
+            tab.evaluate("""() => { document.body.insertAdjacentHTML('beforeend',
+                '<img src="data:," onload="window.__pwned = 1">'); }""")
+            tab.wait_for_function("() => document.querySelector('img[onload]').complete")
+            assert tab.evaluate("typeof window.__pwned") == "undefined"

@@ -1,5 +1,6 @@
 """One API key for every worker process: a key set, replaced or deleted through one process is
-the key the other process sends (or does not send) with its very next request.
+the key the other process sends (or does not send) with its very next request; the same holds for the
+other settings (user name, max tokens), which no process keeps in memory.
 
 Two servers (`python -m src.app`, one worker each, so each request's process is known) share
 one data directory and one Claude fake, which records the key of every request it receives.
@@ -51,9 +52,13 @@ def test_a_key_change_in_one_process_counts_in_the_other_before_its_next_request
     first, second = servers
     assert first.call("PUT", "/api/settings/api-key", {"api_key": FIRST_KEY})[0] == 200
     assert second.call("GET", "/api/settings")[2]["api_key"]["configured"] is True
+    # the other settings live in SQLite too: one process's PUT is the other's next request
+    assert first.call("PUT", "/api/settings", {"user_name": "Robin", "max_tokens": 777})[0] == 200
     kind, _ = _chat(second, upstream, 3)  # key check, reply, title
     assert kind == "done"
     assert _keys(upstream) == [FIRST_KEY] * 3
+    reply = upstream.requests[1]
+    assert reply.body["max_tokens"] == 777 and "Robin" in str(reply.system)
 
     assert second.call("PUT", "/api/settings/api-key", {"api_key": SECOND_KEY})[0] == 200
     kind, _ = _chat(first, upstream, 6)
