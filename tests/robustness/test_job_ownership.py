@@ -103,6 +103,26 @@ def test_a_live_owners_job_survives_a_restart_until_its_lease_runs_out(env, app_
         owner.wait(timeout=DEADLINE)
 
 
+def test_a_running_worker_takes_back_an_expired_lease_without_a_restart(env, app_config,
+                                                                          data_dir):
+    """The owner lives (its lock is held) but stopped renewing: the loop of a worker that is
+    already running marks the job `interrupted` once the lease is over, with no restart."""
+    with _owner_process(data_dir, "hold") as owner:
+        token = owner.stdout.readline().strip()
+        job = _running_job(env, token, owner.pid)
+        running = create_app({**app_config, "CORTEX_WORKER": True})
+        try:
+            assert jobs.get_job(env.conn, job["id"])["status"] == "running"  # start-up kept it
+            env.conn.execute("UPDATE cortex_jobs SET lease_until = ? WHERE id = ?",
+                             (time.time() + 0.3, job["id"]))  # the owner stops renewing
+            _wait_until(lambda: jobs.get_job(env.conn, job["id"])["error"] == "interrupted",
+                        "the running worker's loop took the expired lease back")
+        finally:
+            provider.shutdown_services(running)
+        owner.stdin.close()
+        owner.wait(timeout=DEADLINE)
+
+
 @pytest.fixture
 def short_lease_env(app_config, claude):
     """An app whose jobs hold a 0.3 s lease (renewed every 0.1 s while they run)."""
