@@ -1,9 +1,7 @@
 """The skeleton: factory, health, JSON errors, provider, config and the serve entry."""
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
@@ -64,26 +62,6 @@ def test_is_loopback(host, expected):
     assert is_loopback(host) is expected
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_entry_point_serves_healthz(tmp_path):
-    port = _free_port()
-    env = {**os.environ, "PERSONA_DATA_DIR": str(tmp_path), "PERSONA_PORT": str(port)}
-    env.pop("ANTHROPIC_API_KEY", None)
-    with subprocess.Popen([sys.executable, "-m", "src.app"], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
-        try:
-            body = _wait_for(f"http://127.0.0.1:{port}/healthz", proc)
-            assert b'"ok"' in body
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-
-
 def test_entry_point_refuses_public_bind_without_token(tmp_path):
     env = {**os.environ, "PERSONA_DATA_DIR": str(tmp_path), "PERSONA_HOST": "0.0.0.0"}
     env.pop("PERSONA_ACCESS_TOKEN", None)
@@ -91,20 +69,6 @@ def test_entry_point_refuses_public_bind_without_token(tmp_path):
                             timeout=30)
     assert result.returncode == 2
     assert b"PERSONA_ACCESS_TOKEN" in result.stderr
-
-
-def _wait_for(url: str, proc: subprocess.Popen) -> bytes:
-    """Polls until the server answers; fails fast if the process dies."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(proc.stdout.read().decode())
-        try:
-            with urllib.request.urlopen(url, timeout=1) as response:
-                return response.read()
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("server did not start")
 
 
 def test_live_server_fixture_serves(server):

@@ -49,6 +49,8 @@ def test_the_server_keeps_its_files_in_the_data_directory_and_owner_only(data_di
     home.mkdir()
     with ServerProcess(data_dir, tmp_path / "server.log", HOME=str(home),
                        PERSONA_WORKERS="1") as server:
+        status, _, body = server.call("GET", "/healthz")  # `python -m src.app` serves
+        assert (status, body) == (200, {"status": "ok"})
         assert server.call("GET", "/api/personas/default/cortex/memory.md")[0] == 200
         assert server.call("GET", "/api/personas?token=q5-secret-in-a-url")[0] == 200
         wait_until(lambda: "GET /api/personas?token=[redacted]" in server.log(),
