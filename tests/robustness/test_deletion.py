@@ -176,7 +176,7 @@ def test_sigkill_during_a_delete_that_waits_for_the_lock_then_restart_leaves_not
             first.kill()
             deleter.join(30)
         assert not deleter.is_alive() and outcome and outcome[0] != 200
-    with ServerProcess(data_dir, tmp_path / "second.log") as second:
+    with ServerProcess(data_dir, tmp_path / "second.log", PERSONA_WORKERS="1") as second:
         assert second.call("GET", f"/api/personas/{pid}")[0] == 404
         assert second.call("GET", path)[0] == 404
     assert_nothing_left(data_dir, pid)

@@ -56,7 +56,7 @@ def servers(data_dir, tmp_path, upstream, key_hygiene):
     key_hygiene.add_secret(API_KEY)
     env = {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": upstream.url}
     with ServerProcess(data_dir, tmp_path / "a.log", PERSONA_WORKERS="2", **env) as first:
-        with ServerProcess(data_dir, tmp_path / "b.log", **env) as second:
+        with ServerProcess(data_dir, tmp_path / "b.log", PERSONA_WORKERS="1", **env) as second:
             yield first, second
     key_hygiene.add_data_dir(data_dir)
 
