@@ -1,6 +1,6 @@
 """Conversation search (FTS5), export of one conversation and its memory notes."""
 from ..limits import SEARCH_QUERY
-from .common import SESSION_PARAM, errors, json_response, obj, operation, ref
+from .common import SESSION_PARAM, errors, json_response, nullable, obj, operation, ref
 
 SCHEMAS = {
     "SearchResult": obj({
@@ -17,7 +17,7 @@ SCHEMAS = {
     "MemoryNote": obj({
         "after_message_id": {"type": "integer", "description": "The last message of the active "
                              "branch the update read; the note is shown after it."},
-        "job_id": {"type": ["string", "null"]},
+        "job_id": nullable({"type": "string"}),
         "created_at": {"type": "string"},
         "files": {"type": "array", "items": obj({
             "filename": {"enum": ["memory.md", "soul.md", "relationship.md"]},
