@@ -44,7 +44,7 @@ const conversation = new Conversation({
   socket, composer, memory,
   handlers: {
     createSession: () => createSession(),
-    replyFinished: () => refreshSessions(),
+    replyFinished: () => refreshSessions().catch((err) => toast(err.message, { error: true })),
     titleChanged: (frame) => titleChanged(frame),
     keyMissing: () => requireKey(),
     notify: (message, error = false) => toast(message, { error }),
