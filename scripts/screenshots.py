@@ -133,6 +133,8 @@ def shoot(browser, app, server, out_dir: Path) -> None:
     chat(page, server)
     provider.get_cortex_worker(app).run_pending()
     page.wait_for_selector("#memory[data-state=updated]")
+    page.wait_for_selector("#messages .memory-note")
+    page.evaluate("document.getElementById('messages').scrollTop = 1e6")
     page.screenshot(path=out_dir / "chat.png")
 
     page.goto(server.url + "/settings#memory")
@@ -163,9 +165,19 @@ def shoot(browser, app, server, out_dir: Path) -> None:
     dark = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
     page = dark.new_page()
     page.goto(server.url + "/")
-    page.wait_for_selector("#messages .msg-assistant")
+    page.wait_for_selector("#messages .memory-note")
+    page.evaluate("document.getElementById('messages').scrollTop = 1e6")
     page.screenshot(path=out_dir / "chat-dark.png")
     dark.close()
+
+    phone = browser.new_context(viewport={"width": 375, "height": 740}, color_scheme="dark",
+                                has_touch=True, is_mobile=True)
+    page = phone.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#messages .memory-note")
+    page.evaluate("document.getElementById('messages').scrollTop = 1e6")
+    page.screenshot(path=out_dir / "chat-phone-dark.png")
+    phone.close()
 
 
 def main(out_dir: Path) -> None:

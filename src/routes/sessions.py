@@ -61,6 +61,12 @@ def rename_session(sid: str):
     return jsonify(get_session_service().rename(sid, body.get("title")))
 
 
+@bp.get("/<sid>/memory-notes")
+def memory_notes(sid: str):
+    """The conversation's memory notes ("Mira remembered: …"), oldest first."""
+    return jsonify(get_session_service().memory_notes(session_id(sid)))
+
+
 @bp.delete("/<sid>")
 def delete_session(sid: str):
     """Deletes the session and its messages."""

@@ -28,7 +28,7 @@ def _drop(page, selector: str, data: bytes, name: str) -> None:
         page.dispatch_event(selector, kind, {"dataTransfer": transfer})
 
 
-def test_drop_a_card_preview_create_chat_and_export(page, server):
+def test_drop_a_card_preview_create_chat_and_export(page, server, model):
     card = png({"ccv3": b64(V3_CARD)}, size=(48, 48), color=(200, 30, 40))
     open_page(page, server, "/settings")
     _drop(page, "#card-drop", card, "aria.png")
@@ -68,6 +68,14 @@ def test_drop_a_card_preview_create_chat_and_export(page, server):
         const img = new Image(); img.src = url; await img.decode(); return img.naturalWidth; }""",
                            persona["avatar_url"])
     assert loaded == 48
+    from tests.browser.support import LAST_REPLY, REPLY_DONE, send
+    from tests.fakes.claude import replies
+    model.chat.append(replies.text("Come in, quickly!"))
+    send(page, "Knock knock")
+    page.wait_for_selector(REPLY_DONE)
+    expect(page.locator(f"{LAST_REPLY} img.avatar-img")).to_be_visible()
+    page.reload()                                   # stored replies carry it too
+    expect(page.locator(f"{LAST_REPLY} img.avatar-img")).to_be_visible()
 
 
 def test_a_refused_card_is_explained_and_nothing_is_created(page, server):

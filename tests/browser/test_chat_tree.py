@@ -80,6 +80,21 @@ def test_a_reload_mid_reply_resumes_it_with_nothing_duplicated(page, server, mod
     expect(page.locator("#messages .msg-user")).to_have_count(1)
 
 
+def test_reloads_while_chunks_keep_arriving_lose_and_repeat_nothing(page, server, model):
+    """No gate: the reply keeps streaming while the page reloads twice, so the text-so-far snapshot
+    and the live chunks race at whatever offset the reload lands on."""
+    words = [f"w{i} " for i in range(120)]
+    model.chat.append(replies.text("".join(words), chunks=words, event_delay=0.015))
+    open_page(page, server)
+    send(page, "Tell me a long story")
+    for mark in ("w10 ", "w40 "):
+        expect(page.locator(LAST_REPLY)).to_contain_text(mark)
+        page.reload()
+    page.wait_for_selector(REPLY_DONE)
+    expect(page.locator(f"{LAST_REPLY} .msg-body")).to_have_text("".join(words).strip())
+    expect(page.locator("#messages .msg-assistant")).to_have_count(1)
+
+
 def test_continue_extends_an_incomplete_reply(page, server, model):
     gate = threading.Event()
     model.chat.extend([replies.gated(replies.text("Once upon a time", chunks=[

@@ -72,3 +72,33 @@ def test_memory_indicator_follows_a_triggered_update_to_its_diff(page, server, a
     expect(page.locator("#diff")).to_be_focused()
     latest = page.locator("#history-list .history-item").first
     expect(latest).to_contain_text("Noted the cat Pixel.")
+
+
+def test_a_memory_note_stays_in_the_timeline_and_opens_its_own_diff(page, server, app, model):
+    page.request.put(server.url + "/api/settings", data={"context_limit": 4})
+    page.request.put(server.url + "/api/cortex/settings", data={"frequency": "frequent"})
+    name = page.request.get(server.url + "/api/personas/default").json()["name"]
+    model.chat.append(replies.text("A cat! Tell me everything."))
+    model.update.extend(_update_replies(_memory(page, server)))
+    open_page(page, server)
+    send(page, "I adopted a cat named Pixel")
+    page.wait_for_selector(REPLY_DONE)
+    assert [job["status"] for job in provider.get_cortex_worker(app).run_pending()] == ["done"]
+
+    note = page.locator("#messages .msg-assistant + .memory-note")
+    expect(note).to_contain_text(f"{name} remembered:")
+    expect(note.locator("li")).to_have_text(["Has a cat named Pixel."])
+    page.reload()
+    expect(note).to_have_count(1)
+    expect(note.locator("li")).to_have_text(["Has a cat named Pixel."])
+
+    memory = page.request.get(server.url + "/api/personas/default/cortex/memory.md").json()
+    edited = page.request.put(server.url + "/api/personas/default/cortex/memory.md",
+                              data={"content": memory["content"] + "- Typed by me.\n"},
+                              headers={"If-Match": f'"{memory["revision"]}"'})
+    assert edited.ok
+    note.get_by_role("link", name="See the change in memory.md").click()
+    page.wait_for_url("**/settings?**")
+    expect(page.locator("#diff .diff-add")).to_have_text(NOTE.strip())
+    expect(page.locator("#history-list .history-item[aria-current=true]")).to_contain_text(
+        "Noted the cat Pixel.")

@@ -135,3 +135,25 @@ def test_huge_inputs_stay_bounded_and_lose_nothing(module_page):
     }""")
     assert result["hasSaved"] and result["hasMine"] and result["conflicts"] >= 1
     assert result["wordsWhole"] and result["ms"] < 5000
+
+
+TAGS = "".join(chr(0xE0000 + ord(c)) for c in "rm")     # "ASCII smuggling": invisible "rm"
+
+
+@pytest.mark.parametrize("text, shown, count", [
+    ("cat\u200b", "cat⟦U+200B⟧", 1),
+    ("a\u202eb\u2066c\u2069", "a⟦U+202E⟧b⟦U+2066⟧c⟦U+2069⟧", 3),
+    (f"ok{TAGS}.", "ok⟦U+E0072⟧⟦U+E006D⟧.", 2),
+    ("x\u3164\u115f\u034f", "x⟦U+3164⟧⟦U+115F⟧⟦U+034F⟧", 3),
+    ("a\ufe01\U000e0100", "a⟦U+FE01⟧⟦U+E0100⟧", 2),
+    ("\u2764\ufe0f love", "\u2764\ufe0f love", 0),                 # emoji presentation stays
+    ("\u2764\ufe0f\ufe0f", "\u2764\ufe0f⟦U+FE0F⟧", 1),              # a run is not
+    ("\ufe0f at the start", "⟦U+FE0F⟧ at the start", 1),
+    ("plain Grüße, 日本", "plain Grüße, 日本", 0),
+])
+def test_invisible_characters_in_proposals_are_shown(module_page, text, shown, count):
+    result = module_page.evaluate("""async (text) => {
+        const m = await import('/static/js/settings/invisible.js');
+        return [m.visible(text), m.hiddenCount(text)];
+    }""", text)
+    assert result == [shown, count]

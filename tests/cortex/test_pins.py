@@ -98,6 +98,21 @@ def test_write_file_that_changes_drops_or_adds_pins_is_refused(content):
     assert err.value.kind == "pinned"
 
 
+@pytest.mark.parametrize("edit", [
+    lambda s: s.str_replace("memory.md", "## Facts\n", "## Facts\n<!-- pin -->\n"),
+    lambda s: s.insert("memory.md", 7, "<!-- /pin -->"),
+    lambda s: s.insert("memory.md", 13, "<!--PIN-->"),
+    lambda s: s.write("memory.md", PINNED + "<!-- pin -->\n"),
+])
+def test_a_lone_marker_the_model_adds_is_refused_too(edit):
+    """A stray marker would show the person a broken-pin warning they never caused."""
+    staged = _staged()
+    with pytest.raises(EditError) as err:
+        edit(staged)
+    assert err.value.kind == "pinned" and err.value.details["span"] == "added"
+    assert staged.file("memory.md").content == PINNED
+
+
 def test_the_tool_error_names_the_span_and_nothing_is_staged(env):
     env.persona()
     env.write("memory.md", PINNED)

@@ -128,6 +128,8 @@ HOSTILE = {
         b'"soul.md"', b'"../soul.md"')), "bad_entry"),
     "lone surrogate": (lambda d: _remanifest(d, "messages.json", lambda c: c.replace(
         b"I am Sam.", b"\\ud800")), "bad_entry"),
+    "number overflowing to infinity": (lambda d: _remanifest(
+        d, "persona.json", lambda c: c.replace(b'"0.5"', b"1e400")), "bad_entry"),
 }
 
 

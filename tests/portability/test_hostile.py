@@ -76,6 +76,8 @@ HOSTILE = {
     "not json": (b"{name: Aria}", 400, "invalid_json"),
     "json with trailing garbage": (json.dumps(V1_CARD).encode() + b"}{", 400, "invalid_json"),
     "nan": (b'{"name": "A", "description": NaN}', 400, "invalid_json"),
+    "number overflowing to infinity": (b'{"name": "A", "description": "", "x": -1e400}', 400,
+                                       "invalid_json"),
     "deep nesting": (b'{"name": "A", "description": "", "x": ' + b"[" * 100_000
                      + b"]" * 100_000 + b"}", 400, "invalid_json"),
     "json that is not a card": (b'{"hello": "world"}', 400, "not_a_card"),

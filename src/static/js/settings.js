@@ -13,6 +13,8 @@ import { GeneralSettings } from './settings/general.js';
 import { PersonaSettings } from './settings/personas.js';
 
 const params = new URLSearchParams(window.location.search);
+// A chat's memory note links to one revision's diff (`?rev=`); shown once, on the first load.
+let linkedRev = /^[0-9]{1,15}$/.test(params.get('rev') || '') ? Number(params.get('rev')) : null;
 const personaSelect = byId('cortex-persona');
 let personaId = null;
 
@@ -39,7 +41,9 @@ const editor = new CortexEditor({
   onSelect: (filename) => {
     pins.check();
     sleep.setFile(filename).catch(report);
-    return history.load(personaId, filename, 'latest').catch(report);
+    const select = linkedRev ?? 'latest';
+    linkedRev = null;
+    return history.load(personaId, filename, select).catch(report);
   },
 });
 const pins = new CortexPins();

@@ -70,16 +70,18 @@ def parse(text: str) -> tuple[list[PinnedSpan], list[dict]]:
 
 def violation(old: str, new: str) -> PinnedSpan | str | None:
     """None if `new` keeps every pinned block of `old` byte for byte and adds none; else the
-    first block that was changed or dropped, or "added" for a new pinned block."""
+    first block that was changed or dropped, or "added" for a new pinned block or a new marker
+    (even a lone one: it would show the person a broken-pin warning they never caused, and wait
+    for a later edit to close it)."""
     before, _ = parse(old)
-    if not before and OPEN not in new:
+    if not before and not _MARKER.search(new):
         return None
     after = Counter(span.text for span in parse(new)[0])
     wanted = Counter(span.text for span in before)
     for span in before:
         if after[span.text] < wanted[span.text]:
             return span
-    if after != wanted:
+    if after != wanted or len(_MARKER.findall(new)) > len(_MARKER.findall(old)):
         return "added"
     return None
 

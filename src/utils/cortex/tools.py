@@ -207,8 +207,9 @@ def _edit_error(filename: str, err: EditError, budget: int) -> str:
     if err.kind == "pinned":
         span = details["span"]
         if span == "added":
-            return (f"Refused: this edit would add a pinned block to {filename}. Only the person "
-                    "pins text; write it without <!-- pin --> markers. Nothing was changed.")
+            return (f"Refused: this edit would add a pinned block or a pin marker to {filename}. "
+                    "Only the person pins text; write it without <!-- pin --> or <!-- /pin --> "
+                    "markers. Nothing was changed.")
         return (f"Refused: this edit would change or remove pinned text in {filename}: the "
                 f"pinned block at {span.describe()}. Pinned text (from <!-- pin --> through "
                 "<!-- /pin -->, markers included) belongs to the person: keep it exactly as it "

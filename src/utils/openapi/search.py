@@ -1,6 +1,6 @@
-"""Conversation search (FTS5) and export of one conversation."""
+"""Conversation search (FTS5), export of one conversation and its memory notes."""
 from ..limits import SEARCH_QUERY
-from .common import SESSION_PARAM, errors, json_response, obj, operation, ref
+from .common import SESSION_PARAM, errors, json_response, nullable, obj, operation, ref
 
 SCHEMAS = {
     "SearchResult": obj({
@@ -14,6 +14,19 @@ SCHEMAS = {
         "created_at": {"type": "string"},
         "session_title": {"type": "string"},
     }, required=("session_id", "message_id", "snippet", "highlights")),
+    "MemoryNote": obj({
+        "after_message_id": {"type": "integer", "description": "The last message of the active "
+                             "branch the update read; the note is shown after it."},
+        "job_id": nullable({"type": "string"}),
+        "created_at": {"type": "string"},
+        "files": {"type": "array", "items": obj({
+            "filename": {"enum": ["memory.md", "soul.md", "relationship.md"]},
+            "rev": {"type": "integer", "description": "The revision; its diff is in the history."},
+            "added": {"type": "array", "items": {"type": "string"}, "maxItems": 6,
+                      "description": "Lines the update added (trimmed, at most 300 characters)."},
+            "more": {"type": "integer", "minimum": 0, "description": "Further added lines."}},
+            required=("filename", "rev", "added", "more"))},
+    }, required=("after_message_id", "job_id", "created_at", "files")),
 }
 
 
@@ -48,5 +61,18 @@ def paths() -> dict:
                  **errors("400", "404")},
                 parameters=[{"name": "format", "in": "query", "required": False,
                              "schema": {"enum": ["md", "json"], "default": "md"}}]),
+        },
+        "/api/sessions/{sid}/memory-notes": {
+            "parameters": [SESSION_PARAM],
+            "get": operation(
+                "sessionMemoryNotes", "sessions", "What memory updates took from the conversation.",
+                {"200": json_response("Notes, oldest first (at most 100).", obj(
+                    {"session_id": {"type": "string"},
+                     "notes": {"type": "array", "items": ref("MemoryNote")}},
+                    required=("session_id", "notes"))), **errors("404")},
+                description="One note per update and session, placed after the last message of "
+                            "the active branch the update read (\"Mira remembered: …\"). "
+                            "Derived from the AI revisions on every read; consolidations and the "
+                            "person's own edits make no notes."),
         },
     }

@@ -13,6 +13,7 @@ import zipfile
 
 from ..cortex.paths import CORTEX_FILES
 from ..storage import avatars as avatar_store
+from .cards import strict_loads
 from .errors import invalid_archive
 from .safezip import SafeZip, ZipLimits
 
@@ -139,7 +140,7 @@ def _last_processed(conn, persona_id: str) -> int:
 def _json(raw: bytes, name: str):
     """Strict JSON whose every string can be stored (no lone surrogates)."""
     try:
-        value = json.loads(raw.decode("utf-8"))
+        value = strict_loads(raw.decode("utf-8"))
         json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
     except (ValueError, UnicodeError, RecursionError):

@@ -51,7 +51,7 @@ def decode_json(raw: bytes, where: str = "card") -> dict:
     except UnicodeDecodeError:
         raise invalid_card("invalid_utf8", f"The {where} is not valid UTF-8.") from None
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = strict_loads(text)
     except (ValueError, RecursionError):
         raise invalid_card("invalid_json", f"The {where} is not valid JSON.") from None
     if not isinstance(value, dict):
@@ -194,5 +194,18 @@ def _unix(timestamp: str | None) -> int:
         return 0
 
 
+def strict_loads(text: str):
+    """`json.loads` without NaN/Infinity, written or reached by overflow (`1e400`): a stored
+    non-finite number would make every later JSON answer and export of the persona invalid."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+
+
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range")
+    return value

@@ -8,7 +8,7 @@ from ..storage import messages as message_store
 from ..storage import personas as persona_store
 from ..storage import sessions as store
 from ..storage import tree
-from . import greetings
+from . import greetings, memory_notes
 from .chat_prompt import public
 from . import validation as check
 from .errors import invalid, not_found
@@ -103,6 +103,13 @@ class SessionService:
                                        only_if_untitled=True):
             return None
         return store.get_session(self._db.conn(), session_id)
+
+    def memory_notes(self, session_id: str) -> dict:
+        """What the persona's memory updates took from this conversation, as notes placed after
+        the message each update read up to (`services/memory_notes.py`)."""
+        session = self.summary(session_id)
+        return {"session_id": session_id, "notes": memory_notes.notes(
+            self._db.conn(), session_id, session["persona_id"])}
 
     def delete(self, session_id: str) -> None:
         """Deletes the session and its messages; 404 when unknown."""

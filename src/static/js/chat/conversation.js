@@ -9,6 +9,7 @@ import {
 } from './bubbles.js';
 import { treeMethods } from './conversation_tree.js';
 import { addActions, removeActions } from './message_actions.js';
+import { MemoryNotes } from './memory_notes.js';
 
 const PAGE = 200;
 const STOPPED = { cancelled: 'Incomplete', max_tokens: 'Cut off (length limit)' };
@@ -24,6 +25,8 @@ export class Conversation {
     this.socket = socket;
     this.composer = composer;
     this.memory = memory;
+    this.notes = new MemoryNotes(this.list);
+    memory.onChanged = () => this.notes.load(this.session?.id, this.persona);
     this.handlers = handlers;
     this.session = null;
     this.persona = null;
@@ -52,6 +55,7 @@ export class Conversation {
     this.hasMore = false;
     this.messages = session ? await this.fetchMessages(session.id) : [];
     this.render();
+    this.notes.load(session?.id, persona);
     this.resumeIfStreaming();
   }
 
@@ -135,6 +139,7 @@ export class Conversation {
       }));
     }
     this.list.replaceChildren(...nodes);
+    this.notes.place();
     if (!this.stream) this.addActions();
     if (this.errorEl) this.list.append(this.errorEl);
     if (toEnd) this.scrollToEnd(true);

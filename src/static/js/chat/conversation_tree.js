@@ -10,7 +10,7 @@ import { editMessage, removeActions } from './message_actions.js';
 export const treeMethods = {
   /** A message's bubble (with its `< n/m >`), and for a failed reply its error with Retry. */
   messageNodes(message) {
-    const el = bubble(message);
+    const el = bubble(message, this.persona);
     const nav = siblingNav(message, (id) => this.switchTo(id));
     if (nav) el.querySelector('.msg-meta').prepend(nav);
     if (!message.error) return [el];

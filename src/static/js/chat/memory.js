@@ -113,6 +113,7 @@ export class MemoryIndicator {
     }
     this.loadProposals();
     const files = Array.isArray(job.files) ? job.files : [];
+    if (files.length) this.onChanged?.(files);
     const names = files.map((file) => FILE_LABELS[file] || file);
     const text = names.length ? 'Memory updated · see changes' : 'Memory checked · no changes';
     this.render('updated', text, names.length ? `Changed: ${names.join(', ')}. Open the diff.`

@@ -47,7 +47,9 @@ export class CortexHistory {
     if (this.personaId !== personaId || this.filename !== filename) return;
     this.revisions = Array.isArray(data.revisions) ? data.revisions : [];
     const keep = this.revisions.some((r) => r.rev === this.selected) ? this.selected : null;
-    const wanted = select === 'latest' ? this.revisions[0]?.rev : (select ?? keep);
+    const listed = typeof select === 'number' && this.revisions.some((r) => r.rev === select);
+    const wanted = select === 'latest' || (typeof select === 'number' && !listed)
+      ? this.revisions[0]?.rev : (select ?? keep);
     this.selected = null;
     this.render();
     if (wanted != null) await this.show(wanted);

@@ -1,0 +1,64 @@
+// Memory notes in the conversation's timeline: "Mira remembered: …" after the message a memory
+// update read up to, with the lines it added and a link to that change's diff. The server
+// derives them from the revisions (GET /api/sessions/<sid>/memory-notes), so they stay in place
+// after a reload and follow the active branch.
+import { api, seg } from '../lib/api.js';
+import { h } from '../lib/dom.js';
+
+/** Loads a session's notes and places them after their messages in `list`. */
+export class MemoryNotes {
+  constructor(list) {
+    this.list = list;
+    this.sessionId = null;
+    this.persona = null;
+    this.notes = [];
+  }
+
+  /** Fetches the notes of `sessionId` (none for a new conversation) and shows them. */
+  async load(sessionId, persona) {
+    this.sessionId = sessionId || null;
+    this.persona = persona;
+    if (!sessionId) {
+      this.notes = [];
+      this.place();
+      return;
+    }
+    try {
+      const data = await api.get(`/api/sessions/${seg(sessionId)}/memory-notes`);
+      if (this.sessionId !== sessionId) return;
+      this.notes = Array.isArray(data.notes) ? data.notes : [];
+      this.place();
+    } catch {
+      // notes are a comfort; the conversation works without them
+    }
+  }
+
+  /** (Re)inserts every note after its message; a note whose message is not shown waits. */
+  place() {
+    this.list.querySelectorAll('.memory-note').forEach((el) => el.remove());
+    for (const note of this.notes) {
+      const anchor = this.list.querySelector(`.msg[data-id="${Number(note.after_message_id)}"]`);
+      if (anchor) anchor.after(this.element(note));
+    }
+  }
+
+  element(note) {
+    const name = this.persona?.name || 'The persona';
+    const lines = note.files.flatMap((file) => file.added);
+    const more = note.files.reduce((sum, file) => sum + file.more, 0);
+    const head = lines.length ? `${name} remembered:` : `${name} updated its memory.`;
+    return h('aside', { class: 'memory-note', 'aria-label': `Memory note: ${head}`, dataset: { after: note.after_message_id } },
+      h('p', { class: 'memory-note-head', text: head }),
+      lines.length ? h('ul', { class: 'memory-note-lines' }, ...lines.map((line) => h('li', { text: line.replace(/^[-*+]\s+/, '') }))) : null,
+      more ? h('p', { class: 'memory-note-more', text: `and ${more} more line${more === 1 ? '' : 's'}` }) : null,
+      h('p', { class: 'memory-note-links' }, ...note.files.map((file) => h('a', {
+        href: this.diffUrl(file), text: `See the change in ${file.filename}`,
+      }))));
+  }
+
+  diffUrl(file) {
+    const params = new URLSearchParams({ persona: this.persona?.id || '', file: file.filename,
+      rev: String(file.rev), view: 'history' });
+    return `/settings?${params}#memory`;
+  }
+}

@@ -1,0 +1,49 @@
+"""Memory notes in a conversation's timeline (issue 11): "Mira remembered: …" after the message
+an update read up to, with the lines it added and the revisions to open as a diff. Derived from
+the revisions on every read, so a note stays where it belongs after a reload, follows the active
+branch (a note whose messages all left the branch is not shown) and needs no table of its own."""
+import bisect
+import difflib
+
+from ..storage import memory_notes as store
+
+MAX_NOTES = 100
+MAX_LINES = 6
+MAX_LINE = 300
+
+
+def notes(conn, session_id: str, persona_id: str) -> list[dict]:
+    """The session's notes, oldest first: `{after_message_id, job_id, created_at, files}`, each
+    file `{filename, rev, added, more}` (`added`: up to 6 added lines, `more`: how many else)."""
+    ids = store.branch_ids(conn, session_id)
+    if not ids:
+        return []
+    grouped: dict[tuple, dict] = {}
+    for row in store.ai_revisions(conn, persona_id, ids[0], ids[-1], MAX_NOTES * 3):
+        anchor = _anchor(ids, row["message_from"], row["message_to"])
+        if anchor is None:
+            continue
+        key = (row["job_id"] or f"rev{row['id']}", anchor)
+        note = grouped.setdefault(key, {"after_message_id": anchor, "job_id": row["job_id"],
+                                        "created_at": row["created_at"], "files": []})
+        note["files"].insert(0, {"filename": row["filename"], "rev": row["id"],
+                                 **_added(row["previous"] or "", row["content"])})
+    found = sorted(grouped.values(), key=lambda n: (n["after_message_id"], n["created_at"]))
+    return found[-MAX_NOTES:]
+
+
+def _anchor(ids: list[int], low: int, high: int) -> int | None:
+    """The last message of the branch inside `low..high`, or None when none is on it."""
+    index = bisect.bisect_right(ids, high) - 1
+    return ids[index] if index >= 0 and ids[index] >= low else None
+
+
+def _added(before: str, after: str) -> dict:
+    """The non-blank lines `after` has that `before` had not, in order."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(),
+                                      autojunk=False)
+    new = after.splitlines()
+    lines = [new[j].strip() for tag, _, _, j1, j2 in matcher.get_opcodes()
+             if tag in ("insert", "replace") for j in range(j1, j2) if new[j].strip()]
+    return {"added": [line[:MAX_LINE] for line in lines[:MAX_LINES]],
+            "more": max(0, len(lines) - MAX_LINES)}
