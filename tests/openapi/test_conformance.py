@@ -151,14 +151,16 @@ def test_cortex_updates_and_settings(client, conform, persona):
 
 def test_settings_and_key(client, conform, claude):
     key = "/api/settings/api-key"
+    # Keys are random-looking: every key seen is masked (8+ character runs) for the rest of the
+    # process, so a key spelling "overload" would redact that word in later tests' output.
     conform(client.get("/api/settings"), "GET", "/api/settings")
     conform(client.put("/api/settings", json={"max_tokens": 0}), "PUT", "/api/settings")
     conform(client.put("/api/settings", json={"effort": "high", "context_limit": 20}), "PUT",
             "/api/settings")
     conform(client.put(key, json={"api_key": "short"}), "PUT", key)
     claude.enqueue(replies.http_error(401, "authentication_error", "invalid x-api-key"))
-    conform(client.put(key, json={"api_key": "sk-ant-rejected-0000000000000"}), "PUT", key)
+    conform(client.put(key, json={"api_key": "sk-ant-Rj7qW2xZ9vK4mT8pL3nB"}), "PUT", key)
     claude.enqueue(replies.http_error(529, "overloaded_error", "Overloaded"))
-    conform(client.put(key, json={"api_key": "sk-ant-overload-0000000000000"}), "PUT", key)
-    conform(client.put(key, json={"api_key": "sk-ant-accepted-0000000000000"}), "PUT", key)
+    conform(client.put(key, json={"api_key": "sk-ant-Ov5tY8cQ1wE6rU9iP2aS"}), "PUT", key)
+    conform(client.put(key, json={"api_key": "sk-ant-Ac3dF6gH9jK2lZ5xC8vB"}), "PUT", key)
     conform(client.delete(key), "DELETE", key)
