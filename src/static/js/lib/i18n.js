@@ -1,0 +1,40 @@
+// The interface's strings. The page embeds its language's catalogue (src/instructions/ui/<lang>.json)
+// as a JSON data block (#ui-strings, inert under the CSP); `t` looks a key up and fills `{name}`
+// placeholders, `tn` picks the plural form (`key.one`, `key.other`, … by Intl.PluralRules).
+
+const STRINGS = readStrings();
+
+/** The interface language ("en" or "de"), from `<html lang>`. */
+export const LANG = document.documentElement.lang || 'en';
+
+const PLURALS = new Intl.PluralRules(LANG);
+
+function readStrings() {
+  const block = document.getElementById('ui-strings');
+  try {
+    return block ? JSON.parse(block.textContent) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The string for `key` with `{name}` placeholders filled from `params`. */
+export function t(key, params = {}) {
+  const text = STRINGS[key];
+  if (typeof text !== 'string') {
+    console.error(`Missing interface string: ${key}`);
+    return key;
+  }
+  return text.replace(/\{([a-z_]+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** The plural form of `key` for `count` (`{count}` is filled in too). */
+export function tn(key, count, params = {}) {
+  const form = `${key}.${PLURALS.select(count)}`;
+  return t(form in STRINGS ? form : `${key}.other`, { count, ...params });
+}
+
+/** True when `key` exists (for optional strings, such as messages for known error codes). */
+export function has(key) {
+  return typeof STRINGS[key] === 'string';
+}
