@@ -48,9 +48,9 @@ def theme():
 def interface_language():
     """The interface's language (the setting, else Accept-Language) and its strings: `t` and
     `tn` for templates, `ui_strings` embedded as JSON for the page's scripts."""
-    lang = i18n.choose(get_settings_service().chosen_language(),
-                       request.headers.get("Accept-Language"))
-    return {"lang": lang, "ui_strings": i18n.catalogue(lang),
+    chosen = get_settings_service().chosen_language()
+    lang = i18n.choose(chosen, request.headers.get("Accept-Language"))
+    return {"lang": lang, "language_chosen": chosen is not None, "ui_strings": i18n.catalogue(lang),
             "t": lambda key, **params: i18n.translate(lang, key, **params),
             "tn": lambda key, count, **params: i18n.plural(lang, key, count, **params)}
 
