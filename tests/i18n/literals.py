@@ -66,7 +66,8 @@ _QUIET_CONTEXT = re.compile(
     r"(?:\bimport|\bfrom|console\.\w+|new (?:Type|Range)?Error|querySelector(?:All)?|closest|"
     r"matches|classList\.\w+|\bt|\btn|\bhas|===|!==|\bcase|addEventListener|\brel|"
     r"removeEventListener|dataset\.\w+|\bsetProperty)\s*[(:=,]?\s*\(?\s*$"
-    r"|\b(?:class|className)\s*[:=][^,;]*$")
+    r"|\b(?:class|className)\s*[:=][^,;]*$"
+    r"|setAttribute\(\s*['\"](?:rel|class|type|role|id|name|href|target|data-[\w-]+)['\"]\s*,\s*$")
 # Positions that take identifiers: quiet only for strings without spaces.
 _IDENTIFIER_CONTEXT = re.compile(r"\b(?:type|name|id|role|kind|method|key)\s*[:=]\s*$")
 _REGEX_BEFORE = set("(,=:[!&|?{};+-*%<>~^")
@@ -108,7 +109,8 @@ def _literals(source: str):
                 text.append(source[j])
                 j += 1
             yield start_line, "".join(text), "".join(code_line)
-            code_line.append(ch + ch)
+            literal = "".join(text)
+            code_line.append(ch + (literal if re.fullmatch(r"[\w-]{1,40}", literal) else "") + ch)
             last_sig, i = ch, j + 1
         elif ch == "/" and (last_sig in _REGEX_BEFORE or last_sig == "" or
                             "".join(code_line).rstrip().endswith("return")):
@@ -137,8 +139,9 @@ def scan_script(source: str) -> list[tuple[int, str]]:
     """(line, text) of every prose-like string literal in a JS module outside quiet positions."""
     found = []
     for line, text, before in _literals(source):
-        visible = text.replace("{x}", " ").strip()
-        if not _PROSE.search(visible) or visible in ALLOWED:
+        visible = text.replace("{x}", "x").strip()
+        words = text.replace("{x}", " ")
+        if not _WORD.search(words) or not _PROSE.search(visible) or visible in ALLOWED:
             continue
         if _QUIET_CONTEXT.search(before.rstrip()):
             continue

@@ -1,8 +1,7 @@
 // The JSON API client. Every error becomes an ApiError carrying the server's code and message;
 // a 401 (signed out) also sends the person to the sign-in page.
 import { requireSignIn } from './auth.js';
-
-const SIGNED_OUT = 'You are signed out: taking you to the sign-in page…';
+import { errorMessage, t } from './i18n.js';
 
 /** A failed request: `status` (0 for network errors), stable `code`, readable `message`. */
 export class ApiError extends Error {
@@ -25,17 +24,18 @@ export async function request(method, path, { body, headers = {} } = {}) {
   try {
     response = await fetch(path, init);
   } catch {
-    throw new ApiError(0, 'network_error', 'The server could not be reached. Check that it is running.');
+    throw new ApiError(0, 'network_error', t('errors.network_error'));
   }
   const data = await readJson(response);
   if (response.status === 401) {
     requireSignIn();
-    throw new ApiError(401, 'signed_out', SIGNED_OUT, data);
+    throw new ApiError(401, 'signed_out', t('errors.signed_out'), data);
   }
   if (!response.ok) {
     const error = (data && data.error) || {};
-    throw new ApiError(response.status, error.code || `http_${response.status}`,
-      error.message || `The request failed (${response.status}).`, data);
+    const code = error.code || `http_${response.status}`;
+    const message = error.message || t('errors.request_failed', { status: response.status });
+    throw new ApiError(response.status, code, errorMessage(code, message, error), data);
   }
   return { status: response.status, data, headers: response.headers };
 }

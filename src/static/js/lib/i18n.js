@@ -7,6 +7,9 @@ const STRINGS = readStrings();
 /** The interface language ("en" or "de"), from `<html lang>`. */
 export const LANG = document.documentElement.lang || 'en';
 
+/** The locale for dates and numbers: the browser's own variant of LANG (en-GB, de-AT), else LANG. */
+export const LOCALE = (navigator.languages || []).find((tag) => tag.split('-')[0] === LANG) || LANG;
+
 const PLURALS = new Intl.PluralRules(LANG);
 
 function readStrings() {
@@ -32,6 +35,13 @@ export function t(key, params = {}) {
 export function tn(key, count, params = {}) {
   const form = `${key}.${PLURALS.select(count)}`;
   return t(form in STRINGS ? form : `${key}.other`, { count, ...params });
+}
+
+/** The message for a server error. The server writes English; in another language the
+ * catalogue's `errors.<code>` (filled from the error's details) replaces it when there is one. */
+export function errorMessage(code, fallback, details = {}) {
+  if (LANG === 'en' && fallback) return fallback;
+  return has(`errors.${code}`) ? t(`errors.${code}`, details) : fallback;
 }
 
 /** True when `key` exists (for optional strings, such as messages for known error codes). */
