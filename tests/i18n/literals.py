@@ -60,7 +60,7 @@ def scan_template(source: str) -> list[tuple[int, str]]:
 
 # --- scripts -------------------------------------------------------------------------------
 
-_PROSE = re.compile(rf"{LETTER}[\s\u00a0]+{LETTER}|^[A-ZÄÖÜ][a-zäöüß]+[.!?…:]?$")
+_PROSE = re.compile(rf"{LETTER}[\s\u00a0]+\W{{0,3}}{LETTER}|^[A-ZÄÖÜ][a-zäöüß]+[.!?…:]?$")
 # Positions whose strings never reach a person, whatever they look like.
 _QUIET_CONTEXT = re.compile(
     r"(?:\bimport|\bfrom|console\.\w+|new (?:Type|Range)?Error|querySelector(?:All)?|closest|"
