@@ -14,7 +14,7 @@ _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 _VISIBLE_ATTRS = ("placeholder", "title", "aria-label", "alt", "aria-description")
 _WORD = re.compile(LETTER + "{2,}")
 # Text that is the same in every language (formats and product names), exact matches only.
-ALLOWED = frozenset({"Persona Cortex", "English", "Deutsch", "sk-ant-…", "Markdown (.md)", "JSON (.json)"})
+ALLOWED = frozenset({"Persona Cortex", "English", "Deutsch", "Letta .af", "sk-ant-…", "Markdown (.md)", "JSON (.json)"})
 _PATH = re.compile(r"^/?[\w.-]+(?:/[\w.{}-]*)*\.\w+$|^/[\w/{}.?=&-]*$")
 
 
