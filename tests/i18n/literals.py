@@ -10,6 +10,7 @@ import re
 from html.parser import HTMLParser
 
 LETTER = r"[^\W\d_]"
+IGNORE = "i18n-ignore"
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 _VISIBLE_ATTRS = ("placeholder", "title", "aria-label", "alt", "aria-description")
 _WORD = re.compile(LETTER + "{2,}")
@@ -91,17 +92,20 @@ def _literals(source: str):
             line += source.count("\n", i, end)
             i = end
         elif ch in "'\"`":
-            start_line, j, text = line, i + 1, []
+            start_line, j, text, nested = line, i + 1, [], []
             while j < n and source[j] != ch:
                 if source[j] == "\\":
                     text.append(source[j:j + 2])
                     j += 2
                     continue
                 if ch == "`" and source.startswith("${", j):
-                    depth, j = 1, j + 2
+                    depth, j, start = 1, j + 2, j + 2
                     while j < n and depth:
                         depth += {"{": 1, "}": -1}.get(source[j], 0)
                         j += 1
+                    nested.extend((line + number - 1, inner, before)
+                                  for number, inner, before in _literals(source[start:j - 1]))
+                    line += source.count("\n", start, j)
                     text.append("{x}")
                     continue
                 if source[j] == "\n":
@@ -109,6 +113,7 @@ def _literals(source: str):
                 text.append(source[j])
                 j += 1
             yield start_line, "".join(text), "".join(code_line)
+            yield from nested
             literal = "".join(text)
             code_line.append(ch + (literal if re.fullmatch(r"[\w-]{1,40}", literal) else "") + ch)
             last_sig, i = ch, j + 1
@@ -136,9 +141,12 @@ def _literals(source: str):
 
 
 def scan_script(source: str) -> list[tuple[int, str]]:
-    """(line, text) of every prose-like string literal in a JS module outside quiet positions."""
-    found = []
+    """(line, text) of every prose-like string literal in a JS module outside quiet positions
+    (a line that says `i18n-ignore` in a comment is skipped: say why next to it)."""
+    found, lines = [], source.splitlines()
     for line, text, before in _literals(source):
+        if IGNORE in lines[line - 1]:
+            continue
         visible = text.replace("{x}", "x").strip()
         words = text.replace("{x}", " ")
         if not _WORD.search(words) or not _PROSE.search(visible) or visible in ALLOWED:

@@ -54,7 +54,7 @@ export function errorInWords(err, form) {
   if (!el) return err.message;
   const prefix = `${field}: `;
   const rule = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
-  const detail = rule.replace('an integer', 'a whole number').replace(/\.$/, '');
+  const detail = rule.replace('an integer', 'a whole number').replace(/\.$/, '');  // i18n-ignore: the server's English
   return t('common.forms.rejected', { label: labelOf(el), detail });
 }
 
