@@ -18,8 +18,8 @@ TEMPLATES = ROOT / "src" / "templates"
 SCRIPTS = ROOT / "src" / "static" / "js"
 LANGUAGES = ("en", "de")
 _KEY_USE = re.compile(r"\b(tn?|has)\(\s*['\"]([a-z0-9_.]+)['\"]")
+_KEY_LITERAL = re.compile(r"['\"]([a-z]+(?:\.[a-z0-9_]+){2,})['\"]")
 _PLACEHOLDERS = re.compile(r"\{([a-z_]+)\}")
-_PLURAL_FORMS = ("zero", "one", "two", "few", "many", "other")
 
 
 def catalogues() -> dict[str, dict]:
@@ -54,14 +54,23 @@ def _exists(key: str, cat: dict, plural: bool) -> bool:
     return (f"{key}.other" in cat) if plural else key in cat
 
 
+def unknown_keys(text: str, english: dict) -> list[tuple[int, str]]:
+    """(line, key) of each key `text` names that the English catalogue lacks: keys in `t()`,
+    `tn()` and `has()` calls, and string literals shaped like a key of a known group."""
+    groups = {key.split(".")[0] for key in english}
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        named = [(call == "tn", key) for call, key in _KEY_USE.findall(line)]
+        called = {key for _, key in named}
+        named += [(False, key) for key in _KEY_LITERAL.findall(line) if key not in called
+                  and key.split(".")[0] in groups and f"{key}.other" not in english]
+        found += [(number, key) for plural, key in named if not _exists(key, english, plural)]
+    return found
+
+
 def usage_problems(cats: dict[str, dict]) -> list[str]:
-    problems, english = [], cats["en"]
-    for path in sources():
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for call, key in _KEY_USE.findall(line):
-                if not _exists(key, english, call == "tn"):
-                    problems.append(f"{path.relative_to(ROOT)}:{number}: unknown key {key}")
-    return problems
+    return [f"{path.relative_to(ROOT)}:{line}: unknown key {key}" for path in sources()
+            for line, key in unknown_keys(path.read_text(encoding="utf-8"), cats["en"])]
 
 
 def literal_problems() -> list[str]:
