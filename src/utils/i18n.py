@@ -14,7 +14,7 @@ from pathlib import Path
 UI_DIR = Path(__file__).resolve().parents[1] / "instructions" / "ui"
 LANGUAGES = ("en", "de")
 DEFAULT = "en"
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
 @lru_cache(maxsize=None)

@@ -19,7 +19,7 @@ SCRIPTS = ROOT / "src" / "static" / "js"
 LANGUAGES = ("en", "de")
 _KEY_USE = re.compile(r"\b(tn?|has)\(\s*['\"]([a-z0-9_.]+)['\"]")
 _KEY_LITERAL = re.compile(r"['\"]([a-z]+(?:\.[a-z0-9_]+){2,})['\"]")
-_PLACEHOLDERS = re.compile(r"\{([a-z_]+)\}")
+_PLACEHOLDERS = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
 def catalogues() -> dict[str, dict]:
@@ -43,6 +43,8 @@ def catalogue_problems(cats: dict[str, dict]) -> list[str]:
         for key, value in sorted(cat.items()):
             if not isinstance(value, str) or not value.strip():
                 problems.append(f"{where}:0: empty value for {key}")
+            elif any(not _PLACEHOLDERS.fullmatch(m) for m in re.findall(r"\{[^{}]*\}", value)):
+                problems.append(f"{where}:0: a brace in {key} is not a {{placeholder}}")
     for key in sorted(set.intersection(*(set(c) for c in cats.values()))):
         names = {lang: set(_PLACEHOLDERS.findall(str(cats[lang][key]))) for lang in cats}
         if len({frozenset(v) for v in names.values()}) > 1:

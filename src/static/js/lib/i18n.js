@@ -28,7 +28,7 @@ export function t(key, params = {}) {
     console.error(`Missing interface string: ${key}`);
     return key;
   }
-  return text.replace(/\{([a-z_]+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return text.replace(/\{([a-z_][a-z0-9_]*)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
 /** The plural form of `key` for `count` (`{count}` is filled in too). */
