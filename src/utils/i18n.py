@@ -3,7 +3,8 @@
 Keys are dotted and grouped by page or module (`chat.composer.send`); values may hold `{name}`
 placeholders. A key ending in `.one` / `.other` (etc., the CLDR plural categories) is one form of
 a plural; `plural()` picks the form. The server renders templates with `translate`; the browser
-gets the same catalogue embedded in each page (`lib/i18n.js`). Like `prompts`, this module
+gets the same catalogue embedded in each page as JSON text in an inert `<template>`
+(`lib/i18n.js`). Like `prompts`, this module
 imports nothing of ours, so every layer may use it.
 """
 import json

@@ -13,7 +13,7 @@ ENGLISH = {"Accept-Language": "en-US,en;q=0.9"}
 
 def _strings(page: str) -> dict:
     """The catalogue embedded in a page for its scripts."""
-    block = re.search(r'<script type="application/json" id="ui-strings">(.*?)</script>', page, re.S)
+    block = re.search(r'<template id="ui-strings">([^<]*)</template>', page)
     return json.loads(block.group(1))
 
 

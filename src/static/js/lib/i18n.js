@@ -1,6 +1,7 @@
 // The interface's strings. The page embeds its language's catalogue (src/instructions/ui/<lang>.json)
-// as a JSON data block (#ui-strings, inert under the CSP); `t` looks a key up and fills `{name}`
-// placeholders, `tn` picks the plural form (`key.one`, `key.other`, … by Intl.PluralRules).
+// as JSON text in an inert `<template id="ui-strings">` (no script tag: the pages carry no inline
+// script at all); `t` looks a key up and fills `{name}` placeholders, `tn` picks the plural form
+// (`key.one`, `key.other`, … by Intl.PluralRules).
 
 const STRINGS = readStrings();
 
@@ -15,7 +16,7 @@ const PLURALS = new Intl.PluralRules(LANG);
 function readStrings() {
   const block = document.getElementById('ui-strings');
   try {
-    return block ? JSON.parse(block.textContent) : {};
+    return block ? JSON.parse(block.content.textContent) : {};
   } catch {
     return {};
   }
