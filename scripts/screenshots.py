@@ -52,6 +52,13 @@ UPDATED = MEMORY.replace(
     "- Ask how the competition entry for the city park went.\n",
     "- Ask how Pixel is settling in.\n- Ask whether the park competition entry went out in time.\n")
 UPDATE_EDITS = [("write_file", {"filename": "memory.md", "content": UPDATED})]
+CHAT_DE = [
+    ("Hallo Theo! Ich plane für Samstag eine Tour auf den Hochgrat. Ist das eine gute Idee?",
+     "Servus! Der **Hochgrat** ist eine schöne Wahl, gerade jetzt im Spätherbst.\n\nEin paar "
+     "Dinge, bevor du losgehst:\n\n- Früh starten: Die Tage sind kurz.\n- Auf dem Grat kann es "
+     "schon vereist sein, also gute Schuhe.\n- Die Bergbahn fährt nur am Wochenende.\n\nGehst "
+     "du allein oder mit jemandem?"),
+]
 
 
 def model(body: dict):
@@ -62,9 +69,11 @@ def model(body: dict):
             return replies.text("Noted Pixel, Jonas's new cat, and to ask how she settles in.")
         return replies.tool_use(UPDATE_EDITS, text="Jonas adopted a cat; I'll remember her.")
     if not body.get("stream"):
-        return replies.text("Pixel comes home")
+        german = "Theo Brandt" in json.dumps(body)
+        return replies.text("Samstag auf den Hochgrat" if german else "Pixel comes home")
     turns = sum(1 for m in body["messages"] if m["role"] == "user")
-    return replies.text(CHAT[min(turns, len(CHAT)) - 1][1], event_delay=0.003)
+    script = CHAT_DE if "Theo Brandt" in json.dumps(body.get("system")) else CHAT
+    return replies.text(script[min(turns, len(script)) - 1][1], event_delay=0.003)
 
 
 def call(server, method: str, path: str, body=None, headers=None) -> dict:
@@ -162,6 +171,8 @@ def shoot(browser, app, server, out_dir: Path) -> None:
     page.screenshot(path=out_dir / "api-docs.png")
     context.close()
 
+    german_chat(browser, server, out_dir)
+
     dark = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
     page = dark.new_page()
     page.goto(server.url + "/")
@@ -178,6 +189,23 @@ def shoot(browser, app, server, out_dir: Path) -> None:
     page.evaluate("document.getElementById('messages').scrollTop = 1e6")
     page.screenshot(path=out_dir / "chat-phone-dark.png")
     phone.close()
+
+
+def german_chat(browser, server, out_dir: Path) -> None:
+    """The chat with Theo (a German persona) in a browser that prefers German: the interface
+    follows Accept-Language, since no language is chosen in the settings."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="de-DE")
+    page = context.new_page()
+    theo = next(p for p in call(server, "GET", "/api/personas")["personas"]
+                if p["name"] == "Theo Brandt")
+    page.goto(f"{server.url}/?persona={theo['id']}")
+    page.wait_for_selector("body[data-ready=true]")
+    for text, _ in CHAT_DE:
+        page.fill("#composer-input", text)
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#messages .msg-assistant:last-of-type [data-action=regenerate]")
+    page.screenshot(path=out_dir / "chat-de.png")
+    context.close()
 
 
 def main(out_dir: Path) -> None:

@@ -76,7 +76,7 @@ def sign_in():
     wait = limiter.retry_after(client)  # before the body is read: a locked-out guess costs little
     if wait is not None:
         if as_form:
-            return _page(error=_wait_message(wait), next_path=_safe_next(request.args.get("next")),
+            return _page(error=("signin.error.wait", {"seconds": wait}), next_path=_safe_next(request.args.get("next")),
                          status=429, headers={"Retry-After": str(wait)})
         return _too_many(wait)
     data = request.form if as_form else json_body()
@@ -85,7 +85,7 @@ def sign_in():
         limiter.record_failure(client)
         log.warning("Failed sign-in from %s", client)
         if as_form:
-            return _page(error="That is not the access token.", next_path=next_path,
+            return _page(error=("signin.error.wrong_token", {}), next_path=next_path,
                                  status=401)
         return error_response(401, "invalid_token", "That is not the access token.")
     response = redirect(next_path, 303) if as_form else jsonify({"signed_in": True})
@@ -255,9 +255,10 @@ def _clear_cookie(response) -> None:
                            samesite="Strict")
 
 
-def _page(*, signed_in: bool = False, error: str | None = None, next_path: str = "/",
-          status: int = 200, headers: dict | None = None):
-    """The sign-in page with the strict headers every page sends."""
+def _page(*, signed_in: bool = False, error: tuple[str, dict] | None = None,
+          next_path: str = "/", status: int = 200, headers: dict | None = None):
+    """The sign-in page with the strict headers every page sends; `error` is a catalogue key
+    and its parameters, shown in the interface's language."""
     html = render_template("pages/signin.html", page="signin", signed_in=signed_in, error=error,
                            next_path=next_path)
     return html, status, {**SECURITY_HEADERS, **(headers or {})}

@@ -8,7 +8,8 @@ a page too (the interactive API reference), under the same policy and the same a
 """
 from flask import Blueprint, render_template, request
 
-from ..utils.provider import get_access_gate
+from ..utils import i18n
+from ..utils.provider import get_access_gate, get_settings_service
 
 bp = Blueprint("pages", __name__)
 
@@ -41,6 +42,17 @@ def theme():
     """The person's manual theme (a cookie set by the settings page); None follows the system."""
     chosen = request.cookies.get("theme")
     return {"theme": chosen if chosen in THEMES else None}
+
+
+@bp.app_context_processor
+def interface_language():
+    """The interface's language (the setting, else Accept-Language) and its strings: `t` and
+    `tn` for templates, `ui_strings` embedded as JSON for the page's scripts."""
+    chosen = get_settings_service().chosen_language()
+    lang = i18n.choose(chosen, request.headers.get("Accept-Language"))
+    return {"lang": lang, "language_chosen": chosen is not None, "ui_strings": i18n.catalogue(lang),
+            "t": lambda key, **params: i18n.translate(lang, key, **params),
+            "tn": lambda key, count, **params: i18n.plural(lang, key, count, **params)}
 
 
 def _page(template: str, **context):

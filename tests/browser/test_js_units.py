@@ -13,10 +13,12 @@ NOW = dt.datetime(2026, 5, 12, 14, 0, 0, tzinfo=dt.timezone.utc)
 
 @pytest.fixture
 def module_page(browser, server):
-    """A same-origin page (en-US, UTC) from which the app's ES modules can be imported."""
+    """A page of the app (en-US, UTC; it embeds the interface strings the modules read) from
+    which the app's ES modules can be imported."""
     with checked_page(browser, locale="en-US", timezone_id="UTC") as tab:
         tab.clock.set_fixed_time(NOW)
-        tab.goto(server.url + "/healthz")
+        tab.goto(server.url + "/settings")
+        tab.wait_for_selector("body[data-ready=true]")
         yield tab
 
 

@@ -14,6 +14,7 @@ import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
 import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js';
 import { applyLimits } from './lib/forms.js';
+import { t } from './lib/i18n.js';
 
 const LAST_PERSONA = 'persona-cortex:persona';
 /** Shows a failed step of an event handler to the person (never an uncaught rejection). */
@@ -38,7 +39,7 @@ const composer = new Composer({
 const keySetup = new KeySetup({
   onConfigured: () => {
     composer.setLocked(false);
-    toast('API key saved. You can start chatting.');
+    toast(t('chat.key_setup.saved'));
     composer.focus();
   },
 });
@@ -64,7 +65,7 @@ watchScroll(byId('messages'), byId('jump-latest'));
 async function openAt(sessionId, messageId) {
   if (sessionId !== state.sessionId) await selectSession(sessionId);
   sidebar.closeIfNarrow();
-  if (!(await revealMessage(conversation, messageId))) toast('That message is no longer there.', { error: true });
+  if (!(await revealMessage(conversation, messageId))) toast(t('chat.search.gone'), { error: true });
 }
 
 function renderExport() {
@@ -97,10 +98,10 @@ function updateUrl() {
 
 function renderHeader() {
   const current = persona();
-  byId('chat-title').textContent = current ? current.name : 'Chat';
+  byId('chat-title').textContent = current ? current.name : t('chat.header.title');
   byId('chat-avatar').replaceChildren(...(current ? [avatar(current, 34)] : []));
-  byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : 'New conversation';
-  document.title = current ? `${current.name} · Persona Cortex` : 'Persona Cortex';
+  byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : t('chat.sidebar.untitled');
+  document.title = current ? t('chat.page_title_persona', { name: current.name }) : t('app.name');
   renderExport();
 }
 
@@ -173,9 +174,8 @@ async function renameSession(target, title) {
 
 async function deleteSession(target) {
   const ok = await confirmAction(
-    `“${sessionTitle(target)}” and all its messages will be deleted. What the persona already `
-    + 'remembers from it stays in its memory.',
-    { title: 'Delete this conversation?', confirm: 'Delete' },
+    t('chat.delete.text', { title: sessionTitle(target) }),
+    { title: t('chat.delete.title'), confirm: t('common.confirm.delete') },
   );
   if (!ok) return;
   try {
@@ -185,7 +185,7 @@ async function deleteSession(target) {
     return;
   }
   state.sessions = state.sessions.filter((s) => s.id !== target.id);
-  toast('Conversation deleted');
+  toast(t('chat.delete.done'));
   if (state.sessionId === target.id) {
     await selectSession(state.sessions[0] ? state.sessions[0].id : null);
   } else {
@@ -202,7 +202,7 @@ function titleChanged(frame) {
 }
 
 function requireKey() {
-  composer.setLocked(true, 'Add your API key to chat');
+  composer.setLocked(true, t('chat.composer.locked'));
   keySetup.show(true);
 }
 
@@ -222,7 +222,7 @@ async function start() {
     const wanted = params.get('persona') || window.localStorage.getItem(LAST_PERSONA);
     const first = state.personas.find((p) => p.id === wanted) || state.personas[0];
     if (!first) {
-      toast('No persona found: create one in Settings.', { error: true });
+      toast(t('chat.errors.no_persona'), { error: true });
       return;
     }
     socket.connect().catch(() => {});

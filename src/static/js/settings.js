@@ -11,6 +11,7 @@ import { CortexProposals } from './settings/cortex_proposals.js';
 import { CortexSleep } from './settings/cortex_sleep.js';
 import { GeneralSettings } from './settings/general.js';
 import { PersonaSettings } from './settings/personas.js';
+import { t } from './lib/i18n.js';
 
 const params = new URLSearchParams(window.location.search);
 // A chat's memory note links to one revision's diff (`?rev=`); shown once, on the first load.
@@ -104,8 +105,8 @@ async function openPersona(id, filename) {
 personaSelect.addEventListener('change', async () => {
   const next = personaSelect.value;
   if (editor.anyDirty()) {
-    const ok = await confirmAction('Your unsaved changes to this persona\'s memory are discarded.',
-      { title: 'Switch persona?', confirm: 'Discard and switch' });
+    const ok = await confirmAction(t('settings.memory.switch_text'),
+      { title: t('settings.memory.switch_title'), confirm: t('settings.memory.switch_confirm') });
     if (!ok) {
       personaSelect.value = personaId;
       return;

@@ -54,6 +54,11 @@ class SettingsService:
         """The six general settings, defaults filled in (what chat and cortex use)."""
         return self._merge(get_setting(self._db.conn(), SETTINGS_KEY, {}))
 
+    def chosen_language(self) -> str | None:
+        """The language the person set explicitly, or None (the interface then follows the
+        browser's Accept-Language, while prompts keep the default)."""
+        return self._valid_stored(get_setting(self._db.conn(), SETTINGS_KEY, {})).get("language")
+
     def get(self) -> dict:
         """The settings as the API shows them, with the API key status."""
         return {**self.values(), "api_key": self.api_key_status()}

@@ -1,6 +1,7 @@
 // Alternatives at one position of the conversation ("swipes"): `< 2/3 >` under a message whose
 // `siblings` hold more than one id. Switching asks the server to make that branch active.
 import { h } from '../lib/dom.js';
+import { t } from '../lib/i18n.js';
 
 /** The `< n/m >` control for `message`, or null when it has no alternatives. */
 export function siblingNav(message, onSwitch) {
@@ -12,8 +13,8 @@ export function siblingNav(message, onSwitch) {
     disabled: at + delta < 0 || at + delta >= ids.length,
     onClick: () => onSwitch(ids[at + delta]),
   });
-  return h('span', { class: 'sibling-nav', role: 'group', 'aria-label': 'Alternatives' },
-    step(-1, 'Previous alternative', '<'),
+  return h('span', { class: 'sibling-nav', role: 'group', 'aria-label': t('chat.branches.label') },
+    step(-1, t('chat.branches.previous'), '<'),
     h('span', { class: 'sibling-count', text: `${at + 1}/${ids.length}` }),
-    step(1, 'Next alternative', '>'));
+    step(1, t('chat.branches.next'), '>'));
 }

@@ -3,6 +3,7 @@ import { formatDateTime, formatTime, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { renderMarkdown } from '../lib/markdown.js';
 import { avatar, cardText } from '../lib/persona_view.js';
+import { t } from '../lib/i18n.js';
 
 /** A bubble for a stored or streaming message `{id, role, content, status}`; replies carry
  * the persona's avatar. */
@@ -11,14 +12,14 @@ export function bubble(message, persona = null) {
   const el = h('article', {
     class: `msg msg-${message.role}`,
     dataset: { role: message.role, id: message.id ?? '' },
-    'aria-label': message.role === 'user' ? 'You' : 'Reply',
+    'aria-label': message.role === 'user' ? t('chat.message.you') : t('chat.message.reply'),
   }, message.role === 'assistant' && persona ? h('div', { class: 'msg-author' }, avatar(persona, 24)) : null,
   body, h('div', { class: 'msg-meta' }, timeEl(message.created_at)));
   setText(el, message.content || '');
   markIncomplete(el, message.status === 'incomplete' && !message.error,
-    message.stop_reason === 'interrupted' ? 'Interrupted' : 'Incomplete');
+    message.stop_reason === 'interrupted' ? t('chat.message.interrupted') : t('chat.message.incomplete'));
   if (message.edited) {
-    el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: 'Edited' }));
+    el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: t('chat.message.edited') }));
   }
   return el;
 }
@@ -37,13 +38,13 @@ export function setText(el, text) {
 }
 
 /** Shows or removes the "incomplete" badge (a stopped, failed or cut-off reply). */
-export function markIncomplete(el, incomplete, label = 'Incomplete') {
+export function markIncomplete(el, incomplete, label = t('chat.message.incomplete')) {
   el.classList.toggle('msg-incomplete', incomplete);
   const meta = el.querySelector('.msg-meta');
   const old = meta.querySelector('.badge-incomplete');
   if (old) old.remove();
   if (incomplete) {
-    meta.prepend(h('span', { class: 'badge badge-incomplete', title: 'This reply was stopped or failed before it finished.' },
+    meta.prepend(h('span', { class: 'badge badge-incomplete', title: t('chat.message.incomplete_title') },
       icon('alert', 13), label));
   }
 }
@@ -56,14 +57,14 @@ export function actionButton(label, iconName, onClick, extra = {}) {
 
 /** The three-dot "thinking" placeholder shown until the first chunk arrives. */
 export function typingIndicator() {
-  return h('span', { class: 'typing', 'aria-label': 'Writing…' },
+  return h('span', { class: 'typing', 'aria-label': t('chat.message.writing') },
     h('span'), h('span'), h('span'));
 }
 
 /** An error shown in place of the reply, with a Retry button. */
 export function errorBlock(message, onRetry) {
   const retry = h('button', { type: 'button', class: 'btn btn-small', onClick: onRetry },
-    icon('refresh', 14), 'Retry');
+    icon('refresh', 14), t('chat.message.retry'));
   return h('div', { class: 'msg-error', role: 'alert' },
     h('span', { class: 'msg-error-icon' }, icon('alert', 16)),
     h('p', { class: 'msg-error-text', text: message }),
@@ -85,12 +86,12 @@ function greetingOf(persona, index = 0) {
 
 /** The placeholder of a session without messages (the greeting bubble follows it, if any). */
 export function emptyState(persona, index = 0) {
-  const who = persona || { name: 'your persona' };
+  const who = persona || { name: t('chat.empty.your_persona') };
   const hasGreeting = Boolean(greetingOf(persona, index));
   return h('div', { class: hasGreeting ? 'empty-state empty-state-greeted' : 'empty-state' },
     h('div', { class: 'empty-icon', 'aria-hidden': 'true' }, icon('chat', 28)),
-    h('h2', { class: 'empty-title', text: `Chat with ${who.name}` }),
-    h('p', { class: 'empty-intro', text: hasGreeting ? 'Reply to start the conversation.' : 'Say hello to start a conversation.' }));
+    h('h2', { class: 'empty-title', text: t('chat.empty.title', { name: who.name }) }),
+    h('p', { class: 'empty-intro', text: hasGreeting ? t('chat.empty.reply_to_greeting') : t('chat.empty.say_hello') }));
 }
 
 /** The persona's greeting as the opening bubble of a conversation: shown, never stored. With
@@ -102,15 +103,15 @@ export function greetingBubble(persona, index = 0, onPick = null) {
   renderMarkdown(body, greeting);
   const total = greetingsOf(persona).length;
   const pick = (next) => onPick(((next % total) + total) % total);
-  const controls = onPick && total > 1 ? h('div', { class: 'greeting-pick', role: 'group', 'aria-label': 'Choose the greeting' },
-    h('button', { type: 'button', class: 'msg-action', 'aria-label': 'Previous greeting', onClick: () => pick(index - 1) }, '‹'),
+  const controls = onPick && total > 1 ? h('div', { class: 'greeting-pick', role: 'group', 'aria-label': t('chat.greeting.choose') },
+    h('button', { type: 'button', class: 'msg-action', 'aria-label': t('chat.greeting.previous'), onClick: () => pick(index - 1) }, '‹'),
     h('span', { class: 'greeting-count', text: `${index + 1} / ${total}` }),
-    h('button', { type: 'button', class: 'msg-action', 'aria-label': 'Next greeting', onClick: () => pick(index + 1) }, '›'),
-    h('button', { type: 'button', class: 'msg-action', 'aria-label': 'Shuffle greetings',
-      onClick: () => pick(index + 1 + Math.floor(Math.random() * (total - 1))) }, 'Shuffle')) : null;
-  return h('div', { class: 'greeting', role: 'article', 'aria-label': `Greeting from ${persona.name}` },
+    h('button', { type: 'button', class: 'msg-action', 'aria-label': t('chat.greeting.next'), onClick: () => pick(index + 1) }, '›'),
+    h('button', { type: 'button', class: 'msg-action', 'aria-label': t('chat.greeting.shuffle_label'),
+      onClick: () => pick(index + 1 + Math.floor(Math.random() * (total - 1))) }, t('chat.greeting.shuffle'))) : null;
+  return h('div', { class: 'greeting', role: 'article', 'aria-label': t('chat.greeting.label', { name: persona.name }) },
     h('div', { class: 'greeting-head' }, avatar(persona, 24),
-      h('p', { class: 'greeting-label' }, icon('hand', 13), h('span', { text: 'Greeting' }))),
+      h('p', { class: 'greeting-label' }, icon('hand', 13), h('span', { text: t('chat.greeting.title') }))),
     body, controls);
 }
 

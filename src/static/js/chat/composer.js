@@ -2,6 +2,7 @@
 // On touch screens (no fine pointer) Enter adds a line and the Send button sends, as on ChatGPT's
 // mobile web: an on-screen keyboard has no Shift+Enter.
 import { byId } from '../lib/dom.js';
+import { t } from '../lib/i18n.js';
 
 const MAX_HEIGHT_PX = 220;
 const FINE_POINTER = window.matchMedia('(pointer: fine)');
@@ -33,7 +34,7 @@ export class Composer {
     this.input.addEventListener('input', () => this.resize());
     this.stop.addEventListener('click', () => onStop());
     this.input.enterKeyHint = FINE_POINTER.matches ? 'send' : 'enter';
-    if (!FINE_POINTER.matches) byId('composer-hint').textContent = 'Enter adds a line · the Send button sends';
+    if (!FINE_POINTER.matches) byId('composer-hint').textContent = t('chat.composer.hint_touch');
   }
 
   submit(onSend) {
@@ -93,7 +94,7 @@ export class Composer {
   /** Disables sending (no API key yet), with the reason as the placeholder. */
   setLocked(locked, reason = '') {
     this.locked = locked;
-    this.input.placeholder = locked ? reason : 'Write a message…';
+    this.input.placeholder = locked ? reason : t('chat.composer.placeholder');
     this.refresh();
   }
 

@@ -10,12 +10,13 @@ import {
 import { treeMethods } from './conversation_tree.js';
 import { addActions, removeActions } from './message_actions.js';
 import { MemoryNotes } from './memory_notes.js';
+import { errorMessage, t } from '../lib/i18n.js';
 
 const PAGE = 200;
-const STOPPED = { cancelled: 'Incomplete', max_tokens: 'Cut off (length limit)' };
+const STOPPED = { cancelled: 'chat.message.incomplete', max_tokens: 'chat.message.cut_off' };
 const CONNECTION_LOST = {
   code: 'connection_error', retryable: true,
-  message: 'The connection to the server was lost before the reply finished.',
+  message: t('chat.errors.connection_lost'),
 };
 
 /** Renders a session and drives replies over the chat socket. */
@@ -134,7 +135,7 @@ export class Conversation {
     if (!this.messages.length) nodes.unshift(emptyState(this.persona, this.greetingIndex));
     if (this.hasMore && this.messages.length) {
       nodes.unshift(h('button', {
-        type: 'button', class: 'btn btn-quiet btn-small load-earlier', text: 'Show earlier messages',
+        type: 'button', class: 'btn btn-quiet btn-small load-earlier', text: t('chat.messages.load_earlier'),
         onClick: () => this.loadEarlier().catch((err) => this.handlers.notify(err.message, true)),
       }));
     }
@@ -244,7 +245,7 @@ export class Conversation {
     } else {
       stream.replyEl.dataset.id = frame.message_id ?? '';
       setText(stream.replyEl, text);
-      const label = STOPPED[frame.stop_reason];
+      const label = STOPPED[frame.stop_reason] && t(STOPPED[frame.stop_reason]);
       markIncomplete(stream.replyEl, Boolean(label), label);
     }
     this.memory.update(frame.cortex);
@@ -254,7 +255,7 @@ export class Conversation {
 
   fail(frame) {
     const stream = this.stream;
-    const message = frame.message || 'The reply failed.';
+    const message = errorMessage(frame.code, frame.message || t('chat.errors.reply_failed'), frame);
     if (!stream) {
       this.handlers.notify(message, true);
       return;
@@ -310,8 +311,8 @@ export class Conversation {
   copy(el) {
     const message = this.messages.find((m) => m.id === Number(el.dataset.id));
     copyText(message ? message.content : el.textContent)
-      .then(() => this.handlers.notify('Copied'))
-      .catch(() => this.handlers.notify('Copying is not allowed here.', true));
+      .then(() => this.handlers.notify(t('chat.message.copied')))
+      .catch(() => this.handlers.notify(t('chat.message.copy_refused'), true));
   }
 
   scrollToEnd(force = false) {

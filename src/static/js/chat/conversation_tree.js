@@ -5,6 +5,7 @@ import { api, seg } from '../lib/api.js';
 import { bubble, errorBlock } from './bubbles.js';
 import { siblingNav } from './branches.js';
 import { editMessage, removeActions } from './message_actions.js';
+import { errorMessage } from '../lib/i18n.js';
 
 /** Conversation methods for the tree (`this` is the Conversation). */
 export const treeMethods = {
@@ -14,7 +15,8 @@ export const treeMethods = {
     const nav = siblingNav(message, (id) => this.switchTo(id));
     if (nav) el.querySelector('.msg-meta').prepend(nav);
     if (!message.error) return [el];
-    const retry = errorBlock(message.error.message, () => this.regenerate(message.id));
+    const text = errorMessage(message.error.code, message.error.message, message.error);
+    const retry = errorBlock(text, () => this.regenerate(message.id));
     retry.dataset.for = String(message.id);
     if (message.content.trim()) return [el, retry];
     el.classList.add('msg-failed');

@@ -1,6 +1,7 @@
 // First start: without an API key the chat asks for one; the server checks it before storing it.
 import { request } from '../lib/api.js';
 import { byId } from '../lib/dom.js';
+import { t } from '../lib/i18n.js';
 
 /** The welcome card that collects and validates the API key. */
 export class KeySetup {
@@ -27,12 +28,12 @@ export class KeySetup {
     const key = this.input.value.trim();
     this.error.textContent = '';
     if (!key) {
-      this.error.textContent = 'Paste your API key first.';
+      this.error.textContent = t('common.api_key.missing');
       this.input.focus();
       return;
     }
     this.submit.disabled = true;
-    this.submit.textContent = 'Checking…';
+    this.submit.textContent = t('common.api_key.checking');
     this.input.setAttribute('aria-invalid', 'false');
     try {
       const { data } = await request('PUT', '/api/settings/api-key', { body: { api_key: key } });
@@ -46,7 +47,7 @@ export class KeySetup {
       this.input.select();
     } finally {
       this.submit.disabled = false;
-      this.submit.textContent = 'Save key';
+      this.submit.textContent = t('common.api_key.save');
     }
   }
 }
@@ -54,10 +55,10 @@ export class KeySetup {
 /** A person-facing explanation of why a key was not accepted. */
 export function keyErrorMessage(err) {
   if (err.code === 'invalid_api_key') {
-    return 'That key was not accepted by Anthropic. Check that you copied all of it and that it is still active.';
+    return t('common.api_key.rejected');
   }
   if (err.code === 'validation_error') {
-    return 'That does not look like an API key: it should be one line without spaces (it starts with “sk-ant-”).';
+    return t('common.api_key.malformed');
   }
   return err.message;
 }

@@ -3,11 +3,10 @@
 // polling as a fallback), and afterwards a link to the diff of what changed.
 import { api, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
+import { t, tn } from '../lib/i18n.js';
 
-const EXPLAIN = ' After enough new messages the persona writes what matters into its memory '
-  + 'files (memory.md, soul.md, relationship.md). Click to read or edit them.';
 const POLL_MS = 1000;
-const FILE_LABELS = { 'memory.md': 'memory', 'soul.md': 'soul', 'relationship.md': 'relationship' };
+const FILE_KEYS = { 'memory.md': 'memory', 'soul.md': 'soul', 'relationship.md': 'relationship' };
 
 /** Keeps the header's memory indicator in step with the persona's cortex. */
 export class MemoryIndicator {
@@ -28,7 +27,7 @@ export class MemoryIndicator {
     this.stopPolling();
     this.jobId = null;
     this.setProgress(null);
-    this.render('idle', 'Memory', `The persona's memory.${EXPLAIN}`);
+    this.render('idle', t('chat.memory.label'), t('chat.memory.title_idle', { explain: t('chat.memory.explain') }));
   }
 
   /** Loads the persona's progress before any reply (`GET …/cortex/status`; optional). */
@@ -52,7 +51,7 @@ export class MemoryIndicator {
       this.stopPolling();
       this.jobId = null;
       this.setProgress(null);
-      this.render('off', 'Memory off', 'Memory updates are switched off in Settings');
+      this.render('off', t('chat.memory.off'), t('chat.memory.off_title'));
       return;
     }
     if (cortex.job_id && (cortex.triggered || !this.jobId)) {
@@ -63,10 +62,10 @@ export class MemoryIndicator {
     const fraction = Math.max(0, Math.min(1, cortex.progress));
     const percent = Math.round(fraction * 100);
     const counted = typeof cortex.unprocessed === 'number' && typeof cortex.threshold === 'number'
-      ? ` (${cortex.unprocessed} of ${cortex.threshold} messages)` : '';
+      ? ` ${tn('chat.memory.counted', cortex.threshold, { unprocessed: cortex.unprocessed })}` : '';
     this.setProgress(fraction);
-    this.render('idle', `Memory ${percent}%`,
-      `${percent}% of the way to the next memory update${counted}.${EXPLAIN}`);
+    this.render('idle', t('chat.memory.percent', { percent }),
+      t('chat.memory.title_progress', { percent, counted, explain: t('chat.memory.explain') }));
   }
 
   /** Shows a running update and follows it until it ends. */
@@ -74,7 +73,7 @@ export class MemoryIndicator {
     if (this.jobId === jobId) return;
     this.stopPolling();
     this.jobId = jobId;
-    this.render('running', 'Updating memory…', 'The persona is updating its memory now');
+    this.render('running', t('chat.memory.running'), t('chat.memory.running_title'));
     this.timer = setInterval(() => this.poll(), POLL_MS);
   }
 
@@ -107,17 +106,17 @@ export class MemoryIndicator {
     this.jobId = null;
     this.setProgress(0);
     if (job.status === 'failed') {
-      this.render('failed', 'Memory update failed',
-        `The memory update failed${job.error ? ` (${job.error})` : ''}; it will be retried.`);
+      this.render('failed', t('chat.memory.failed'),
+        t('chat.memory.failed_title', { reason: job.error ? ` (${job.error})` : '' }));
       return;
     }
     this.loadProposals();
     const files = Array.isArray(job.files) ? job.files : [];
     if (files.length) this.onChanged?.(files);
-    const names = files.map((file) => FILE_LABELS[file] || file);
-    const text = names.length ? 'Memory updated · see changes' : 'Memory checked · no changes';
-    this.render('updated', text, names.length ? `Changed: ${names.join(', ')}. Open the diff.`
-      : 'Nothing needed to change', files[0]);
+    const names = files.map((file) => (FILE_KEYS[file] ? t(`chat.memory.file.${FILE_KEYS[file]}`) : file));
+    const text = names.length ? t('chat.memory.updated') : t('chat.memory.checked');
+    this.render('updated', text, names.length ? t('chat.memory.updated_title', { files: names.join(', ') })
+      : t('chat.memory.checked_title'), files[0]);
   }
 
   /** Refreshes only the proposal count (after a job: review mode may have made a proposal). */
@@ -142,8 +141,8 @@ export class MemoryIndicator {
       badge = h('span', { id: 'memory-proposals', class: 'badge memory-proposals' });
       this.link.append(badge);
     }
-    badge.textContent = `${count} to review`;
-    badge.title = 'Memory changes wait for your review in Settings';
+    badge.textContent = t('chat.memory.to_review', { count });
+    badge.title = t('chat.memory.to_review_title');
   }
 
   stopPolling() {

@@ -4,6 +4,7 @@
 // after a reload and follow the active branch.
 import { api, seg } from '../lib/api.js';
 import { h } from '../lib/dom.js';
+import { t, tn } from '../lib/i18n.js';
 
 /** Loads a session's notes and places them after their messages in `list`. */
 export class MemoryNotes {
@@ -43,16 +44,16 @@ export class MemoryNotes {
   }
 
   element(note) {
-    const name = this.persona?.name || 'The persona';
+    const name = this.persona?.name || t('chat.memory_note.the_persona');
     const lines = note.files.flatMap((file) => file.added);
     const more = note.files.reduce((sum, file) => sum + file.more, 0);
-    const head = lines.length ? `${name} remembered:` : `${name} updated its memory.`;
-    return h('aside', { class: 'memory-note', 'aria-label': `Memory note: ${head}`, dataset: { after: note.after_message_id } },
+    const head = t(lines.length ? 'chat.memory_note.remembered' : 'chat.memory_note.updated', { name });
+    return h('aside', { class: 'memory-note', 'aria-label': t('chat.memory_note.label', { head }), dataset: { after: note.after_message_id } },
       h('p', { class: 'memory-note-head', text: head }),
       lines.length ? h('ul', { class: 'memory-note-lines' }, ...lines.map((line) => h('li', { text: line.replace(/^[-*+]\s+/, '') }))) : null,
-      more ? h('p', { class: 'memory-note-more', text: `and ${more} more line${more === 1 ? '' : 's'}` }) : null,
+      more ? h('p', { class: 'memory-note-more', text: tn('chat.memory_note.more', more) }) : null,
       h('p', { class: 'memory-note-links' }, ...note.files.map((file) => h('a', {
-        href: this.diffUrl(file), text: `See the change in ${file.filename}`,
+        href: this.diffUrl(file), text: t('chat.memory_note.see_change', { file: file.filename }),
       }))));
   }
 

@@ -4,6 +4,7 @@
 import { h } from '../lib/dom.js';
 import { actionButton } from './bubbles.js';
 import { enterSends } from './composer.js';
+import { t } from '../lib/i18n.js';
 
 /** Adds the actions to each bubble in `list`; `find(el)` gives the message of a bubble. */
 export function addActions(list, { find, regenerate, copy, edit, continueReply }) {
@@ -15,15 +16,15 @@ export function addActions(list, { find, regenerate, copy, edit, continueReply }
     const last = index === bubbles.length - 1;
     if (message.role === 'assistant') {
       meta.append(
-        actionButton('Regenerate', 'refresh', () => regenerate(message), { 'data-action': 'regenerate' }),
-        actionButton('Copy', 'copy', () => copy(el), { 'data-action': 'copy' }),
+        actionButton(t('chat.actions.regenerate'), 'refresh', () => regenerate(message), { 'data-action': 'regenerate' }),
+        actionButton(t('chat.actions.copy'), 'copy', () => copy(el), { 'data-action': 'copy' }),
       );
       if (last && message.status === 'incomplete' && message.content.trim()) {
-        meta.append(actionButton('Continue', 'send', () => continueReply(message),
+        meta.append(actionButton(t('chat.actions.continue'), 'send', () => continueReply(message),
           { 'data-action': 'continue' }));
       }
     }
-    meta.append(actionButton('Edit', 'pencil', () => edit(el), { 'data-action': 'edit' }));
+    meta.append(actionButton(t('chat.actions.edit'), 'pencil', () => edit(el), { 'data-action': 'edit' }));
   });
 }
 
@@ -39,14 +40,14 @@ export function editMessage(el, text, { save, cancel }) {
   const meta = el.querySelector('.msg-meta');
   const mine = el.dataset.role === 'user';
   const input = h('textarea', {
-    class: 'edit-input', 'aria-label': mine ? 'Edit your message' : 'Edit the reply', rows: 3,
+    class: 'edit-input', 'aria-label': mine ? t('chat.edit.label_mine') : t('chat.edit.label_reply'), rows: 3,
   });
   input.value = text;
   const saveButton = h('button', {
-    type: 'submit', class: 'btn btn-primary btn-small', text: mine ? 'Save and regenerate' : 'Save',
+    type: 'submit', class: 'btn btn-primary btn-small', text: mine ? t('chat.edit.save_regenerate') : t('common.save'),
   });
   const form = h('form', { class: 'edit-form' }, input, h('div', { class: 'edit-actions' },
-    h('button', { type: 'button', class: 'btn btn-quiet btn-small', text: 'Cancel', onClick: cancel }),
+    h('button', { type: 'button', class: 'btn btn-quiet btn-small', text: t('common.cancel'), onClick: cancel }),
     saveButton));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();

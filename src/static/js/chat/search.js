@@ -3,6 +3,7 @@
 // the message, loading earlier pages until it is there.
 import { api, seg } from '../lib/api.js';
 import { byId, formatRelative, h } from '../lib/dom.js';
+import { t } from '../lib/i18n.js';
 
 const DEBOUNCE_MS = 250;
 const NEAR_END_PX = 200;
@@ -68,7 +69,7 @@ export class ConversationSearch {
     this.results.hidden = !searching;
     if (!searching) return;
     if (!results.length) {
-      this.results.replaceChildren(h('li', { class: 'muted small search-none', text: 'No messages found.' }));
+      this.results.replaceChildren(h('li', { class: 'muted small search-none', text: t('chat.search.none') }));
       return;
     }
     this.results.replaceChildren(...results.map((result) => h('li', {},
@@ -77,7 +78,7 @@ export class ConversationSearch {
         onClick: () => this.openResult(result.session_id, result.message_id),
       },
       h('span', { class: 'search-meta' },
-        h('span', { class: 'search-title', text: result.session_title || 'New conversation' }),
+        h('span', { class: 'search-title', text: result.session_title || t('chat.sidebar.untitled') }),
         h('span', { text: formatRelative(result.created_at) })),
       snippetEl(result)))));
   }

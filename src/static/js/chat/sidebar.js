@@ -3,6 +3,7 @@
 import { byId, formatRelative, h } from '../lib/dom.js';
 import { avatar } from '../lib/persona_view.js';
 import { icon } from '../lib/icons.js';
+import { t } from '../lib/i18n.js';
 
 const NARROW = window.matchMedia('(max-width: 860px)');
 
@@ -55,12 +56,12 @@ export class Sidebar {
     }, h('span', { class: 'session-title', text: title }),
     h('span', { class: 'session-time', text: formatRelative(session.updated_at) }));
     const rename = h('button', {
-      type: 'button', class: 'icon-btn icon-btn-sm', 'aria-label': `Rename “${title}”`,
-      title: 'Rename', onClick: () => this.startRename(item, session),
+      type: 'button', class: 'icon-btn icon-btn-sm', 'aria-label': t('chat.sidebar.rename_label', { title }),
+      title: t('chat.sidebar.rename'), onClick: () => this.startRename(item, session),
     }, icon('pencil', 15));
     const remove = h('button', {
-      type: 'button', class: 'icon-btn icon-btn-sm danger', 'aria-label': `Delete “${title}”`,
-      title: 'Delete', onClick: () => this.handlers.deleteSession(session),
+      type: 'button', class: 'icon-btn icon-btn-sm danger', 'aria-label': t('chat.sidebar.delete_label', { title }),
+      title: t('chat.sidebar.delete'), onClick: () => this.handlers.deleteSession(session),
     }, icon('trash', 15));
     const item = h('li', { class: `session-item${active ? ' active' : ''}` }, open,
       h('span', { class: 'session-actions' }, rename, remove));
@@ -70,7 +71,7 @@ export class Sidebar {
   startRename(item, session) {
     const input = h('input', {
       type: 'text', class: 'rename-input', value: sessionTitle(session), maxlength: 120,
-      'aria-label': 'New conversation title',
+      'aria-label': t('chat.sidebar.rename_input'),
     });
     let finished = false;
     const finish = async (save) => {
@@ -116,5 +117,5 @@ export class Sidebar {
 
 /** The title shown for a session (untitled ones get a neutral label). */
 export function sessionTitle(session) {
-  return (session && session.title) || 'New conversation';
+  return (session && session.title) || t('chat.sidebar.untitled');
 }

@@ -1,10 +1,8 @@
 // The JSON API client. Every error becomes an ApiError carrying the server's code and message;
 // a 401 (signed out) also sends the person to the sign-in page.
 import { requireSignIn } from './auth.js';
+import { errorMessage, t } from './i18n.js';
 import { unlessLeaving } from './leaving.js';
-
-const SIGNED_OUT = 'You are signed out: taking you to the sign-in page…';
-const UNREACHABLE = 'The server could not be reached. Check that it is running.';
 
 /** A failed request: `status` (0 for network errors), stable `code`, readable `message`. */
 export class ApiError extends Error {
@@ -32,12 +30,13 @@ export async function request(method, path, { body, headers = {} } = {}) {
   const data = await readJson(response);
   if (response.status === 401) {
     requireSignIn();
-    throw new ApiError(401, 'signed_out', SIGNED_OUT, data);
+    throw new ApiError(401, 'signed_out', t('errors.signed_out'), data);
   }
   if (!response.ok) {
     const error = (data && data.error) || {};
-    throw new ApiError(response.status, error.code || `http_${response.status}`,
-      error.message || `The request failed (${response.status}).`, data);
+    const code = error.code || `http_${response.status}`;
+    const message = error.message || t('errors.request_failed', { status: response.status });
+    throw new ApiError(response.status, code, errorMessage(code, message, error), data);
   }
   return { status: response.status, data, headers: response.headers };
 }
@@ -46,7 +45,7 @@ export async function request(method, path, { body, headers = {} } = {}) {
  * (reload, navigation) is no failure to report: its promise settles only if the page stays. */
 export async function unreachable() {
   await unlessLeaving();
-  return new ApiError(0, 'network_error', UNREACHABLE);
+  return new ApiError(0, 'network_error', t('errors.network_error'));
 }
 
 async function readJson(response) {

@@ -3,6 +3,7 @@
 // The header holds text only (no SVG icon), so a message body never contains an <svg>.
 import hljs from '../../vendor/highlight/highlight.min.js';
 import { h } from './dom.js';
+import { t } from './i18n.js';
 
 const MAX_HIGHLIGHT = 20000;
 const GUESS = ['python', 'javascript', 'typescript', 'bash', 'json', 'html', 'xml', 'css', 'sql',
@@ -31,11 +32,11 @@ async function copy(button, text) {
   const label = button.querySelector('span');
   try {
     await navigator.clipboard.writeText(text);
-    label.textContent = 'Copied';
+    label.textContent = t('common.code.copied');
   } catch {
-    label.textContent = 'Copy failed';
+    label.textContent = t('common.code.copy_failed');
   }
-  setTimeout(() => { label.textContent = 'Copy'; }, 1500);
+  setTimeout(() => { label.textContent = t('common.code.copy'); }, 1500);
 }
 
 /** Highlights every `pre > code` under `root` and gives it a header with a Copy button. */
@@ -45,9 +46,9 @@ export function enhanceCode(root) {
     if (pre.parentElement?.classList.contains('code-block')) return;
     const text = code.textContent;
     const language = highlight(code);
-    const name = language ? (hljs.getLanguage(language)?.name || language) : 'Code';
-    const button = h('button', { type: 'button', class: 'code-copy', 'aria-label': `Copy ${name} code` },
-      h('span', { text: 'Copy' }));
+    const name = language ? (hljs.getLanguage(language)?.name || language) : t('common.code.language_unknown');
+    const button = h('button', { type: 'button', class: 'code-copy', 'aria-label': t('common.code.copy_label', { language: name }) },
+      h('span', { text: t('common.code.copy') }));
     button.addEventListener('click', () => copy(button, text));
     const block = h('div', { class: 'code-block' },
       h('div', { class: 'code-head' }, h('span', { class: 'code-lang', text: name }), button));

@@ -2,6 +2,7 @@
 // prefixes), the words that changed inside a replaced line marked, hunks as "Lines a–b".
 // Everything goes in as text nodes, never as markup.
 import { h } from './dom.js';
+import { t } from './i18n.js';
 
 const TOKEN = /\s+|[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
 const MAX_CELLS = 250_000;
@@ -81,14 +82,14 @@ export function renderDiff(target, diffText) {
     if (hunk) {
       const start = Number(hunk[1]);
       const end = start + Math.max(Number(hunk[2] ?? 1), 1) - 1;
-      out.push(h('span', { class: 'diff-line diff-hunk', text: start === end ? `Line ${start}` : `Lines ${start}–${end}` }));
+      out.push(h('span', { class: 'diff-line diff-hunk', text: start === end ? t('common.diff.line', { line: start }) : t('common.diff.lines', { start, end }) }));
     } else if (!line.startsWith('\\')) {
       out.push(lineEl('same', line.startsWith(' ') ? line.slice(1) : line));
     }
   }
   flush();
   if (!out.length) {
-    target.replaceChildren(h('span', { class: 'diff-empty', text: 'No changes to the revision before.' }));
+    target.replaceChildren(h('span', { class: 'diff-empty', text: t('common.diff.no_changes') }));
     return counts;
   }
   target.replaceChildren(...out);

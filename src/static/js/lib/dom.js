@@ -1,4 +1,5 @@
 // Small DOM helpers. Text always goes in as text nodes: nothing here ever parses HTML.
+import { LOCALE, t } from './i18n.js';
 
 /** Creates an element; `attrs` keys: class, text, dataset, onEvent handlers, any attribute. */
 export function h(tag, attrs = {}, ...children) {
@@ -37,8 +38,8 @@ export function initials(name) {
   return (parts.slice(0, 2).map((part) => part[0]).join('') || '?').toUpperCase();
 }
 
-const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const RELATIVE = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const DATE_TIME = new Intl.DateTimeFormat(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
+const RELATIVE = new Intl.RelativeTimeFormat(LOCALE, { numeric: 'auto' });
 
 /** "12 May 2025, 14:03" for an ISO timestamp. */
 export function formatDateTime(iso) {
@@ -46,8 +47,8 @@ export function formatDateTime(iso) {
   return Number.isNaN(date.getTime()) ? String(iso ?? '') : DATE_TIME.format(date);
 }
 
-const TIME = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
-const DAY_TIME = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+const TIME = new Intl.DateTimeFormat(LOCALE, { timeStyle: 'short' });
+const DAY_TIME = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
 
 /** "14:03" for a time today, "12 May, 14:03" for another day. */
 export function formatTime(iso) {
@@ -63,7 +64,7 @@ export function formatRelative(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   const seconds = (date.getTime() - Date.now()) / 1000;
-  if (Math.abs(seconds) < 45) return 'just now';
+  if (Math.abs(seconds) < 45) return t('common.time.just_now');
   for (const [unit, size, count] of UNITS) {
     const value = Math.round(seconds / size);
     if (Math.abs(value) < count) return RELATIVE.format(value, unit);

@@ -2,6 +2,7 @@
 // values its checks use), so the browser never disagrees with the API; fields name themselves by
 // their visible label, never by their JSON key.
 import { api } from './api.js';
+import { t } from './i18n.js';
 
 let limits = null;
 
@@ -24,7 +25,7 @@ export async function applyLimits(root = document) {
 /** The label a person sees for `el` (without hints in parentheses). */
 export function labelOf(el) {
   const label = el.id ? document.querySelector(`label[for="${CSS.escape(el.id)}"]`) : null;
-  if (!label) return el.name || 'This field';
+  if (!label) return el.name || t('common.forms.this_field');
   const copy = label.cloneNode(true);
   copy.querySelectorAll('.muted').forEach((hint) => hint.remove());
   return copy.textContent.trim();
@@ -37,10 +38,10 @@ export function limitProblem(form) {
     if (el.type === 'number' && el.min !== '') {
       const value = Number(el.value);
       if (el.value.trim() === '' || !Number.isInteger(value) || value < Number(el.min) || value > Number(el.max)) {
-        return { el, message: `${label} must be a whole number from ${el.min} to ${el.max}.` };
+        return { el, message: t('common.forms.whole_number', { label, min: el.min, max: el.max }) };
       }
     } else if (el.maxLength > 0 && el.value.trim().length > el.maxLength) {
-      return { el, message: `${label} can be at most ${el.maxLength} characters long.` };
+      return { el, message: t('common.forms.too_long', { label, max: el.maxLength }) };
     }
   }
   return null;
@@ -53,7 +54,8 @@ export function errorInWords(err, form) {
   if (!el) return err.message;
   const prefix = `${field}: `;
   const rule = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
-  return `${labelOf(el)} ${rule.replace('an integer', 'a whole number').replace(/\.?$/, '.')}`;
+  const detail = rule.replace('an integer', 'a whole number').replace(/\.$/, '');  // i18n-ignore: the server's English
+  return t('common.forms.rejected', { label: labelOf(el), detail });
 }
 
 /** Marks `el` invalid, focuses it and shows `message` in `target`. */

@@ -1,8 +1,9 @@
 // Shared page furniture: the confirmation dialog and a short-lived status toast.
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 /** Asks before something irreversible; resolves true when the person confirmed. */
-export function confirmAction(text, { title = 'Are you sure?', confirm = 'Delete' } = {}) {
+export function confirmAction(text, { title = t('common.confirm.title'), confirm = t('common.confirm.delete') } = {}) {
   const dialog = byId('confirm-dialog');
   byId('confirm-title').textContent = title;
   byId('confirm-text').textContent = text;

@@ -4,6 +4,7 @@ import { ApiError, api, seg, unreachable } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { avatar, cardText } from '../lib/persona_view.js';
 import { toast } from '../lib/ui.js';
+import { errorMessage, t, tn } from '../lib/i18n.js';
 
 /** Sends `file` as multipart field `file`; returns the JSON answer or throws ApiError. */
 async function sendFile(method, path, file) {
@@ -18,8 +19,9 @@ async function sendFile(method, path, file) {
   const data = await response.json().catch(() => null);
   if (!response.ok) {
     const error = (data && data.error) || {};
-    throw new ApiError(response.status, error.code || `http_${response.status}`,
-      error.message || `The upload failed (${response.status}).`, data);
+    const code = error.code || `http_${response.status}`;
+    const message = error.message || t('settings.cards.upload_failed', { status: response.status });
+    throw new ApiError(response.status, code, errorMessage(code, message, error), data);
   }
   return data;
 }
@@ -70,13 +72,15 @@ export class CardImport {
     if (persona.avatar_url) img.src = persona.avatar_url;
     byId('card-preview-name').textContent = persona.name;
     const extra = persona.alternate_greetings.length;
-    byId('card-preview-meta').textContent = `Character Card V${preview.spec_version} (${preview.format})`
-      + (extra ? ` · ${extra} more greeting${extra === 1 ? '' : 's'}` : '')
-      + (preview.includes_memories ? ' · includes memories' : '');
-    byId('card-preview-greeting').textContent = cardText(persona.greeting, persona) || 'No greeting.';
+    byId('card-preview-meta').textContent = [
+      t('settings.cards.meta', { version: preview.spec_version, format: preview.format }),
+      extra ? tn('settings.cards.more_greetings', extra) : '',
+      preview.includes_memories ? t('settings.cards.includes_memories') : '',
+    ].filter(Boolean).join(' · ');
+    byId('card-preview-greeting').textContent = cardText(persona.greeting, persona) || t('settings.cards.no_greeting');
     const clash = byId('card-preview-clash');
     clash.hidden = !preview.name_clash;
-    clash.textContent = `A persona named ${persona.name} exists already: a new one will be created next to it.`;
+    clash.textContent = t('settings.cards.name_clash', { name: persona.name });
     const ignored = preview.ignored || [];
     byId('card-preview-ignored-box').hidden = ignored.length === 0;
     byId('card-preview-ignored').replaceChildren(...ignored.map((note) => h('li', { text: note })));
@@ -88,7 +92,7 @@ export class CardImport {
     if (!this.file) return;
     try {
       const persona = await sendFile('POST', '/api/personas/import', this.file);
-      toast(`${persona.name} imported`);
+      toast(t('settings.cards.imported', { name: persona.name }));
       this.reset();
       await this.onImported(persona);
     } catch (err) {
@@ -105,12 +109,12 @@ export class CardImport {
 
 /** Export controls for one persona: format, "include memories" (off by default), download. */
 export function exportControls(persona) {
-  const format = h('select', { 'aria-label': `Export format for ${persona.name}` },
-    h('option', { value: 'png', text: 'PNG card' }), h('option', { value: 'json', text: 'JSON card' }),
+  const format = h('select', { 'aria-label': t('settings.cards.export_format', { name: persona.name }) },
+    h('option', { value: 'png', text: t('settings.cards.format_png') }), h('option', { value: 'json', text: t('settings.cards.format_json') }),
     h('option', { value: 'charx', text: 'CHARX' }),
-    h('option', { value: 'archive', text: 'Archive (with chats and history)' }));
-  const memories = h('input', { type: 'checkbox', 'aria-label': 'Include memories' });
-  const link = h('a', { class: 'btn btn-small persona-export-link', download: '' }, 'Export');
+    h('option', { value: 'archive', text: t('settings.cards.format_archive') }));
+  const memories = h('input', { type: 'checkbox', 'aria-label': t('settings.cards.include_memories') });
+  const link = h('a', { class: 'btn btn-small persona-export-link', download: '' }, t('settings.cards.export'));
   const update = () => {
     const archive = format.value === 'archive';
     if (archive !== memories.disabled) memories.checked = archive;
@@ -122,7 +126,7 @@ export function exportControls(persona) {
   memories.addEventListener('change', update);
   update();
   return h('div', { class: 'persona-export' }, format,
-    h('label', { class: 'check' }, memories, 'Include memories'), link,
+    h('label', { class: 'check' }, memories, t('settings.cards.include_memories')), link,
     h('a', { class: 'btn btn-quiet btn-small', href: `/api/personas/${seg(persona.id)}/export/af`, download: '' }, 'Letta .af'));
 }
 
@@ -150,7 +154,7 @@ export class AvatarControls {
     if (!file || !this.persona) return;
     try {
       this.show(await sendFile('PUT', `/api/personas/${seg(this.persona.id)}/avatar`, file));
-      toast('Picture saved');
+      toast(t('settings.personas.picture_saved'));
       await this.onChange();
     } catch (err) {
       toast(err.message, { error: true });

@@ -5,8 +5,9 @@
 // Removed lines are shown struck through, so nothing leaves without the person seeing it.
 import { byId, h } from '../lib/dom.js';
 import { conflictCount, merge3, mergedText } from '../lib/merge3.js';
+import { t, tn } from '../lib/i18n.js';
 
-const CHOICES = [['both', 'Keep both'], ['saved', 'Only the saved version'], ['mine', 'Only my draft']];
+const CHOICES = [['both', 'settings.conflict.keep_both'], ['saved', 'settings.conflict.keep_saved'], ['mine', 'settings.conflict.keep_mine']];
 
 function lineEls(lines, cls) {
   return lines.map((line) => h('span', { class: `merge-line ${cls}`, text: line || ' ' }));
@@ -40,12 +41,11 @@ export class ConflictView {
     this.chunks = merge3(base.content, saved.content, draft);
     this.choices = [];
     const conflicts = conflictCount(this.chunks);
-    byId('conflict-info').textContent = `Your draft started from revision ${base.revision}; `
-      + `revision ${saved.revision} was saved in the meantime (by a memory update, another tab or a `
-      + 'restore). Changes to different lines are merged below and highlighted. '
-      + (conflicts ? `${conflicts === 1 ? 'One part was' : `${conflicts} parts were`} changed on both `
-        + 'sides: choose for each what to keep (both, by default). ' : '')
-      + `Saving stores the merged text as a new revision after ${saved.revision}.`;
+    byId('conflict-info').textContent = [
+      t('settings.conflict.info', { base: base.revision, saved: saved.revision }),
+      conflicts ? tn('settings.conflict.info_parts', conflicts) : '',
+      t('settings.conflict.info_saving', { saved: saved.revision }),
+    ].filter(Boolean).join(' ');
     this.render();
     this.root.hidden = false;
     this.hide.forEach((el) => { el.hidden = true; });
@@ -67,7 +67,7 @@ export class ConflictView {
   }
 
   changeEl(chunk) {
-    const who = { saved: 'From the saved version', mine: 'From your draft', both: 'In both' }[chunk.kind];
+    const who = t(`settings.conflict.from_${chunk.kind}`);
     return h('div', { class: `merge-change merge-from-${chunk.kind}`, dataset: { kind: chunk.kind } },
       h('span', { class: 'merge-tag', text: chunk.lines.length ? who : `${who}: removed` }),
       lineEls(chunk.base, 'merge-del'), lineEls(chunk.lines, 'merge-add'));
@@ -79,16 +79,16 @@ export class ConflictView {
       h('input', {
         type: 'radio', name, value, checked: value === 'both',
         onChange: () => { this.choices[index] = value; this.markConflict(index); },
-      }), label));
+      }), t(label)));
     return h('fieldset', { class: 'merge-conflict', dataset: { index, choice: 'both' } },
-      h('legend', { text: `Changed on both sides (${index + 1} of ${conflictCount(this.chunks)})` }),
+      h('legend', { text: t('settings.conflict.hunk', { index: index + 1, total: conflictCount(this.chunks) }) }),
       chunk.base.length ? h('div', { class: 'merge-side' },
-        h('span', { class: 'merge-tag', text: 'Before' }), lineEls(chunk.base, 'merge-del')) : null,
+        h('span', { class: 'merge-tag', text: t('settings.conflict.before') }), lineEls(chunk.base, 'merge-del')) : null,
       h('div', { class: 'merge-side merge-side-saved' },
-        h('span', { class: 'merge-tag', text: 'Saved version' }), lineEls(chunk.saved, 'merge-add')),
+        h('span', { class: 'merge-tag', text: t('settings.conflict.saved_version') }), lineEls(chunk.saved, 'merge-add')),
       h('div', { class: 'merge-side merge-side-mine' },
-        h('span', { class: 'merge-tag', text: 'Your draft' }), lineEls(chunk.mine, 'merge-add')),
-      h('div', { class: 'merge-choices', role: 'radiogroup', 'aria-label': 'Keep' }, radios));
+        h('span', { class: 'merge-tag', text: t('settings.conflict.your_draft') }), lineEls(chunk.mine, 'merge-add')),
+      h('div', { class: 'merge-choices', role: 'radiogroup', 'aria-label': t('settings.conflict.keep') }, radios));
   }
 
   markConflict(index) {

@@ -7,6 +7,7 @@ import { renderMarkdown } from '../lib/markdown.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { ConflictView } from './cortex_conflict.js';
 import { markTabs, moveTab, updateMeter } from './cortex_tabs.js';
+import { t } from '../lib/i18n.js';
 
 export const FILES = ['memory.md', 'soul.md', 'relationship.md'];
 const VIEW_KEY = 'persona-cortex:editor-view';
@@ -132,7 +133,7 @@ export class CortexEditor {
       tab.tabIndex = active ? 0 : -1;
       if (active) byId('cortex-panel').setAttribute('aria-labelledby', tab.id);
     });
-    byId('cortex-text-label').textContent = `Contents of ${filename}`;
+    byId('cortex-text-label').textContent = t('settings.editor.contents_of', { filename });
     this.hideConflict();
     this.setStatus('');
     this.show();
@@ -145,7 +146,7 @@ export class CortexEditor {
     if (!file) return;
     this.text.value = file.draft;
     this.shown = this.filename;
-    byId('cortex-rev').textContent = `${this.filename} · revision ${file.server.revision}`;
+    byId('cortex-rev').textContent = t('settings.editor.revision', { filename: this.filename, revision: file.server.revision });
     this.edited();
   }
 
@@ -194,19 +195,19 @@ export class CortexEditor {
       return;
     }
     this.saveButton.disabled = true;
-    await this.put(this.filename, this.text.value, file.server.etag, 'Saved');
+    await this.put(this.filename, this.text.value, file.server.etag, 'settings.editor.saved_as');
   }
 
   /** PUTs `content` with If-Match `etag`; a 412 turns the newest revision into a merge. */
-  async put(filename, content, etag, verb) {
+  async put(filename, content, etag, statusKey) {
     const file = this.files[filename];
     try {
       const response = await request('PUT', fileUrl(this.personaId, filename), {
         body: { content }, headers: { 'If-Match': etag },
       });
       this.adopt(filename, fromResponse(response));
-      this.setStatus(`${verb} as revision ${file.server.revision}.`, 'ok');
-      toast(`${filename} saved`);
+      this.setStatus(t(statusKey, { revision: file.server.revision }), 'ok');
+      toast(t('settings.editor.file_saved', { filename }));
       this.onSaved(filename);
     } catch (err) {
       if (err instanceof ApiError && err.status === 412 && err.data?.error?.current) {
@@ -240,25 +241,24 @@ export class CortexEditor {
 
   async saveMerged(text) {
     const file = this.files[this.filename];
-    await this.put(this.filename, text, file.incoming.etag, 'Saved the merged version');
+    await this.put(this.filename, text, file.incoming.etag, 'settings.editor.merged_saved_as');
   }
 
   /** The merged text becomes the draft, now based on the newest revision. */
   editMerged(text) {
     const file = this.files[this.filename];
     this.adopt(this.filename, file.incoming, text);
-    this.setStatus(`The merged text is in the editor, based on revision ${file.server.revision}; `
-      + 'save when it reads right.', 'ok');
+    this.setStatus(t('settings.editor.merged_in_editor', { revision: file.server.revision }), 'ok');
     this.text.focus();
   }
 
   async discardDraft() {
     const file = this.files[this.filename];
-    const ok = await confirmAction('Your draft is discarded and the editor shows the saved version '
-      + `(revision ${file.incoming.revision}).`, { title: 'Discard your draft?', confirm: 'Discard draft' });
+    const ok = await confirmAction(t('settings.editor.discard_text', { revision: file.incoming.revision }),
+      { title: t('settings.editor.discard_title'), confirm: t('settings.editor.discard_confirm') });
     if (!ok || !file.incoming) return;
     this.adopt(this.filename, file.incoming);
-    this.setStatus(`Showing the saved version (revision ${file.server.revision}).`, 'ok');
+    this.setStatus(t('settings.editor.showing_saved', { revision: file.server.revision }), 'ok');
     this.text.focus();
   }
 
@@ -266,20 +266,19 @@ export class CortexEditor {
     const file = this.files[this.filename];
     if (!file) return;
     this.adopt(this.filename, file.incoming || file.server);
-    this.setStatus('Changes discarded.');
+    this.setStatus(t('settings.editor.discarded'));
   }
 
   async reset() {
     const filename = this.filename;
-    const dirty = this.isDirty(filename) ? ' Your unsaved changes are discarded.' : '';
-    const ok = await confirmAction(`${filename} gets the empty template again. The current text `
-      + `stays in the history, so you can restore it.${dirty}`,
-    { title: `Reset ${filename}?`, confirm: 'Reset' });
+    const dirty = this.isDirty(filename) ? ` ${t('settings.editor.reset_dirty')}` : '';
+    const ok = await confirmAction(t('settings.editor.reset_text', { filename, dirty }),
+      { title: t('settings.editor.reset_title', { filename }), confirm: t('settings.editor.reset_confirm') });
     if (!ok) return;
     try {
       const response = await request('POST', `${fileUrl(this.personaId, filename)}/reset`, { body: {} });
       this.adopt(filename, fromResponse(response));
-      this.setStatus(`Reset to the template (revision ${response.data.revision}).`, 'ok');
+      this.setStatus(t('settings.editor.reset_done', { revision: response.data.revision }), 'ok');
       this.onSaved(filename);
     } catch (err) {
       this.setStatus(err.message, 'error');
@@ -290,6 +289,6 @@ export class CortexEditor {
   applyRestored(response) {
     const dirty = this.isDirty(this.filename);
     this.receive(this.filename, fromResponse(response));
-    if (!dirty) this.setStatus(`Restored as revision ${this.files[this.filename].server.revision}.`, 'ok');
+    if (!dirty) this.setStatus(t('settings.editor.restored_as', { revision: this.files[this.filename].server.revision }), 'ok');
   }
 }

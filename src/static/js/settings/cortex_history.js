@@ -4,8 +4,11 @@ import { api, request, seg } from '../lib/api.js';
 import { byId, formatDateTime, formatRelative, h } from '../lib/dom.js';
 import { renderDiff } from '../lib/diff.js';
 import { confirmAction, toast } from '../lib/ui.js';
+import { t } from '../lib/i18n.js';
 
-const AUTHORS = { ai: 'Persona', user: 'You', template: 'Template', restore: 'Restore', external: 'On disk' };
+const AUTHORS = ['ai', 'user', 'template', 'restore', 'external'];
+/** The badge for who made a revision (the raw value for an unknown author). */
+const authorOf = (author) => (AUTHORS.includes(author) ? t(`settings.history.author.${author}`) : author);
 
 /** The history card next to the editor; `onRestored(response)` hands the restored file back. */
 export class CortexHistory {
@@ -42,7 +45,7 @@ export class CortexHistory {
   async load(personaId, filename, select = null) {
     this.personaId = personaId;
     this.filename = filename;
-    byId('history-heading').textContent = `History of ${filename}`;
+    byId('history-heading').textContent = t('settings.history.heading_of', { filename });
     const data = await api.get(this.base());
     if (this.personaId !== personaId || this.filename !== filename) return;
     this.revisions = Array.isArray(data.revisions) ? data.revisions : [];
@@ -60,16 +63,16 @@ export class CortexHistory {
     const latest = this.revisions[0]?.rev;
     this.list.replaceChildren(...this.revisions.map((revision, index) => {
       const version = this.revisions.length - index;
-      const author = AUTHORS[revision.author] || revision.author;
+      const author = authorOf(revision.author);
       const button = h('button', {
         type: 'button', class: 'history-item', dataset: { rev: revision.rev },
         'aria-current': revision.rev === this.selected ? 'true' : null,
         onClick: () => this.show(revision.rev),
       },
       h('span', { class: 'history-head' },
-        h('span', { class: 'history-rev', text: `#${version}`, title: `Version ${version} of ${this.filename}` }),
+        h('span', { class: 'history-rev', text: `#${version}`, title: t('settings.history.version_of', { version, filename: this.filename }) }),
         h('span', { class: `badge author author-${revision.author}`, text: author }),
-        revision.rev === latest ? h('span', { class: 'badge', text: 'Current' }) : null),
+        revision.rev === latest ? h('span', { class: 'badge', text: t('settings.history.current_badge') }) : null),
       h('time', { class: 'history-when', datetime: revision.created_at, title: formatDateTime(revision.created_at),
         text: formatRelative(revision.created_at) }),
       h('span', { class: 'history-summary', text: revision.summary || describe(revision) }));
@@ -89,17 +92,19 @@ export class CortexHistory {
     this.list.querySelectorAll('.history-item').forEach((item) => {
       item.setAttribute('aria-current', String(Number(item.dataset.rev) === rev));
     });
-    const author = AUTHORS[detail.author] || detail.author;
+    const author = authorOf(detail.author);
     const version = this.version(rev);
-    const previous = version > 1 ? ` against #${version - 1}` : ' (first version)';
-    byId('diff-title').textContent = `Version #${version} of ${this.filename}${previous}`;
+    byId('diff-title').textContent = version > 1
+      ? t('settings.history.diff_title', { version, previous: version - 1, filename: this.filename })
+      : t('settings.history.diff_title_first', { version, filename: this.filename });
     const counts = renderDiff(byId('diff'), detail.diff);
-    byId('diff-meta').textContent = `${author} · ${formatDateTime(detail.created_at)} · `
-      + `+${counts.added} −${counts.removed} lines${detail.summary ? ` · ${detail.summary}` : ''}`;
+    byId('diff-meta').textContent = [author, formatDateTime(detail.created_at),
+      t('settings.history.counts', { added: counts.added, removed: counts.removed }), detail.summary]
+      .filter(Boolean).join(' · ');
     const current = this.revisions[0] && this.revisions[0].rev === rev;
     this.restoreButton.hidden = current;
     byId('diff-current').hidden = !current;
-    this.restoreButton.textContent = `Restore #${version}`;
+    this.restoreButton.textContent = t('settings.history.restore_version', { version });
     this.view.hidden = false;
     if (this.revealNext) {
       this.revealNext = false;
@@ -111,17 +116,15 @@ export class CortexHistory {
   async restore() {
     const rev = this.selected;
     if (rev == null) return;
-    const unsaved = this.isDirty(this.filename) ? ' Your draft in the editor is kept: you merge it with '
-      + 'the restored text next.' : '';
+    const unsaved = this.isDirty(this.filename) ? ` ${t('settings.history.restore_draft_kept')}` : '';
     const version = this.version(rev);
-    const ok = await confirmAction(`${this.filename} gets the text of version #${version} back, as a new `
-      + `version; the current text stays in the history.${unsaved}`,
-    { title: `Restore version #${version}?`, confirm: 'Restore' });
+    const ok = await confirmAction(t('settings.history.restore_text', { filename: this.filename, version, unsaved }),
+      { title: t('settings.history.restore_title', { version }), confirm: t('settings.history.restore_confirm') });
     if (!ok) return;
     try {
       const response = await request('POST', `${this.base()}/${seg(rev)}/restore`, { body: {} });
       this.onRestored(response);
-      toast(`Version #${version} restored`);
+      toast(t('settings.history.restored', { version }));
       await this.load(this.personaId, this.filename, 'latest');
     } catch (err) {
       toast(err.message, { error: true });
@@ -130,7 +133,5 @@ export class CortexHistory {
 }
 
 function describe(revision) {
-  const what = { ai: 'Updated by the persona', user: 'Edited by you', template: 'Created from the template',
-    restore: 'Restored an earlier version', external: 'Changed on disk' };
-  return what[revision.author] || 'Changed';
+  return t(AUTHORS.includes(revision.author) ? `settings.history.summary.${revision.author}` : 'settings.history.summary.other');
 }

@@ -4,9 +4,10 @@ import { api, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { toast } from '../lib/ui.js';
+import { errorMessage, t } from '../lib/i18n.js';
 
 const POLL_MS = 700;
-const LABELS = { queued: 'Waiting to start…', running: 'Updating memory…' };
+const LABELS = { queued: 'settings.jobs.queued', running: 'settings.jobs.running' };
 
 /** The memory settings card; `onFinished(job)` runs when an update ends. */
 export class CortexJobs {
@@ -48,7 +49,7 @@ export class CortexJobs {
         idle_minutes: Number(byId('cx-idle').value),
       });
       byId('cx-idle').value = saved.idle_minutes;
-      toast('Memory settings saved for all personas');
+      toast(t('settings.memory.saved_all'));
     } catch (err) {
       byId('cx-error').textContent = errorInWords(err, this.form);
     }
@@ -86,17 +87,18 @@ export class CortexJobs {
 
   show(job) {
     if (job.status === 'queued' || job.status === 'running') {
-      this.setStatus('spinner', LABELS[job.status], 'running');
+      this.setStatus('spinner', t(LABELS[job.status]), 'running');
       return;
     }
     this.stop();
     if (job.status === 'done') {
       const files = job.files || [];
-      this.setStatus('', files.length ? `Memory updated: ${files.join(', ')} changed.`
-        : 'Memory checked: nothing needed to change.', 'done');
+      this.setStatus('', files.length ? t('settings.jobs.updated', { files: files.join(', ') })
+        : t('settings.jobs.checked'), 'done');
       if (job.summary) toast(job.summary);
     } else {
-      this.setStatus('', `The update failed: ${job.error_message || job.error || 'unknown error'}.`, 'failed');
+      const reason = errorMessage(job.error, job.error_message || job.error || t('settings.jobs.unknown_error'));
+      this.setStatus('', t('settings.jobs.failed', { reason: reason.replace(/\.$/, '') }), 'failed');
     }
     this.onFinished(job);
   }

@@ -2,6 +2,7 @@
 // section of the heading the cursor is in, and warn about markers broken by hand (such text is
 // not pinned). The rules match src/utils/cortex/pins.py.
 import { byId } from '../lib/dom.js';
+import { t } from '../lib/i18n.js';
 
 const OPEN = '<!-- pin -->';
 const CLOSE = '<!-- /pin -->';
@@ -17,19 +18,19 @@ export function parsePins(text) {
     for (const match of line.matchAll(MARKER)) {
       const closing = Boolean(match[1]);
       if (match[0] !== (closing ? CLOSE : OPEN)) {
-        warnings.push(`Line ${index + 1}: "${match[0]}" is not written exactly as "${closing ? CLOSE : OPEN}"; it pins nothing.`);
+        warnings.push(t('settings.pins.misspelt', { line: index + 1, found: match[0], expected: closing ? CLOSE : OPEN }));
       } else if (!closing) {
-        if (open !== null) warnings.push(`Line ${open + 1}: this pin is never closed before the next one; its text is not pinned.`);
+        if (open !== null) warnings.push(t('settings.pins.unclosed_before_next', { line: open + 1 }));
         open = index;
       } else if (open === null) {
-        warnings.push(`Line ${index + 1}: "${CLOSE}" without a "${OPEN}" before it; it pins nothing.`);
+        warnings.push(t('settings.pins.close_without_open', { line: index + 1, close: CLOSE, open: OPEN }));
       } else {
         blocks.push({ start: open, end: index });
         open = null;
       }
     }
   });
-  if (open !== null) warnings.push(`Line ${open + 1}: this pin is never closed; its text is not pinned.`);
+  if (open !== null) warnings.push(t('settings.pins.unclosed', { line: open + 1 }));
   return { blocks, warnings };
 }
 
@@ -44,7 +45,7 @@ export class CortexPins {
   check() {
     const { warnings } = parsePins(this.text.value);
     this.warnings.hidden = !warnings.length;
-    this.warnings.textContent = warnings.length ? `Broken pin markers (treated as unpinned): ${warnings.join(' ')}` : '';
+    this.warnings.textContent = warnings.length ? t('settings.pins.broken', { warnings: warnings.join(' ') }) : '';
   }
 
   toggle() {

@@ -6,6 +6,7 @@ import { byId, h } from '../lib/dom.js';
 import { renderDiff } from '../lib/diff.js';
 import { toast } from '../lib/ui.js';
 import { hiddenCount, visible } from './invisible.js';
+import { t, tn } from '../lib/i18n.js';
 
 export class CortexProposals {
   constructor({ onApplied }) {
@@ -32,9 +33,9 @@ export class CortexProposals {
     this.list.replaceChildren(...data.proposals.map((p) => h('li', {},
       h('button', { type: 'button', class: 'btn btn-small proposal-open', dataset: { id: p.id },
         onClick: () => this.open(p.id).catch(report),
-        text: `${p.summary || 'Proposed change'} (${p.files.map((f) => f.filename).join(', ')})` }))));
+        text: t('settings.review.proposal_item', { summary: p.summary || t('settings.review.proposed_change'), files: p.files.map((f) => f.filename).join(', ') }) }))));
     if (!data.proposals.length) {
-      this.list.replaceChildren(h('li', { class: 'muted small', text: 'Nothing waiting for review.' }));
+      this.list.replaceChildren(h('li', { class: 'muted small', text: t('settings.review.nothing') }));
       this.view.hidden = true;
     } else if (this.view.hidden || !data.proposals.some((p) => p.id === this.view.dataset.id)) {
       await this.open(data.proposals[0].id);
@@ -54,28 +55,28 @@ export class CortexProposals {
     renderDiff(diff, visible(file.stale && file.diff_current ? file.diff_current : file.diff));
     const hidden = hiddenCount(file.content);
     const editor = h('textarea', { class: 'editor-text proposal-edit', hidden: true,
-      'aria-label': `Edited text of ${file.filename}` });
+      'aria-label': t('settings.review.edited_text_of', { filename: file.filename }) });
     const card = h('div', { class: 'proposal-file', dataset: { file: file.filename, status: file.status } },
       h('h5', { text: `${file.filename} · ${file.status}` }),
       file.stale ? h('p', { class: `small ${file.conflict ? 'form-error' : 'muted'} proposal-stale`,
         text: file.conflict
-          ? 'Conflict: the file changed since this proposal and its edits no longer apply. Edit the text below against the current version, then accept it.'
-          : 'Stale: the file changed since this proposal; accepting applies its edits to the current text (shown).' }) : null,
-      hidden ? h('p', { class: 'form-error small', text: `${hidden} invisible or direction-changing character(s), shown as ⟦U+…⟧.` }) : null,
+          ? t('settings.review.conflict')
+          : t('settings.review.stale') }) : null,
+      hidden ? h('p', { class: 'form-error small', text: tn('settings.review.hidden_chars', hidden) }) : null,
       diff, editor);
     if (file.status !== 'pending') return card;
     const editText = file.conflict ? file.current_content : (file.rebased ?? file.content);
     const acceptEdited = h('button', { type: 'button', class: 'btn btn-primary', hidden: true,
-      text: 'Accept edited text',
+      text: t('settings.review.accept_edited'),
       onClick: () => this.decide(proposal.id, 'accept', { filename: file.filename, content: editor.value },
         file.current_revision) });
     card.append(h('div', { class: 'row proposal-actions' },
-      h('button', { type: 'button', class: 'btn btn-primary', text: 'Accept', disabled: file.conflict,
+      h('button', { type: 'button', class: 'btn btn-primary', text: t('settings.review.accept'), disabled: file.conflict,
         onClick: () => this.decide(proposal.id, 'accept', { filename: file.filename }) }),
-      h('button', { type: 'button', class: 'btn btn-quiet', text: 'Edit',
+      h('button', { type: 'button', class: 'btn btn-quiet', text: t('settings.review.edit'),
         onClick: () => { editor.hidden = false; editor.value = editText; acceptEdited.hidden = false; editor.focus(); } }),
       acceptEdited,
-      h('button', { type: 'button', class: 'btn btn-danger-quiet', text: 'Reject',
+      h('button', { type: 'button', class: 'btn btn-danger-quiet', text: t('settings.review.reject'),
         onClick: () => this.decide(proposal.id, 'reject', { filename: file.filename }) })));
     if (file.conflict) {
       editor.hidden = false;
@@ -89,7 +90,7 @@ export class CortexProposals {
     const headers = revision ? { 'If-Match': `"${revision}"` } : {};
     try {
       await request('POST', `${this.base()}/${seg(id)}/${action}`, { body, headers });
-      toast(action === 'accept' ? `${body.filename}: accepted.` : `${body.filename}: rejected.`);
+      toast(t(action === 'accept' ? 'settings.review.accepted' : 'settings.review.rejected', { filename: body.filename }));
       await this.onApplied(body.filename);
     } catch (err) {
       report(err);

@@ -3,6 +3,7 @@
 import { api, request, seg } from '../lib/api.js';
 import { byId, formatDateTime, h } from '../lib/dom.js';
 import { toast } from '../lib/ui.js';
+import { t, tn } from '../lib/i18n.js';
 
 const FIELDS = { 'mr-mode': 'memory_review', 'sleep-enabled': 'sleep_enabled',
   'sleep-sessions': 'sleep_sessions', 'sleep-hours': 'sleep_hours' };
@@ -45,7 +46,7 @@ export class CortexSleep {
       body[key] = el.type === 'checkbox' ? el.checked : (el.type === 'number' ? Number(el.value) : el.value);
     }
     await api.put(`${this.base()}/settings`, body);
-    toast('Memory settings saved.');
+    toast(t('settings.sleep.saved'));
     await this.status();
   }
 
@@ -53,16 +54,18 @@ export class CortexSleep {
     const status = await api.get(`${this.base()}/sleep`);
     const last = status.last_consolidation;
     const lastText = last
-      ? `Last consolidation: ${formatDateTime(last.finished_at)}, ${last.status === 'done' ? (last.summary || 'done') : `failed (${last.error})`}.`
-      : 'Not consolidated yet.';
-    const queued = status.job_id ? ' A consolidation is queued.' : '';
-    byId('sleep-status').textContent = `${lastText} ${status.sessions_since} session(s) since.${queued}`;
+      ? t('settings.sleep.last', { when: formatDateTime(last.finished_at), outcome: last.status === 'done'
+        ? (last.summary || t('settings.sleep.done')) : t('settings.sleep.failed', { error: last.error }) })
+      : t('settings.sleep.never');
+    const queued = status.job_id ? t('settings.sleep.queued') : '';
+    byId('sleep-status').textContent = [lastText, tn('settings.sleep.sessions_since', status.sessions_since), queued]
+      .filter(Boolean).join(' ');
     byId('sleep-status').dataset.job = status.job_id || '';
   }
 
   async consolidate() {
     const data = await api.post(`${this.base()}/consolidate`, {});
-    toast('Consolidation queued.');
+    toast(t('settings.sleep.consolidation_queued'));
     await this.status();
     this.onQueued?.(data.job);
   }
@@ -74,13 +77,14 @@ export class CortexSleep {
     const data = await api.get(`${this.base()}/${seg(this.filename)}/archive${query}`);
     const list = byId('archive-list');
     if (!data.entries.length) {
-      list.replaceChildren(h('li', { class: 'muted small', text: q ? 'No archived text matches.' : 'Nothing archived for this file.' }));
+      list.replaceChildren(h('li', { class: 'muted small', text: q ? t('settings.archive.no_match') : t('settings.archive.empty') }));
       return;
     }
     list.replaceChildren(...data.entries.map((entry) => h('li', { class: 'archive-entry', dataset: { id: entry.id } },
-      h('p', { class: 'small muted', text: `${formatDateTime(entry.created_at)} · ${entry.chars} characters${entry.restored_at ? ' · restored' : ''}` }),
+      h('p', { class: 'small muted', text: [formatDateTime(entry.created_at), tn('settings.archive.chars', entry.chars), entry.restored_at ? t('settings.archive.restored_badge') : '']
+        .filter(Boolean).join(' · ') }),
       h('pre', { class: 'archive-text', text: entry.text }),
-      h('button', { type: 'button', class: 'btn btn-small', text: 'Restore to the file',
+      h('button', { type: 'button', class: 'btn btn-small', text: t('settings.archive.restore'),
         onClick: () => this.restore(entry).catch(report) }))));
   }
 
@@ -89,7 +93,7 @@ export class CortexSleep {
     const selection = String(window.getSelection() || '');
     const body = selection && entry.text.includes(selection) ? { text: selection } : {};
     await request('POST', url, { body });
-    toast('Restored from the archive.');
+    toast(t('settings.archive.restored'));
     await this.onRestored?.(this.filename);
     await this.loadArchive();
   }

@@ -1,7 +1,8 @@
 // The cortex editor's furniture: the file tabs (keyboard moves, unsaved and merge markers) and
 // the size meter against the file's budget.
+import { LOCALE, t } from '../lib/i18n.js';
 
-const NUMBER = new Intl.NumberFormat();
+const NUMBER = new Intl.NumberFormat(LOCALE);
 
 /** Arrow keys, Home and End move between the tabs and select the file (`select(filename)`). */
 export function moveTab(event, tabs, select) {
@@ -22,13 +23,13 @@ export function markTabs(tabs, files, isDirty) {
     if (dirty && !dot) {
       dot = document.createElement('span');
       dot.className = 'dirty-dot';
-      dot.title = 'Unsaved changes';
+      dot.title = t('settings.cortex.unsaved_title');
       tab.append(dot);
     } else if (!dirty && dot) dot.remove();
     const merge = Boolean(files[tab.dataset.file]?.incoming);
     tab.classList.toggle('tab-merge', merge);
-    tab.setAttribute('aria-description', merge ? 'changed while you were editing: merge needed'
-      : (dirty ? 'unsaved changes' : ''));
+    tab.setAttribute('aria-description', merge ? t('settings.cortex.merge_needed')
+      : (dirty ? t('settings.cortex.unsaved') : ''));
   });
 }
 
@@ -40,9 +41,9 @@ export function updateMeter(meter, count, chars, budget) {
   meter.high = Math.round(limit * 0.95);
   meter.optimum = 0;
   meter.value = Math.min(chars, limit);
-  let text = `${NUMBER.format(chars)} / ${NUMBER.format(limit)} characters`;
-  if (chars > limit * 4) text += ' — over the hard limit: saving will be refused';
-  else if (chars > limit) text += ' — over budget: the persona will be asked to condense it';
+  let text = t('settings.editor.count', { chars: NUMBER.format(chars), limit: NUMBER.format(limit) });
+  if (chars > limit * 4) text += ` — ${t('settings.editor.over_hard_limit')}`;
+  else if (chars > limit) text += ` — ${t('settings.editor.over_budget')}`;
   count.textContent = text;
   count.classList.toggle('meter-over', chars > limit);
 }

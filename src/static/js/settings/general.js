@@ -6,6 +6,7 @@ import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { keyErrorMessage } from '../chat/key_setup.js';
+import { LANG, t } from '../lib/i18n.js';
 
 const MODELS = ['claude-sonnet-5-5', 'claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
 const FIELDS = {
@@ -40,21 +41,24 @@ export class GeneralSettings {
       const value = settings[name];
       byId(id).value = value === null || value === undefined ? '' : String(value);
     }
+    // Not chosen yet: the page is in the browser's language, and saving would keep it.
+    const language = byId('set-language');
+    if (language.dataset.chosen === 'false') language.value = LANG;
   }
 
   showKey(status) {
     const line = byId('key-status');
     if (status.configured) {
-      const ending = status.last4 ? `ends in …${status.last4}` : 'configured';
-      const source = status.source === 'environment' ? ' (from ANTHROPIC_API_KEY)' : '';
-      line.replaceChildren(h('span', { class: 'badge badge-ok', text: 'Configured' }),
-        h('span', { text: `Key ${ending}${source}` }));
+      const ending = status.last4 ? t('settings.key.ends_in', { last4: status.last4 }) : t('settings.key.configured_lower');
+      const source = status.source === 'environment' ? ` ${t('settings.key.from_env')}` : '';
+      line.replaceChildren(h('span', { class: 'badge badge-ok', text: t('settings.key.configured') }),
+        h('span', { text: t('settings.key.status', { ending, source }) }));
     } else {
-      line.replaceChildren(h('span', { class: 'badge badge-missing', text: 'Not set' }),
-        h('span', { text: 'Add a key to chat. Personas and memory work without one.' }));
+      line.replaceChildren(h('span', { class: 'badge badge-missing', text: t('settings.key.not_set') }),
+        h('span', { text: t('settings.key.not_set_hint') }));
     }
-    byId('key-label').textContent = status.configured ? 'Replace the key' : 'API key';
-    this.keySubmit.textContent = status.configured ? 'Replace key' : 'Save key';
+    byId('key-label').textContent = status.configured ? t('settings.key.replace_label') : t('settings.key.label');
+    this.keySubmit.textContent = status.configured ? t('settings.key.replace') : t('common.api_key.save');
     this.keyRemove.hidden = !(status.configured && status.source === 'settings');
   }
 
@@ -62,19 +66,19 @@ export class GeneralSettings {
     const key = this.keyInput.value.trim();
     this.keyError.textContent = '';
     if (!key) {
-      this.keyError.textContent = 'Paste your API key first.';
+      this.keyError.textContent = t('common.api_key.missing');
       this.keyInput.focus();
       return;
     }
     const label = this.keySubmit.textContent;
     this.keySubmit.disabled = true;
-    this.keySubmit.textContent = 'Checking…';
+    this.keySubmit.textContent = t('common.api_key.checking');
     try {
       const { data } = await request('PUT', '/api/settings/api-key', { body: { api_key: key } });
       this.keyInput.value = '';
       this.keyInput.removeAttribute('aria-invalid');
       this.showKey(data.api_key || data);
-      toast('API key saved');
+      toast(t('settings.key.saved'));
     } catch (err) {
       this.keyInput.setAttribute('aria-invalid', 'true');
       this.keyError.textContent = keyErrorMessage(err);
@@ -86,13 +90,13 @@ export class GeneralSettings {
   }
 
   async removeKey() {
-    const ok = await confirmAction('Chatting stops working until you add a key again.',
-      { title: 'Remove the API key?', confirm: 'Remove' });
+    const ok = await confirmAction(t('settings.key.remove_text'),
+      { title: t('settings.key.remove_title'), confirm: t('settings.key.remove_confirm') });
     if (!ok) return;
     try {
       const data = await api.del('/api/settings/api-key');
       this.showKey(data.api_key || data);
-      toast('API key removed');
+      toast(t('settings.key.removed'));
     } catch (err) {
       toast(err.message, { error: true });
     }
@@ -114,7 +118,11 @@ export class GeneralSettings {
     }
     try {
       await api.put('/api/settings', body);
-      byId('app-saved').textContent = 'Saved';
+      if (body.language !== LANG) {
+        window.location.reload();  // the interface follows the new language at once
+        return;
+      }
+      byId('app-saved').textContent = t('common.saved');
       setTimeout(() => { byId('app-saved').textContent = ''; }, 2500);
     } catch (err) {
       const field = err.data?.error?.field;

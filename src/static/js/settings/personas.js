@@ -6,6 +6,7 @@ import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { avatar } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { AvatarControls, CardImport, exportControls } from './cards.js';
+import { LANG, t } from '../lib/i18n.js';
 
 const FIELDS = { name: 'p-name', user_name: 'p-user-name', language: 'p-language',
   description: 'p-description', greeting: 'p-greeting', personality: 'p-personality',
@@ -40,21 +41,21 @@ export class PersonaSettings {
   render() {
     this.list.replaceChildren(...this.personas.map((persona) => {
       const actions = [h('button', {
-        type: 'button', class: 'btn btn-quiet btn-small', 'aria-label': `Edit ${persona.name}`,
+        type: 'button', class: 'btn btn-quiet btn-small', 'aria-label': t('settings.personas.edit_label', { name: persona.name }),
         onClick: () => this.openForm(persona),
-      }, icon('pencil', 14), 'Edit')];
+      }, icon('pencil', 14), t('settings.personas.edit'))];
       if (persona.id !== 'default') {
         actions.push(h('button', {
-          type: 'button', class: 'btn btn-danger-quiet btn-small', 'aria-label': `Delete ${persona.name}`,
+          type: 'button', class: 'btn btn-danger-quiet btn-small', 'aria-label': t('settings.personas.delete_label', { name: persona.name }),
           onClick: () => this.remove(persona),
-        }, icon('trash', 14), 'Delete'));
+        }, icon('trash', 14), t('settings.personas.delete')));
       }
       return h('li', { class: 'card persona-card', dataset: { personaId: persona.id } },
         h('div', { class: 'persona-card-head' },
           avatar(persona, 36),
           h('h3', { text: persona.name }),
-          persona.id === 'default' ? h('span', { class: 'badge', text: 'Default' }) : null),
-        h('p', { text: persona.description || 'No description yet.' }),
+          persona.id === 'default' ? h('span', { class: 'badge', text: t('settings.personas.default_badge') }) : null),
+        h('p', { text: persona.description || t('settings.personas.no_description') }),
         h('div', { class: 'persona-card-actions' }, actions), exportControls(persona));
     }));
   }
@@ -62,10 +63,10 @@ export class PersonaSettings {
   openForm(persona) {
     this.editing = persona;
     this.error.textContent = '';
-    byId('persona-form-heading').textContent = persona ? `Edit ${persona.name}` : 'New persona';
-    byId('persona-save').textContent = persona ? 'Save changes' : 'Create persona';
+    byId('persona-form-heading').textContent = persona ? t('settings.personas.edit_label', { name: persona.name }) : t('settings.personas.new');
+    byId('persona-save').textContent = persona ? t('settings.personas.save_changes') : t('settings.personas.create');
     for (const [name, id] of Object.entries(FIELDS)) {
-      byId(id).value = persona ? (persona[name] ?? '') : (name === 'language' ? 'en' : '');
+      byId(id).value = persona ? (persona[name] ?? '') : (name === 'language' ? LANG : '');
     }
     byId('p-use-card-prompts').checked = persona ? persona.use_card_prompts !== false : true;
     this.avatarControls.show(persona);
@@ -86,7 +87,7 @@ export class PersonaSettings {
     body.name = body.name.trim();
     body.use_card_prompts = byId('p-use-card-prompts').checked;
     if (!body.name) {
-      this.error.textContent = 'Give the persona a name.';
+      this.error.textContent = t('settings.personas.name_missing');
       byId('p-name').focus();
       return;
     }
@@ -98,10 +99,10 @@ export class PersonaSettings {
     try {
       if (this.editing) {
         await api.put(`/api/personas/${seg(this.editing.id)}`, body);
-        toast(`${body.name} saved`);
+        toast(t('settings.personas.saved', { name: body.name }));
       } else {
         await api.post('/api/personas', body);
-        toast(`${body.name} created`);
+        toast(t('settings.personas.created', { name: body.name }));
       }
     } catch (err) {
       this.error.textContent = errorInWords(err, this.form);
@@ -113,9 +114,8 @@ export class PersonaSettings {
 
   async remove(persona) {
     const ok = await confirmAction(
-      `${persona.name}, all conversations with them and their whole memory (cortex files and `
-      + 'history) will be deleted. This cannot be undone.',
-      { title: `Delete ${persona.name}?`, confirm: 'Delete persona' },
+      t('settings.personas.delete_text', { name: persona.name }),
+      { title: t('settings.personas.delete_title', { name: persona.name }), confirm: t('settings.personas.delete_confirm') },
     );
     if (!ok) return;
     try {
@@ -124,7 +124,7 @@ export class PersonaSettings {
       toast(err.message, { error: true });
       return;
     }
-    toast(`${persona.name} deleted`);
+    toast(t('settings.personas.deleted', { name: persona.name }));
     await this.load();
   }
 }
