@@ -46,7 +46,8 @@ def _stored(page, key: str):
 @pytest.fixture
 def module_page(browser, server):
     with checked_page(browser) as tab:
-        tab.goto(server.url + "/healthz")
+        tab.goto(server.url + "/settings")  # a page with the interface strings the modules need
+        tab.wait_for_load_state("networkidle")
         yield tab
 
 
