@@ -160,7 +160,7 @@ def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None
            "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
            "PERSONA_LOG_LEVEL": "WARNING", "PERSONA_WORKERS": str(workers), **(extra_env or {})}
     with subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+                          stdout=subprocess.DEVNULL, stderr=None if os.environ.get("BENCH_SERVER_STDERR") else subprocess.DEVNULL) as proc:
         try:
             base = f"http://127.0.0.1:{port}"
             deadline = time.monotonic() + 60

@@ -1,4 +1,4 @@
-"""App factory and the `python -m src.app` entry (gunicorn with threads, so WebSockets work)."""
+"""App factory and the `python -m src.app` entry (gunicorn with gevent workers: `server.py`)."""
 import ipaddress
 import logging
 import os
@@ -48,7 +48,7 @@ def is_loopback(host: str) -> bool:
 
 
 def main() -> int:
-    """Serves the app with gunicorn (threaded workers, which flask-sock supports); `backup` and
+    """Serves the app with gunicorn (gevent workers, see `server.py`); `backup` and
     `restore` as first argument run those commands instead (see utils/portability/cli.py).
 
     Each worker process builds its own app after the fork (`load`), so its SQLite connections and
@@ -59,6 +59,8 @@ def main() -> int:
     """
     from gunicorn.app.base import BaseApplication
 
+    from . import server
+
     config = config_module.load(Flask(__name__).instance_path, None)
     configure_logging(config["LOG_LEVEL"], bool(config.get("LOG_PROMPTS")))
     register_secret(config.get("ACCESS_TOKEN"))
@@ -66,6 +68,14 @@ def main() -> int:
         return _portability_command(sys.argv[1:], config["DATA_DIR"])
     host, port = config["HOST"], int(config["PORT"])
     workers = os.environ.get("PERSONA_WORKERS", "2")
+    model = os.environ.get("PERSONA_SERVER_MODEL", "gevent")
+    header_seconds = os.environ.get("PERSONA_HEADER_TIMEOUT", str(server.HEADER_SECONDS))
+    if model not in ("gevent", "gthread") or not header_seconds.isdigit() \
+            or int(header_seconds) < 1:
+        log.error("PERSONA_SERVER_MODEL must be gevent or gthread and PERSONA_HEADER_TIMEOUT "
+                  "a whole number of seconds of at least 1")
+        return 2
+    header_seconds = int(header_seconds)
     if not workers.isdigit() or int(workers) < 1:
         log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
         return 2
@@ -83,9 +93,8 @@ def main() -> int:
         def load_config(self):
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", int(workers))
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("threads", 64)
-            self.cfg.set("timeout", 120)
+            for name, value in server.options(model, header_seconds).items():
+                self.cfg.set(name, value)
             self.cfg.set("accesslog", "-")
             self.cfg.set("control_socket_disable", True)  # it would go to ~/.gunicorn, shared
 

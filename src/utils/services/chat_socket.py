@@ -155,7 +155,7 @@ class ChatSocket:
         generation = launch()
         self._detach()
         follow = _Follow(generation.session_id)
-        self._watch(self._chat.session(generation.session_id))
+        self._watch({"id": generation.session_id, "persona_id": generation.persona_id})
         self._begin(follow, self._chat.follow(generation, detached=follow.detached))
 
     def _watch(self, session: dict) -> None:
