@@ -158,7 +158,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 8, 32, 50, 100])
     parser.add_argument("--latency", type=float, nargs="+", default=[0.0, 0.3],
                         help="seconds the fake waits before the first event")
-    parser.add_argument("--rounds", type=int, default=8, help="interleaved rounds per setting")
+    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds per setting")
     parser.add_argument("--loop-turns", type=int, default=3,
                         help="turns per stream in a closed-loop round (0: no loops)")
     parser.add_argument("--event-delay", type=float, default=0.02)
