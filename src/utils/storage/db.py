@@ -167,11 +167,20 @@ def _owner_only(path: str) -> None:
 
 
 class Database:
-    """The app's database file: migrated once at start-up, one connection per thread."""
+    """The app's database file: migrated once at start-up, one connection per thread.
+
+    A thread (under gevent: a greenlet, of which there is one per connection) that is done with
+    its connection hands it back (`close_thread`); the next thread takes it instead of opening
+    one, so memory grows with the connections in use, not with the connections ever opened.
+    """
+
+    IDLE = 8
 
     def __init__(self, path: str):
         self.path = path
         self._local = threading.local()
+        self._idle: list[sqlite3.Connection] = []
+        self._idle_lock = threading.Lock()
         self._write_lock = threading.RLock()
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         _owner_only(path)
@@ -185,15 +194,23 @@ class Database:
         """This thread's connection, opened on first use."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = connect(self.path, self._write_lock)
+            with self._idle_lock:
+                conn = self._idle.pop() if self._idle else None
+            conn = self._local.conn = conn or connect(self.path, self._write_lock)
         return conn
 
     def close_thread(self) -> None:
-        """Closes this thread's connection (short-lived threads call it when they end)."""
+        """Gives up this thread's connection (short-lived threads call it when they end): kept
+        for the next thread, or closed when enough are idle or it is inside a transaction."""
         conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            self._local.conn = None
-            conn.close()
+        if conn is None:
+            return
+        self._local.conn = None
+        with self._idle_lock:
+            if not conn.in_transaction and len(self._idle) < self.IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
 
     def transaction(self, immediate: bool = True):
         """A write transaction on this thread's connection."""
