@@ -1,20 +1,29 @@
-"""App factory and the `python -m src.app` entry (gunicorn with threads, so WebSockets work)."""
-import ipaddress
-import logging
-import os
+"""App factory; `python -m src.app` runs the server (`serve.py`).
+
+The entry check comes before the imports on purpose: gunicorn's master process only supervises,
+so it imports gunicorn and the configuration, not the app (about 70 MiB less resident memory);
+each worker imports and builds the app after the fork.
+"""
 import sys
 
-from flask import Flask
+if __name__ == "__main__":
+    from .serve import main
+    sys.exit(main())
 
-from . import config as config_module
-from .routes import access, chat, cortex, health, messages, pages, personas, sessions, settings
-from .routes import (branches, cortex_jobs, cortex_review, cortex_sleep, limits, openapi,
-                     portability, search)
-from .routes.errors import register_error_handlers
-from .routes.ws import sock
-from .utils import provider
-from .utils.logsafe import configure_logging, register_secret
-from .utils.services.token_rules import WeakToken, checked_token
+import logging  # noqa: E402
+
+from flask import Flask  # noqa: E402
+
+from . import config as config_module  # noqa: E402
+from .routes import (access, chat, cortex, health, messages, pages, personas,  # noqa: E402
+                     sessions, settings)
+from .routes import (branches, cortex_jobs, cortex_review, cortex_sleep, limits,  # noqa: E402
+                     openapi, portability, search)
+from .routes.errors import register_error_handlers  # noqa: E402
+from .routes.ws import sock  # noqa: E402
+from .utils import provider  # noqa: E402
+from .serve import is_loopback  # noqa: E402,F401  (re-exported: tests and callers use it here)
+from .utils.logsafe import configure_logging  # noqa: E402
 
 log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
@@ -35,78 +44,3 @@ def create_app(config: dict | None = None) -> Flask:
         app.register_blueprint(blueprint)
     sock.init_app(app)
     return app
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def main() -> int:
-    """Serves the app with gunicorn (threaded workers, which flask-sock supports); `backup` and
-    `restore` as first argument run those commands instead (see utils/portability/cli.py).
-
-    Each worker process builds its own app after the fork (`load`), so its SQLite connections and
-    its cortex worker thread live in the process that serves the requests (a thread started before
-    the fork would stay in the master and see new jobs only when it polls). `PERSONA_WORKERS`
-    (default 2, one per core of a small machine) sets how many worker processes share the data
-    directory.
-    """
-    from gunicorn.app.base import BaseApplication
-
-    config = config_module.load(Flask(__name__).instance_path, None)
-    configure_logging(config["LOG_LEVEL"], bool(config.get("LOG_PROMPTS")))
-    register_secret(config.get("ACCESS_TOKEN"))
-    if sys.argv[1:2] in (["backup"], ["restore"]):
-        return _portability_command(sys.argv[1:], config["DATA_DIR"])
-    host, port = config["HOST"], int(config["PORT"])
-    workers = os.environ.get("PERSONA_WORKERS", "2")
-    if not workers.isdigit() or int(workers) < 1:
-        log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
-        return 2
-    try:
-        config["ACCESS_TOKEN"] = checked_token(config.get("ACCESS_TOKEN"))
-    except WeakToken as err:
-        log.error("%s", err)
-        return 2
-    if not is_loopback(host) and not config.get("ACCESS_TOKEN"):
-        log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see docs/security.md)",
-                  host)
-        return 2
-
-    class _Server(BaseApplication):
-        def load_config(self):
-            self.cfg.set("bind", f"{host}:{port}")
-            self.cfg.set("workers", int(workers))
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("threads", 64)
-            self.cfg.set("timeout", 120)
-            self.cfg.set("accesslog", "-")
-            self.cfg.set("control_socket_disable", True)  # it would go to ~/.gunicorn, shared
-
-        def load(self):
-            return create_app()
-
-    log.info("Persona Cortex on http://%s:%d", host, port)
-    os.umask(0o077)  # everything the server creates in the data directory is owner-only
-    _Server().run()
-    return 0
-
-
-def _portability_command(argv: list[str], data_dir: str) -> int:
-    from .utils.portability import cli
-    from .utils.portability.backup_service import BackupService
-
-    def refresh():
-        service = BackupService.for_data_dir(data_dir)
-        service.refresh()
-    return cli.run(argv, data_dir, refresh)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

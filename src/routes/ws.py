@@ -16,6 +16,7 @@ def chat(ws):
     try:
         run_chat_socket(ws, provider.get_chat_service(),
                         subscribe_jobs=provider.get_cortex_worker().subscribe,
-                        titles=provider.get_title_generator())
+                        titles=provider.get_title_generator(),
+                        after_frame=provider.get_db().close_thread)
     except OSError as err:  # the socket is gone; no HTTP error can be written into it
         log.info("WebSocket connection lost: %s", err)

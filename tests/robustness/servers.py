@@ -1,4 +1,4 @@
-"""The app as it runs in production (`python -m src.app`: gunicorn, gthread) in a subprocess."""
+"""The app as it runs in production (`python -m src.app`: gunicorn, gevent workers) in a subprocess."""
 import http.client
 import json
 import os

@@ -1,7 +1,8 @@
 """Runs one streaming request and translates the SDK's raw events into our StreamEvents.
 
-We iterate the raw event stream (`messages.create(stream=True)`) rather than the SDK's
-`MessageStream`, which rebuilds a message snapshot on every event we would not use. A stream only
+We read the raw response (`raw_stream.py`: the SDK's `with_streaming_response`, events decoded
+as dicts the way the SDK's iterator decodes them) rather than the SDK's `MessageStream`, which
+rebuilds a message snapshot on every event, or its event iterator, which builds a model per event. A stream only
 counts as complete when `message_stop` arrived, or the body ended cleanly after `message_delta`
 gave the stop reason (recorded API streams lack the blank line after their last event, so the
 SDK never yields their `message_stop`); anything else is a broken connection. Cancelling
@@ -15,6 +16,7 @@ import threading
 from typing import Any, Iterator
 
 from ..text import scrub
+from . import raw_stream
 from .anthropic import chunk_from_event, usage_dict
 from .cancel import CancelSignal
 from .errors import ApiFailure, failure, from_exception
@@ -100,23 +102,25 @@ class _Translation:
         self.last_block: int | None = None
         self.tools = ToolCallStreamHandler() if with_tools else None
 
-    def feed(self, event: Any) -> list[StreamEvent]:
-        kind = event.type
-        if kind == "content_block_delta" and event.delta.type == "text_delta" and self.tools is None:
-            text = scrub(event.delta.text)
-            self.parts.append(text)
-            return [StreamEvent("chunk", text)]
+    def feed(self, event: dict) -> list[StreamEvent]:
+        kind = event.get("type")
+        if kind == "content_block_delta" and self.tools is None:
+            delta = event.get("delta") or {}
+            if delta.get("type") == "text_delta":
+                text = scrub(delta.get("text") or "")
+                self.parts.append(text)
+                return [StreamEvent("chunk", text)]
         if kind == "message_start":
-            self.usage = usage_dict(event.message.usage)
+            self.usage = usage_dict((event.get("message") or {}).get("usage"))
         elif kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason
-            self._update_usage(event.usage)
+            self.stop_reason = (event.get("delta") or {}).get("stop_reason")
+            self._update_usage(event.get("usage") or {})
         elif kind == "message_stop":
             self.complete = True
         elif kind == "content_block_stop":
-            self.last_block = event.index
+            self.last_block = event.get("index")
             if self.tools is not None:
-                return _segments(self.tools.close_tool(event.index))
+                return _segments(self.tools.close_tool(event.get("index")))
         else:
             return self._content(chunk_from_event(event))
         return []
@@ -132,13 +136,13 @@ class _Translation:
             out.extend(_segments(self.tools.feed(chunk)))
         return out
 
-    def _update_usage(self, usage: Any) -> None:
+    def _update_usage(self, usage: dict) -> None:
         """`message_delta` has the final output count; other counters only when it reports them."""
-        if usage.output_tokens is not None:
-            self.usage["output_tokens"] = usage.output_tokens
+        if isinstance(usage.get("output_tokens"), int):
+            self.usage["output_tokens"] = usage["output_tokens"]
         for key in _INPUT_KEYS:
-            if getattr(usage, key, None):
-                self.usage[key] = getattr(usage, key)
+            if usage.get(key):
+                self.usage[key] = usage[key]
 
     def finish(self, stop_reason: str | None) -> list[StreamEvent]:
         """The closing events: tool segments still open, then `done`.
@@ -178,15 +182,16 @@ def run_stream(sdk: Any, kwargs: dict, cancel: threading.Event | None, with_tool
     if _cancelled(cancel):
         yield from state.finish(CANCELLED)
         return
+    opened = raw_stream.open_stream(sdk, kwargs)
     try:
-        upstream = sdk.messages.create(stream=True, **kwargs)
+        response = opened.__enter__().http_response
     except Exception as exc:
         yield error_event(from_exception(exc, secret))
         return
-    watcher = _watch_cancel(cancel, upstream.response)
+    watcher = _watch_cancel(cancel, response)
     problem: ApiFailure | None = None
     try:
-        for event in upstream:
+        for event in raw_stream.events(response):
             yield from state.feed(event)
             if _cancelled(cancel) and not state.complete:
                 break
@@ -195,7 +200,7 @@ def run_stream(sdk: Any, kwargs: dict, cancel: threading.Event | None, with_tool
     finally:
         if watcher is not None:
             watcher.stop()
-        upstream.close()
+        opened.__exit__(None, None, None)
     if state.complete or (problem is None and state.stop_reason and not _cancelled(cancel)):
         yield from state.finish(state.stop_reason)
     elif _cancelled(cancel):

@@ -4,6 +4,8 @@ A threading.RLock orders the threads of one process; `fcntl.flock` on
 `<lock_dir>/<persona_id>.lock` orders processes. The flock is taken when a thread first enters
 and released when it leaves its outermost `with`, so the lock is re-entrant within a thread.
 The kernel drops a flock when its holder dies, so a killed writer never leaves the persona locked.
+A flock another process holds is waited for in a pool thread under gevent (`cooperative`), so
+the wait does not stall the worker's other connections.
 A lock file is deleted only with its persona (`remove_file`, while held): a process that then
 locks the old inode or a new file finds the persona gone and touches nothing.
 """
@@ -11,6 +13,8 @@ import fcntl
 import os
 import threading
 from contextlib import contextmanager
+
+from ..cooperative import blocking
 
 
 class _Entry:
@@ -64,7 +68,13 @@ class PersonaLocks:
         fd = os.open(os.path.join(self.lock_dir, f"{persona_id}.lock"),
                      os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                blocking(fcntl.flock, fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
         except BaseException:
             os.close(fd)
             raise

@@ -147,7 +147,8 @@ class ChatService(ChatTree):
         except BaseException:
             self._leases.release(session_id)
             raise
-        generation = Generation(session_id, user["id"], reply["id"], reply["content"])
+        generation = Generation(session_id, user["id"], reply["id"], reply["content"],
+                                session["persona_id"])
         self.hub.launch(generation, lambda g: self._work(g, session, user))
         return generation
 

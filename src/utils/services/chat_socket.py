@@ -27,16 +27,19 @@ Unsubscribe = Callable[[], None]
 
 
 def run_chat_socket(ws, chat, *, subscribe_jobs: Callable[..., Unsubscribe] | None = None,
-                    titles=None) -> None:
-    """Serves one chat WebSocket until the client goes away."""
-    ChatSocket(ws, chat, subscribe_jobs=subscribe_jobs, titles=titles).run()
+                    titles=None, after_frame: Callable[[], None] | None = None) -> None:
+    """Serves one chat WebSocket until the client goes away; `after_frame` runs after each
+    frame (the app hands back the database connection an idle socket need not hold)."""
+    ChatSocket(ws, chat, subscribe_jobs=subscribe_jobs, titles=titles,
+               after_frame=after_frame).run()
 
 
 class ChatSocket:
     """The state of one connection: the reply in flight and the personas and sessions it follows."""
 
-    def __init__(self, ws, chat, *, subscribe_jobs=None, titles=None):
+    def __init__(self, ws, chat, *, subscribe_jobs=None, titles=None, after_frame=None):
         self._ws = ws
+        self._after_frame = after_frame
         self._chat = chat
         self._subscribe_jobs = subscribe_jobs
         self._titles = titles
@@ -61,6 +64,8 @@ class ChatSocket:
                 raw = self._ws.receive()
                 if raw is not None:
                     self._handle(raw)
+                    if self._after_frame is not None:
+                        self._after_frame()
         except ConnectionClosed:
             pass
         finally:
@@ -155,7 +160,7 @@ class ChatSocket:
         generation = launch()
         self._detach()
         follow = _Follow(generation.session_id)
-        self._watch(self._chat.session(generation.session_id))
+        self._watch({"id": generation.session_id, "persona_id": generation.persona_id})
         self._begin(follow, self._chat.follow(generation, detached=follow.detached))
 
     def _watch(self, session: dict) -> None:

@@ -31,8 +31,10 @@ WAIT_SECONDS = 1.0
 class Generation:
     """One reply being generated in this process: the text so far and, at the end, the final event."""
 
-    def __init__(self, session_id: str, parent_id: int, reply_id: int, prefix: str = ""):
+    def __init__(self, session_id: str, parent_id: int, reply_id: int, prefix: str = "",
+                 persona_id: str | None = None):
         self.session_id = session_id
+        self.persona_id = persona_id
         self.parent_id = parent_id
         self.reply_id = reply_id
         self.prefix_length = len(prefix)

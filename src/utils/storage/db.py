@@ -3,14 +3,20 @@
 Write transactions of one process queue on a lock shared by its connections: SQLite's own busy
 handler makes a writer that finds the database locked sleep (1, 2, 5, 10 ms…), which is dead time
 when the holder is a thread of the same process; the lock hands over the moment the holder
-commits. Other processes still meet each other in SQLite's busy timeout.
+commits. Other processes still meet each other in SQLite's busy timeout; under gevent, where a
+busy handler sleeping in C would stall every connection of the worker (and never let a greenlet
+of the same process commit), a connection instead retries a statement that found the database
+locked after a cooperative pause, up to the same timeout.
 """
 import logging
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from ..cooperative import patched, pause
 
 log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -21,12 +27,43 @@ class Connection(sqlite3.Connection):
     """A connection carrying the write lock it shares with the other connections of its process."""
 
     write_lock: threading.RLock
+    cooperative = False
+
+    def execute(self, sql, parameters=(), /):
+        """`sqlite3.Connection.execute`, retried cooperatively while the database is locked."""
+        if not self.cooperative:
+            return super().execute(sql, parameters)
+        return _retry_busy(super().execute, sql, parameters)
+
+    def executemany(self, sql, parameters, /):
+        """`sqlite3.Connection.executemany`, retried the same way."""
+        if not self.cooperative:
+            return super().executemany(sql, parameters)
+        return _retry_busy(super().executemany, sql, list(parameters))
+
+
+_PAUSES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
+
+
+def _retry_busy(run, sql, parameters):
+    """A statement that met SQLITE_BUSY did nothing, so it is run again after a pause."""
+    deadline, attempt = time.monotonic() + BUSY_TIMEOUT, 0
+    while True:
+        try:
+            return run(sql, parameters)
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+        pause(_PAUSES[min(attempt, len(_PAUSES) - 1)])
+        attempt += 1
 
 
 def connect(path: str, write_lock=None) -> sqlite3.Connection:
     """Opens `path` in WAL mode with foreign keys on and a generous busy timeout."""
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None,
-                           check_same_thread=False, factory=Connection)
+    cooperative = patched()
+    conn = sqlite3.connect(path, timeout=0 if cooperative else BUSY_TIMEOUT,
+                           isolation_level=None, check_same_thread=False, factory=Connection)
+    conn.cooperative = cooperative
     conn.write_lock = write_lock or threading.RLock()
     conn.row_factory = sqlite3.Row
     conn.text_factory = _decode_text
@@ -34,7 +71,8 @@ def connect(path: str, write_lock=None) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA secure_delete=ON")  # deleted memories do not linger in free pages
-    conn.execute("PRAGMA busy_timeout=30000")
+    if not cooperative:
+        conn.execute("PRAGMA busy_timeout=30000")
     return conn
 
 
@@ -129,11 +167,20 @@ def _owner_only(path: str) -> None:
 
 
 class Database:
-    """The app's database file: migrated once at start-up, one connection per thread."""
+    """The app's database file: migrated once at start-up, one connection per thread.
+
+    A thread (under gevent: a greenlet, of which there is one per connection) that is done with
+    its connection hands it back (`close_thread`); the next thread takes it instead of opening
+    one, so memory grows with the connections in use, not with the connections ever opened.
+    """
+
+    IDLE = 8
 
     def __init__(self, path: str):
         self.path = path
         self._local = threading.local()
+        self._idle: list[sqlite3.Connection] = []
+        self._idle_lock = threading.Lock()
         self._write_lock = threading.RLock()
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         _owner_only(path)
@@ -147,15 +194,23 @@ class Database:
         """This thread's connection, opened on first use."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = connect(self.path, self._write_lock)
+            with self._idle_lock:
+                conn = self._idle.pop() if self._idle else None
+            conn = self._local.conn = conn or connect(self.path, self._write_lock)
         return conn
 
     def close_thread(self) -> None:
-        """Closes this thread's connection (short-lived threads call it when they end)."""
+        """Gives up this thread's connection (short-lived threads call it when they end): kept
+        for the next thread, or closed when enough are idle or it is inside a transaction."""
         conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            self._local.conn = None
-            conn.close()
+        if conn is None:
+            return
+        self._local.conn = None
+        with self._idle_lock:
+            if not conn.in_transaction and len(self._idle) < self.IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
 
     def transaction(self, immediate: bool = True):
         """A write transaction on this thread's connection."""

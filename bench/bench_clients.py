@@ -1,0 +1,93 @@
+"""The chat bench's app-side clients: one slot per stream (persona, session, WebSocket, HTTP)."""
+from __future__ import annotations
+
+import http.client
+import json
+import time
+import urllib.request
+
+import websocket
+
+
+def call(base: str, method: str, path: str, body: dict | None = None, timeout=30) -> dict:
+    """One JSON request to the app."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def new_session(base: str, name: str) -> str:
+    """A persona named `name` and a session with it; returns the session id."""
+    persona = call(base, "POST", "/api/personas", {"name": name})
+    return call(base, "POST", "/api/sessions", {"persona_id": persona["id"]})["id"]
+
+
+def ws_turn(ws, session_id: str, message: str = "Hi!") -> float:
+    """Sends a chat frame; seconds to the first `chunk` frame (then reads to `done`)."""
+    frame = json.dumps({"type": "chat", "session_id": session_id, "message": message})
+    start, first = time.perf_counter(), None
+    ws.send(frame)
+    while True:
+        event = json.loads(ws.recv())
+        kind = event["type"]
+        if kind == "chunk" and first is None:
+            first = time.perf_counter()
+        elif kind in ("done", "error"):
+            break
+    if kind != "done" or first is None:
+        raise RuntimeError(f"WebSocket stream failed: {event}")
+    return first - start
+
+
+class Slot:
+    """One stream's client side: a persona, a session, an open socket, an HTTP connection."""
+
+    def __init__(self, base: str, index: int):
+        self.name = f"Bench {index}"
+        self.session_id = new_session(base, self.name)
+        self.ws = websocket.create_connection(base.replace("http", "ws") + "/ws/chat",
+                                              timeout=120)
+        self.port = int(base.rsplit(":", 1)[1])
+        self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        self.body: dict | None = None
+
+    def turn(self, kind: str) -> float:
+        """One turn over `ws` or `sse`; seconds to the first chunk."""
+        return ws_turn(self.ws, self.session_id) if kind == "ws" else self._sse()
+
+    def _sse(self) -> float:
+        """POST /api/chat/stream; seconds to the first `chunk` event (then reads to the end)."""
+        self.http.close()
+        self.http.connect()  # connected before the clock starts, as the SDK's pool is
+        body = json.dumps({"session_id": self.session_id, "message": "Hi!"})
+        start, first, last = time.perf_counter(), None, None
+        self.http.request("POST", "/api/chat/stream", body, {"Content-Type": "application/json"})
+        response = self.http.getresponse()
+        for line in iter(response.readline, b""):
+            if line.startswith(b"event: "):
+                last = line[7:].strip()
+                if last == b"chunk" and first is None:
+                    first = time.perf_counter()
+        response.close()
+        if last != b"done" or first is None:
+            raise RuntimeError(f"SSE stream failed (last event {last!r})")
+        return first - start
+
+    def close(self) -> None:
+        """Closes both connections."""
+        self.ws.close()
+        self.http.close()
+
+
+def remember_bodies(slots: list[Slot], bodies: list[dict]) -> None:
+    """Gives each slot the newest chat request the fake received for its persona, so the SDK
+    baseline sends exactly that (same system prompt, same history)."""
+    by_name = {f"You are {slot.name},": slot for slot in slots}
+    for body in bodies:
+        system = body.get("system")
+        text = system[0]["text"] if isinstance(system, list) else (system or "")
+        slot = by_name.get(text.split(",", 1)[0] + ",")
+        if slot is not None:
+            slot.body = body

@@ -1,0 +1,214 @@
+"""The chat bench's processes: the fake Claude, the raw-SDK baseline workers and the app server.
+
+Each runs in its own process so no side shares a GIL with another: `python bench/bench_procs.py
+fake` serves FakeClaude and answers commands on stdin (`latency <s>`, `bodies`, `quit`);
+`python bench/bench_procs.py sdk <fake_url>` reads a round per stdin line (the request bodies
+to send, `burst` or `loop`, the wall-clock instant to start) and prints the times to the first
+text delta. Both speak one JSON document per line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+KEY = "sk-ant-bench-0000000000000000"
+WORDS = ("Thanks for telling me about the trip. The mountains in autumn sound wonderful, and I "
+         "remember you wanted to see the lake at sunrise. Did the weather hold?")
+
+
+def _chunks(n: int) -> list[str]:
+    bounds = [len(WORDS) * i // n for i in range(n + 1)]
+    return [WORDS[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def run_fake(event_delay: float, chunks: int) -> None:
+    """FakeClaude in this process: chat replies paced at `event_delay`, titles and cortex
+    updates answered at once; stdin commands change the first-token latency or dump bodies."""
+    from src.utils.services.chat_titles import TITLE_MAX_TOKENS
+    from tests.fakes import claude as fake_claude
+    from tests.fakes.claude import FakeClaude, replies
+
+    fake_claude._Server.request_queue_size = 2048
+    latency = [0.0]
+    chat = replies.text(WORDS, chunks=_chunks(chunks), event_delay=event_delay)
+
+    def answer(body):
+        if body.get("max_tokens") == TITLE_MAX_TOKENS:
+            return replies.text("A title")
+        if body.get("tools"):
+            return replies.text("Nothing new to remember.")
+        return replies.delayed(chat, latency[0], after_headers=True) if latency[0] else chat
+
+    with FakeClaude() as fake:
+        fake.default = replies.scripted(answer)
+        print(json.dumps({"url": fake.url}), flush=True)
+        seen = 0
+        for line in sys.stdin:
+            command, _, arg = line.strip().partition(" ")
+            if command == "latency":
+                latency[0] = float(arg)
+                print("{}", flush=True)
+            elif command == "bodies":
+                requests = fake.requests
+                bodies = [r.body for r in requests[seen:] if r.stream and not r.tools
+                          and r.body.get("max_tokens") != TITLE_MAX_TOKENS]
+                seen = len(requests)
+                print(json.dumps({"bodies": bodies, "errors": [str(e) for e in fake.errors]}),
+                      flush=True)
+            elif command == "quit":
+                break
+
+
+def sdk_ttft(sdk, body: dict) -> float:
+    """Seconds from `messages.create(stream=True)` (the call the app makes) to the first text
+    delta; the rest of the stream is read to its end."""
+    start, first = time.perf_counter(), None
+    with sdk.messages.create(stream=True, model=body["model"], max_tokens=body["max_tokens"],
+                             system=body["system"], messages=body["messages"]) as stream:
+        for event in stream:
+            if (first is None and event.type == "content_block_delta"
+                    and event.delta.type == "text_delta"):
+                first = time.perf_counter()
+    if first is None:
+        raise RuntimeError("SDK stream produced no text")
+    return first - start
+
+
+def run_sdk(fake_url: str) -> None:
+    """The raw-SDK baseline: one client (a warm connection pool), a thread per stream."""
+    import anthropic
+
+    with anthropic.Anthropic(api_key=KEY, base_url=fake_url, max_retries=0, timeout=120.0) as sdk, \
+            ThreadPoolExecutor(256) as pool:
+        print("{}", flush=True)
+        for line in sys.stdin:
+            job = json.loads(line)
+            if job.get("quit"):
+                break
+
+            def go(body, turns=job["turns"], at=job["at"]):
+                time.sleep(max(0.0, at - time.time()))
+                return [sdk_ttft(sdk, body) for _ in range(turns)]
+            results = list(pool.map(go, job["bodies"]))
+            print(json.dumps({"ttfts": [t for each in results for t in each]}), flush=True)
+
+
+class Child:
+    """A helper process spoken to in JSON lines."""
+
+    def __init__(self, *args: str):
+        self.proc = subprocess.Popen([sys.executable, __file__, *args], cwd=ROOT, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.hello = self.read()
+
+    def send(self, text: str) -> None:
+        """Writes one command line."""
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def read(self) -> dict:
+        """Reads one JSON answer."""
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("a bench helper process died")
+        return json.loads(line)
+
+    def ask(self, text: str) -> dict:
+        """Sends a command and returns its answer."""
+        self.send(text)
+        return self.read()
+
+    def close(self) -> None:
+        """Ends the process."""
+        try:
+            self.send("quit" if self.hello.get("url") else '{"quit": true}')
+        except OSError:
+            pass
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+
+
+def free_port() -> int:
+    """A free TCP port on loopback."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None = None):
+    """`python -m src.app` (the production server) in a subprocess; yields (base_url, process)."""
+    port = free_port()
+    env = {**os.environ, "PERSONA_DATA_DIR": data_dir, "PERSONA_PORT": str(port),
+           "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
+           "PERSONA_LOG_LEVEL": "WARNING", "PERSONA_WORKERS": str(workers), **(extra_env or {})}
+    with subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=env,
+                          stdout=subprocess.DEVNULL, stderr=None if os.environ.get("BENCH_SERVER_STDERR") else subprocess.DEVNULL) as proc:
+        try:
+            base = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(base + "/healthz", timeout=1):
+                        break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError("the server did not start")
+                    time.sleep(0.05)
+            yield base, proc
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def worker_pids(pid: int) -> list[int]:
+    """The gunicorn worker processes of master `pid`."""
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of `pids`, in seconds."""
+    total = 0
+    for each in pids:
+        try:
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def memory_kib(pid: int, field: str = "VmHWM") -> int:
+    """`field` (VmHWM: peak, VmRSS: now) of the master and its workers together, in KiB."""
+    total = 0
+    for each in [pid, *worker_pids(pid)]:
+        for line in Path(f"/proc/{each}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                total += int(line.split()[1])
+    return total
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "fake":
+        run_fake(float(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1] == "sdk":
+        threading.stack_size(512 * 1024)
+        run_sdk(sys.argv[2])

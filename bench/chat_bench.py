@@ -1,0 +1,204 @@
+"""The chat bench: the app against the raw SDK, measured from outside, side by side in one run.
+
+Processes (none shares a GIL with another): the fake Claude (`bench_procs.py fake`, 20 ms between
+stream events), the app as in production (`python -m src.app`), the raw-SDK baseline
+(`bench_procs.py sdk`, as many processes as the app has workers, each one warm client) and this
+driver (the app's WebSocket and SSE clients). For each upstream latency and stream count, rounds
+are interleaved, the order of SDK / WS / SSE rotating round by round:
+  burst  N streams started at one instant (a wall-clock deadline shared by all processes);
+  loop   N streams each sending `--loop-turns` turns back to back (a closed loop).
+The SDK sends exactly the request bodies the app sent last for the same stream (same system
+prompt and history), on warm connections, with `messages.create(stream=True)`, the app's call.
+TTFT runs from sending to the first text chunk. Worker CPU is utime+stime of the gunicorn
+workers (/proc) over the app's rounds, divided by its turns (titles and cortex updates the
+turns trigger included). Then the capacity phases (bench_capacity.py). One table at the end.
+
+    flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ~8 minutes
+    ... --streams 1 8 --latency 0 --rounds 4 --no-capacity          # a quick look
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_capacity import run_capacity  # noqa: E402
+from bench.bench_clients import Slot, remember_bodies  # noqa: E402
+from bench.bench_procs import (Child, cpu_seconds, memory_kib, serve_app,  # noqa: E402
+                               worker_pids)
+
+KINDS = ("sdk", "ws", "sse")
+START_DELAY = 0.1  # seconds from handing out a round to its start: every process is ready
+
+
+class Bench:
+    """One run: the fake, the app, the SDK processes and the slots."""
+
+    def __init__(self, fake: Child, sdks: list[Child], base: str, pid: int):
+        self.fake, self.sdks, self.base, self.pid = fake, sdks, base, pid
+        self.slots: list[Slot] = []
+        self.pool = ThreadPoolExecutor(256)
+
+    def ensure_slots(self, n: int) -> list[Slot]:
+        """The first `n` slots (created on demand, each with one warm-up turn)."""
+        while len(self.slots) < n:
+            slot = Slot(self.base, len(self.slots))
+            slot.turn("ws")
+            self.slots.append(slot)
+        self._refresh_bodies()
+        return self.slots[:n]
+
+    def _refresh_bodies(self) -> None:
+        answer = self.fake.ask("bodies")
+        if answer["errors"]:
+            raise RuntimeError(f"the fake failed: {answer['errors'][0]}")
+        remember_bodies(self.slots, answer["bodies"])
+
+    def round(self, kind: str, slots: list[Slot], turns: int) -> tuple[list[float], float]:
+        """One round of `kind`; (TTFTs, app worker CPU seconds spent meanwhile)."""
+        at = time.time() + START_DELAY
+        workers = worker_pids(self.pid)
+        cpu = cpu_seconds(workers)
+        if kind == "sdk":
+            ttfts = self._sdk_round(slots, turns, at)
+        else:
+            def go(slot):
+                time.sleep(max(0.0, at - time.time()))
+                return [slot.turn(kind) for _ in range(turns)]
+            ttfts = [t for each in self.pool.map(go, slots) for t in each]
+            self._refresh_bodies()
+        return ttfts, cpu_seconds(workers) - cpu
+
+    def _sdk_round(self, slots: list[Slot], turns: int, at: float) -> list[float]:
+        bodies = [slot.body for slot in slots]
+        share = [bodies[i::len(self.sdks)] for i in range(len(self.sdks))]
+        busy = [(sdk, part) for sdk, part in zip(self.sdks, share) if part]
+        for sdk, part in busy:
+            sdk.send(_json({"bodies": part, "turns": turns, "at": at}))
+        return [t for sdk, _ in busy for t in sdk.read()["ttfts"]]
+
+    def setting(self, streams: int, rounds: int, turns: int) -> dict:
+        """Interleaved rounds at one stream count; samples and CPU per kind."""
+        slots = self.ensure_slots(streams)
+        samples = {kind: [] for kind in KINDS}
+        cpu = {kind: 0.0 for kind in KINDS}
+        for i in range(rounds):
+            for kind in KINDS[i % 3:] + KINDS[:i % 3]:
+                ttfts, spent = self.round(kind, slots, turns)
+                samples[kind].extend(ttfts)
+                cpu[kind] += spent
+        per_turn = {kind: cpu[kind] / (rounds * streams * turns) for kind in ("ws", "sse")}
+        return {"samples": samples, "cpu": per_turn}
+
+
+def _json(value) -> str:
+    import json
+    return json.dumps(value)
+
+
+def pct(values: list[float], p: int) -> float:
+    """The p-th percentile in ms."""
+    if len(values) == 1:
+        return values[0] * 1000
+    if p == 50:
+        return statistics.median(values) * 1000
+    return statistics.quantiles(values, n=100, method="inclusive")[p - 1] * 1000
+
+
+def table(rows: list[tuple], capacity: dict | None, args, peak_mib: float) -> str:
+    """The bench's one table (Markdown)."""
+    lines = [f"`bench/chat_bench.py` {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+             f"{os.cpu_count()} cores, {args.workers} workers, fake {args.event_delay * 1000:.0f} ms "
+             f"between events, {args.rounds} rounds",
+             "",
+             "| latency | streams | mode | raw SDK p50/p95 ms | app WS p50/p95 (ratio) | "
+             "app SSE p50/p95 (ratio) | worker CPU per turn WS/SSE |",
+             "|---|---|---|---|---|---|---|"]
+    for latency, streams, mode, result in rows:
+        s = result["samples"]
+        sdk50, sdk95 = pct(s["sdk"], 50), pct(s["sdk"], 95)
+        cells = []
+        for kind in ("ws", "sse"):
+            p50, p95 = pct(s[kind], 50), pct(s[kind], 95)
+            cells.append(f"{p50:.0f}/{p95:.0f} ({p50 / sdk50:.2f}/{p95 / sdk95:.2f})")
+        cpu = result["cpu"]
+        lines.append(f"| {latency * 1000:.0f} ms | {streams} | {mode} | {sdk50:.0f}/{sdk95:.0f} | "
+                     f"{cells[0]} | {cells[1]} | {cpu['ws'] * 1000:.1f} / "
+                     f"{cpu['sse'] * 1000:.1f} ms |")
+    lines.append(f"\nPeak RSS after the latency runs (VmHWM, master + workers): {peak_mib:.0f} MiB")
+    if capacity:
+        a, b, h = capacity["streams"], capacity["idle"], capacity["half_open"]
+        lines += [
+            "",
+            "| capacity | open WebSockets | turns ok / errors | REST p95 (errors) | RSS now |",
+            "|---|---|---|---|---|",
+            f"| {args.cap_streams} streaming | {a['open']} | {a['ok']} / {a['errors']} | "
+            f"{a['rest_p95']:.0f} ms ({a['rest_errors']}) | {a['rss_mib']:.0f} MiB "
+            f"(peak so far {a['hwm_mib']:.0f}) |",
+            f"| {args.cap_streams} streaming + idle up to {args.cap_idle} | {b['open']} | "
+            f"{b['ok']} / {b['errors']} | {b['rest_p95']:.0f} ms ({b['rest_errors']}) | "
+            f"{b['rss_mib']:.0f} MiB |",
+            "",
+            f"{h['held']} half-open connections from 127.0.0.1: /healthz from 127.0.0.2 "
+            f"{'answered' if h['answered'] else 'NOT answered'} in {h['seconds'] * 1000:.0f} ms"]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--streams", type=int, nargs="+", default=[1, 8, 32, 50, 100])
+    parser.add_argument("--latency", type=float, nargs="+", default=[0.0, 0.3],
+                        help="seconds the fake waits before the first event")
+    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds per setting")
+    parser.add_argument("--loop-turns", type=int, default=3,
+                        help="turns per stream in a closed-loop round (0: no loops)")
+    parser.add_argument("--event-delay", type=float, default=0.02)
+    parser.add_argument("--chunks", type=int, default=10, help="text chunks per reply")
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("PERSONA_WORKERS", 2)))
+    parser.add_argument("--no-capacity", action="store_true")
+    parser.add_argument("--cap-idle", type=int, default=1000)
+    parser.add_argument("--cap-streams", type=int, default=200)
+    parser.add_argument("--cap-turns", type=int, default=2)
+    parser.add_argument("--half-open", type=int, default=500)
+    args = parser.parse_args()
+    threading.stack_size(512 * 1024)
+    fake = Child("fake", str(args.event_delay), str(args.chunks))
+    sdks = [Child("sdk", fake.hello["url"]) for _ in range(args.workers)]
+    rows, capacity = [], None
+    try:
+        with tempfile.TemporaryDirectory() as data_dir, \
+                serve_app(fake.hello["url"], data_dir, args.workers) as (base, proc):
+            bench = Bench(fake, sdks, base, proc.pid)
+            for latency in args.latency:
+                fake.ask(f"latency {latency}")
+                for n in args.streams:
+                    rows.append((latency, n, "burst", bench.setting(n, args.rounds, 1)))
+                    print(f"done: {latency} s, {n} streams, burst", file=sys.stderr, flush=True)
+                    if args.loop_turns > 1 and latency == 0 and n > 1:
+                        rows.append((latency, n, "loop", bench.setting(
+                            n, max(2, args.rounds // 4), args.loop_turns)))
+            peak = memory_kib(proc.pid) / 1024
+            for slot in bench.slots:
+                slot.close()
+            if not args.no_capacity:
+                fake.ask("latency 0")
+                capacity = run_capacity(base, proc.pid, args.cap_idle, args.cap_streams,
+                                        args.cap_turns, args.half_open)
+            bench.pool.shutdown()
+    finally:
+        for child in [fake, *sdks]:
+            child.close()
+    print(table(rows, capacity, args, peak))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""`python -m src.app`: checks the settings, then runs gunicorn (worker model: `server.py`).
+
+Imports stay light here: this runs in gunicorn's master process, which never builds the app.
+"""
+import ipaddress
+import logging
+import os
+import sys
+
+from flask import Flask
+
+from . import config as config_module
+from . import server
+from .utils.logsafe import configure_logging, register_secret
+from .utils.services.token_rules import WeakToken, checked_token
+
+log = logging.getLogger(__name__)
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and loopback addresses."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def main() -> int:
+    """Serves the app with gunicorn (gevent workers, see `server.py`); `backup` and
+    `restore` as first argument run those commands instead (see utils/portability/cli.py).
+
+    Each worker process builds its own app after the fork (`load`), so its SQLite connections and
+    its cortex worker thread live in the process that serves the requests (a thread started before
+    the fork would stay in the master and see new jobs only when it polls). `PERSONA_WORKERS`
+    (default 2, one per core of a small machine) sets how many worker processes share the data
+    directory.
+    """
+    from gunicorn.app.base import BaseApplication
+
+    config = config_module.load(Flask(__name__).instance_path, None)
+    configure_logging(config["LOG_LEVEL"], bool(config.get("LOG_PROMPTS")))
+    register_secret(config.get("ACCESS_TOKEN"))
+    if sys.argv[1:2] in (["backup"], ["restore"]):
+        return _portability_command(sys.argv[1:], config["DATA_DIR"])
+    host, port = config["HOST"], int(config["PORT"])
+    workers = os.environ.get("PERSONA_WORKERS", "2")
+    model = os.environ.get("PERSONA_SERVER_MODEL", "gevent")
+    header_seconds = os.environ.get("PERSONA_HEADER_TIMEOUT", str(server.HEADER_SECONDS))
+    if model not in ("gevent", "gthread") or not header_seconds.isdigit() \
+            or int(header_seconds) < 1:
+        log.error("PERSONA_SERVER_MODEL must be gevent or gthread and PERSONA_HEADER_TIMEOUT "
+                  "a whole number of seconds of at least 1")
+        return 2
+    header_seconds = int(header_seconds)
+    if not workers.isdigit() or int(workers) < 1:
+        log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
+        return 2
+    try:
+        config["ACCESS_TOKEN"] = checked_token(config.get("ACCESS_TOKEN"))
+    except WeakToken as err:
+        log.error("%s", err)
+        return 2
+    if not is_loopback(host) and not config.get("ACCESS_TOKEN"):
+        log.error("Refusing to listen on %s without PERSONA_ACCESS_TOKEN (see docs/security.md)",
+                  host)
+        return 2
+
+    class _Server(BaseApplication):
+        def load_config(self):
+            self.cfg.set("bind", f"{host}:{port}")
+            self.cfg.set("workers", int(workers))
+            for name, value in server.options(model, header_seconds).items():
+                self.cfg.set(name, value)
+            self.cfg.set("accesslog", "-")
+            self.cfg.set("control_socket_disable", True)  # it would go to ~/.gunicorn, shared
+
+        def load(self):
+            from .app import create_app
+            return create_app()
+
+    log.info("Persona Cortex on http://%s:%d", host, port)
+    os.umask(0o077)  # everything the server creates in the data directory is owner-only
+    _Server().run()
+    return 0
+
+
+def _portability_command(argv: list[str], data_dir: str) -> int:
+    from .utils.portability import cli
+    from .utils.portability.backup_service import BackupService
+
+    def refresh():
+        service = BackupService.for_data_dir(data_dir)
+        service.refresh()
+    return cli.run(argv, data_dir, refresh)

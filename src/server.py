@@ -1,0 +1,67 @@
+"""The production server: gunicorn with gevent workers, so an open connection pins no thread.
+
+An idle WebSocket or a slow client costs a greenlet (a few KiB), not an OS thread, so one worker
+holds thousands of them. What a greenlet worker cannot do is wait in a blocking system call
+without stalling every connection of the process; the app's few such waits (a `flock` held by
+another process, SQLite's busy wait on another process's write lock) are handed to gevent's
+thread pool (`utils/cooperative.py`). Connections that never finish their request headers are
+cut after `HEADER_SECONDS` (gunicorn's keep-alive timeout, which its gevent worker applies to
+every request's headers, the first one included), and one address may have at most `PENDING_PER_ADDRESS` such
+connections per worker, so a client holding hundreds of half-open connections cannot fill the
+worker's connection pool for everybody else (docs/security.md).
+"""
+from __future__ import annotations
+
+import collections
+
+from gunicorn.workers.ggevent import GeventWorker
+
+HEADER_SECONDS = 5  # also the keep-alive: an idle HTTP connection is closed after it
+PENDING_PER_ADDRESS = 64
+WORKER_CONNECTIONS = 4000
+THREADED = {"worker_class": "gthread", "threads": 64, "timeout": 120}  # the old model, to compare
+
+
+def options(model: str = "gevent", header_seconds: int = HEADER_SECONDS) -> dict:
+    """gunicorn settings for `PERSONA_SERVER_MODEL` (`gevent`, the default, or `gthread`) and
+    `PERSONA_HEADER_TIMEOUT`."""
+    if model == "gthread":
+        return THREADED
+    return {"worker_class": "src.server.Worker", "worker_connections": WORKER_CONNECTIONS,
+            "keepalive": header_seconds, "timeout": 120, "graceful_timeout": 10}
+
+
+class Worker(GeventWorker):
+    """gunicorn's gevent worker with a cap on connections per address still sending headers."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._pending: collections.Counter = collections.Counter()
+        self._waiting: set[int] = set()
+
+    def handle(self, listener, client, addr):
+        """Refuses a connection at once when its address already has too many half-open ones."""
+        host = addr[0] if isinstance(addr, tuple) else str(addr)
+        if self._pending[host] >= PENDING_PER_ADDRESS:
+            self.log.warning("Too many connections still sending headers from %s", host)
+            client.close()
+            return
+        key = id(client)
+        self._pending[host] += 1
+        self._waiting.add(key)
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            self._settle(host, key)
+
+    def handle_request(self, listener_name, req, sock, addr):
+        """The headers are complete: the connection no longer counts as half-open."""
+        self._settle(addr[0] if isinstance(addr, tuple) else str(addr), id(sock))
+        return super().handle_request(listener_name, req, sock, addr)
+
+    def _settle(self, host: str, key: int) -> None:
+        if key in self._waiting:
+            self._waiting.discard(key)
+            self._pending[host] -= 1
+            if self._pending[host] <= 0:
+                del self._pending[host]
