@@ -207,7 +207,7 @@ def test_background_worker_runs_a_triggered_job_and_tells_subscribers(app_config
     assert not env.worker.running
     assert (job["status"], job["files"], job["summary"]) == ("done", ["memory.md"], "Noted chess.")
     assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
-                       "files": ["memory.md"], "error": None}]
+                       "files": ["memory.md"], "error": None, "reason": "threshold"}]
     assert env.read("memory.md").startswith("- Jonas plays chess.\n")
 
 

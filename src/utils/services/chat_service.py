@@ -31,9 +31,10 @@ class ChatService(ChatTree):
 
     def __init__(self, db, api_client, cortex_service, settings, leases, *,
                  trigger: Callable[[str, str], dict] | None = None, titles=None,
+                 retracted: Callable[[str], object] | None = None,
                  status: Callable[[str], dict] | None = None,
                  clock: Callable[[], datetime] | None = None, hub: GenerationHub | None = None):
-        super().__init__(db, leases)
+        super().__init__(db, leases, retracted)
         self._api = api_client
         self._prompt = chat_prompt.ChatPrompt(db, cortex_service, settings, clock)
         self._trigger = trigger
@@ -147,6 +148,7 @@ class ChatService(ChatTree):
         except BaseException:
             self._leases.release(session_id)
             raise
+        self.notice(session["persona_id"])
         generation = Generation(session_id, user["id"], reply["id"], reply["content"])
         self.hub.launch(generation, lambda g: self._work(g, session, user))
         return generation
