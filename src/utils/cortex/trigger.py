@@ -106,14 +106,17 @@ class CortexTrigger:
 
     def scan_retractions(self, now: float | None = None) -> list[str]:
         """Queues reconciliations that are still owed (after a failure or a crash), unless the
-        persona's last job failed moments ago; returns the job ids."""
+        persona's last job failed moments ago upstream (a job a crash interrupted is retried
+        at once: the upstream was not at fault); returns the job ids."""
         conn = self._db.conn()
         if not load_cortex_settings(conn)["enabled"]:
             return []
         queued = []
         for persona_id in retractions.personas_waiting(conn):
             active = jobs.active_jobs(conn, persona_id)
-            if active["queued"] is None and not self._backing_off(persona_id, now):
+            last = jobs.last_finished_job(conn, persona_id)
+            crashed = last is not None and last["error"] == "interrupted"
+            if active["queued"] is None and (crashed or not self._backing_off(persona_id, now)):
                 job, _ = self._worker.enqueue(persona_id, "manual", reason="reconcile")
                 queued.append(job["id"])
         return queued
