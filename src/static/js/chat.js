@@ -171,8 +171,8 @@ async function renameSession(target, title) {
 
 async function deleteSession(target) {
   const ok = await confirmAction(
-    `“${sessionTitle(target)}” and all its messages will be deleted. What the persona already `
-    + 'remembers from it stays in its memory.',
+    `“${sessionTitle(target)}” and all its messages will be deleted. What the persona learned `
+    + 'only from it is removed from its memory too (you can see it in the memory history).',
     { title: 'Delete this conversation?', confirm: 'Delete' },
   );
   if (!ok) return;
@@ -184,6 +184,7 @@ async function deleteSession(target) {
   }
   state.sessions = state.sessions.filter((s) => s.id !== target.id);
   toast('Conversation deleted');
+  memory.load();
   if (state.sessionId === target.id) {
     await selectSession(state.sessions[0] ? state.sessions[0].id : null);
   } else {
@@ -225,6 +226,8 @@ async function start() {
     }
     socket.connect().catch(() => {});
     await selectPersona(first.id, params.get('session'));
+    const messageId = Number(params.get('message'));
+    if (messageId && state.sessionId === params.get('session')) await openAt(state.sessionId, messageId);
   } catch (err) {
     toast(err.message, { error: true });
   }

@@ -1,5 +1,6 @@
 // The settings page: general settings, personas, and the cortex editor with its history and
-// update controls. `?persona=&file=&view=history` opens a file's latest change directly.
+// update controls. `?persona=&file=&view=history` opens a file's latest change directly, and
+// `&rev=` one revision of it (a reply's "memory used" links here).
 import { byId, h } from './lib/dom.js';
 import { applyLimits } from './lib/forms.js';
 import { confirmAction, toast } from './lib/ui.js';
@@ -15,6 +16,14 @@ import { PersonaSettings } from './settings/personas.js';
 const params = new URLSearchParams(window.location.search);
 const personaSelect = byId('cortex-persona');
 let personaId = null;
+let wantedRev = Number(params.get('rev')) || null;
+
+/** The revision a link asked for, once; afterwards the latest. */
+function firstSelection() {
+  const rev = wantedRev;
+  wantedRev = null;
+  return rev ?? 'latest';
+}
 
 // Other tabs of this browser hear about every write at once; other browsers are caught when the
 // page becomes visible again (and by If-Match on save in any case).
@@ -39,7 +48,7 @@ const editor = new CortexEditor({
   onSelect: (filename) => {
     pins.check();
     sleep.setFile(filename).catch(report);
-    return history.load(personaId, filename, 'latest').catch(report);
+    return history.load(personaId, filename, firstSelection()).catch(report);
   },
 });
 const pins = new CortexPins();

@@ -20,7 +20,27 @@ export function bubble(message, persona = null) {
   if (message.edited) {
     el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: 'Edited' }));
   }
+  const used = memoryUsed(message);
+  if (used) el.querySelector('.msg-meta').append(used);
   return el;
+}
+
+const MEMORY_FILES = ['memory.md', 'soul.md', 'relationship.md'];
+
+/** "Memory used": the cortex revision of each file that was in a reply's prompt, each a link
+ * to that revision in the history. */
+function memoryUsed(message) {
+  const revisions = message.role === 'assistant' ? message.cortex_revisions : null;
+  if (!revisions || typeof revisions !== 'object') return null;
+  const links = MEMORY_FILES.filter((file) => Number.isInteger(revisions[file])).map((file) => {
+    const params = new URLSearchParams({ persona: message.persona_id, file, rev: String(revisions[file]), view: 'history' });
+    return h('a', { href: `/settings?${params}#memory`, text: `${file} rev ${revisions[file]}` });
+  });
+  if (!links.length) return null;
+  const list = links.flatMap((link, index) => (index ? [', ', link] : [link]));
+  return h('details', { class: 'msg-memory' },
+    h('summary', { text: 'Memory used', title: 'The memory this reply was written with' }),
+    h('p', { class: 'msg-memory-list' }, 'memory used: ', ...list));
 }
 
 /** The message's time in small print ("14:03", or with the date when not today). */

@@ -114,6 +114,13 @@ export class MemoryIndicator {
     this.loadProposals();
     const files = Array.isArray(job.files) ? job.files : [];
     const names = files.map((file) => FILE_LABELS[file] || file);
+    if (job.reason === 'reconcile') {
+      this.render('reconciled', names.length ? 'Memory reconciled · see changes' : 'Memory reconciled · no changes',
+        names.length ? `Messages were deleted or changed, so the persona removed what it had learned only from `
+          + `them (${names.join(', ')}). Open the diff.` : 'Messages were deleted or changed; nothing in memory '
+          + 'came only from them.', files[0]);
+      return;
+    }
     const text = names.length ? 'Memory updated · see changes' : 'Memory checked · no changes';
     this.render('updated', text, names.length ? `Changed: ${names.join(', ')}. Open the diff.`
       : 'Nothing needed to change', files[0]);
@@ -162,7 +169,7 @@ export class MemoryIndicator {
     const params = new URLSearchParams();
     if (this.personaId) params.set('persona', this.personaId);
     params.set('file', file || 'memory.md');
-    if (state === 'updated') params.set('view', 'history');
+    if (state === 'updated' || state === 'reconciled') params.set('view', 'history');
     this.link.href = `/settings?${params}#memory`;
   }
 }

@@ -71,7 +71,7 @@ export class CortexHistory {
       h('time', { class: 'history-when', datetime: revision.created_at, title: formatDateTime(revision.created_at),
         text: formatRelative(revision.created_at) }),
       h('span', { class: 'history-summary', text: revision.summary || describe(revision) }));
-      return h('li', {}, button);
+      return h('li', {}, button, sourceLink(this.personaId, revision));
     }));
   }
 
@@ -92,8 +92,10 @@ export class CortexHistory {
     const previous = version > 1 ? ` against #${version - 1}` : ' (first version)';
     byId('diff-title').textContent = `Version #${version} of ${this.filename}${previous}`;
     const counts = renderDiff(byId('diff'), detail.diff);
+    const undone = detail.reverts ? this.version(detail.reverts) : null;
     byId('diff-meta').textContent = `${author} · ${formatDateTime(detail.created_at)} · `
-      + `+${counts.added} −${counts.removed} lines${detail.summary ? ` · ${detail.summary}` : ''}`;
+      + `+${counts.added} −${counts.removed} lines${detail.summary ? ` · ${detail.summary}` : ''}`
+      + (undone ? ` · undoes #${undone}` : '');
     const current = this.revisions[0] && this.revisions[0].rev === rev;
     this.restoreButton.hidden = current;
     byId('diff-current').hidden = !current;
@@ -125,6 +127,24 @@ export class CortexHistory {
       toast(err.message, { error: true });
     }
   }
+}
+
+/** Where an AI revision came from: a link that opens the conversation at those messages
+ * (`derived`), or at the messages whose retraction it handled (`retracted`). */
+function sourceLink(personaId, revision) {
+  const source = revision.source;
+  if (!source || !source.message_ids?.length) return null;
+  const ids = source.message_ids;
+  const range = ids.length > 1 ? `messages ${ids[0]}–${ids[ids.length - 1]}` : `message ${ids[0]}`;
+  const params = new URLSearchParams({ persona: personaId, session: source.session_id, message: String(ids[0]) });
+  const sessions = source.sessions?.length > 1 ? ` (${source.sessions.length} conversations)` : '';
+  const label = source.kind === 'retracted' ? `Retracted ${range}${sessions}` : `From ${range}${sessions}`;
+  return h('a', {
+    class: `history-source history-source-${source.kind}`, href: `/?${params}`, text: label,
+    title: source.kind === 'retracted'
+      ? 'Open the conversation these messages were taken back from'
+      : 'Open the conversation at the messages this was learned from',
+  });
 }
 
 function describe(revision) {
