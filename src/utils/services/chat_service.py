@@ -65,7 +65,9 @@ class ChatService(ChatTree):
             if old is not None and old["error"] and not old["content"].strip():
                 message_store.delete_message(conn, old["id"], cause="regenerate")
             return user, self._new_reply(session_id, user["id"], "regenerate")
-        return self._launch(session, prepare)
+        generation = self._launch(session, prepare)
+        self.notice(session["persona_id"])
+        return generation
 
     def start_continue(self, session_id, message_id) -> Generation:
         """Lets the model continue a reply from its text (it must be a leaf)."""
@@ -77,7 +79,9 @@ class ChatService(ChatTree):
             message_store.resume_reply(self._db.conn(), reply["id"], text)
             tree.set_active(self._db.conn(), session_id, reply["id"], "switch")
             return self.message(reply["parent_id"]), {**reply, "content": text}
-        return self._launch(session, prepare)
+        generation = self._launch(session, prepare)
+        self.notice(session["persona_id"])
+        return generation
 
     def follow(self, generation: Generation, *, from_start: bool = False,
                detached: threading.Event | None = None) -> Iterator[ChatEvent]:
@@ -148,7 +152,6 @@ class ChatService(ChatTree):
         except BaseException:
             self._leases.release(session_id)
             raise
-        self.notice(session["persona_id"])
         generation = Generation(session_id, user["id"], reply["id"], reply["content"])
         self.hub.launch(generation, lambda g: self._work(g, session, user))
         return generation
