@@ -182,6 +182,8 @@ def test_unprocessed_messages_need_nothing(convo, data_dir):
     convo.say(sid, "I adopted a cat named Pixel!", "How lovely!")
     convo.call("DELETE", f"/api/sessions/{sid}/messages/last")
     assert convo.status(pid)["job_id"] is None
+    assert [r["content"] for r in db_rows(data_dir, "SELECT content FROM message_changes")] == [
+        None, None], "no deleted text is kept when no reconciliation needs it"
     convo.say(sid, "I like tea.", "Me too.")
     convo.remember(pid, add_line("- Jonas likes tea."))
     update = [r for r in convo.model_calls() if r.tools][0]

@@ -13,15 +13,17 @@ from ..storage.clock import utc_now
 
 _COLUMNS = ("id, persona_id, session_id, message_id, change, cause, replaced_by, "
             "content_sha256, content, created_at")
-_RELEVANT = (
-    "c.persona_id = ? AND c.handled_at IS NULL AND c.change = 'retracted' "
-    "AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.message_id AND m.on_branch = 1) "
-    "AND (EXISTS (SELECT 1 FROM cortex_revision_sources s WHERE s.message_id = c.message_id "
+_LEARNED = (
+    "(EXISTS (SELECT 1 FROM cortex_revision_sources s WHERE s.message_id = c.message_id "
     "AND s.kind = 'derived') "
     "OR EXISTS (SELECT 1 FROM cortex_jobs j WHERE j.persona_id = c.persona_id "
     "AND j.status = 'running' AND c.message_id BETWEEN j.message_from AND j.message_to) "
     "OR EXISTS (SELECT 1 FROM cortex_proposals p WHERE p.persona_id = c.persona_id "
     "AND p.status = 'pending' AND c.message_id BETWEEN p.message_from AND p.message_to))")
+_RELEVANT = (
+    "c.persona_id = ? AND c.handled_at IS NULL AND c.change = 'retracted' "
+    "AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.message_id AND m.on_branch = 1) "
+    f"AND {_LEARNED}")
 
 
 def needs_reconciliation(conn: sqlite3.Connection, persona_id: str) -> bool:
@@ -66,6 +68,15 @@ def message_texts(conn: sqlite3.Connection, message_ids) -> dict[int, dict]:
     rows = conn.execute(f"SELECT id, role, content, created_at, session_id, status, streaming "
                         f"FROM messages WHERE id IN ({marks})", ids).fetchall()
     return {row["id"]: dict(row) for row in rows}
+
+
+def forget_unneeded_text(conn: sqlite3.Connection, persona_id: str) -> int:
+    """Erases the kept text of deleted messages memory never learned from (no reconciliation
+    will need it); returns how many."""
+    return conn.execute(
+        "UPDATE message_changes SET content = NULL WHERE id IN (SELECT c.id FROM message_changes c "
+        "WHERE c.persona_id = ? AND c.handled_at IS NULL AND c.content IS NOT NULL "
+        f"AND NOT {_LEARNED})", (persona_id,)).rowcount
 
 
 def mark_handled(conn: sqlite3.Connection, change_ids) -> None:

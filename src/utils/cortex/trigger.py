@@ -11,6 +11,7 @@ import math
 import time
 from typing import Callable
 
+from ..storage.db import transaction
 from ..storage.settings import get_setting
 from . import jobs
 from . import retractions
@@ -95,6 +96,8 @@ class CortexTrigger:
         deleted): queues a reconciliation when memory learned from a message that left it;
         returns the job, or None when nothing needs reconciling (or the cortex is off)."""
         conn = self._db.conn()
+        with transaction(conn):
+            retractions.forget_unneeded_text(conn, persona_id)
         if not load_cortex_settings(conn)["enabled"]:
             return None
         if not retractions.needs_reconciliation(conn, persona_id):
