@@ -4,6 +4,7 @@ branch abandoned) leaves memory, by a direct revert when nothing depends on the 
 model reconciliation that keeps the person's own edits."""
 import threading
 from src.utils import provider
+from tests.chat.chat_support import eventually
 from tests.cortex.update_support import db_rows, second_app
 from tests.fakes.claude import replies
 from tests.memory.support import Conversation, add_line, drop_line
@@ -182,8 +183,9 @@ def test_unprocessed_messages_need_nothing(convo, data_dir):
     convo.say(sid, "I adopted a cat named Pixel!", "How lovely!")
     convo.call("DELETE", f"/api/sessions/{sid}/messages/last")
     assert convo.status(pid)["job_id"] is None
-    assert [r["content"] for r in db_rows(data_dir, "SELECT content FROM message_changes")] == [
-        None, None], "no deleted text is kept when no reconciliation needs it"
+    settled = db_rows(data_dir, "SELECT content, handled_at FROM message_changes")
+    assert len(settled) == 2 and all(r["content"] is None and r["handled_at"] for r in settled), \
+        "no deleted text is kept, and nothing waits, when memory never learned from it"
     convo.say(sid, "I like tea.", "Me too.")
     convo.remember(pid, add_line("- Jonas likes tea."))
     update = [r for r in convo.model_calls() if r.tools][0]
@@ -235,11 +237,10 @@ def test_a_message_deleted_while_the_update_reading_it_runs_is_reconciled_after_
     convo.script.update(replies.gated(replies.tool_use([add_line(PIXEL)]), gate),
                         replies.text("Noted Pixel."))
     convo.call("POST", f"/api/personas/{pid}/cortex/update", status=202)
-    runs = len(convo.claude.requests)
     worker = threading.Thread(target=convo.run_jobs)
     worker.start()
     try:
-        convo.claude.wait_for_requests(runs + 1)
+        eventually(lambda: [r for r in convo.claude.requests if r.tools])  # the update is reading
         convo.call("DELETE", f"/api/sessions/{sid}/messages/last")
         queued = convo.job(convo.status(pid)["job_id"])
         assert (queued["status"], queued["reason"]) == ("queued", "reconcile")

@@ -10,6 +10,7 @@ handled in the transaction that applies its result, and erases a deleted message
 import sqlite3
 
 from ..storage.clock import utc_now
+from ..storage.db import transaction
 
 _COLUMNS = ("id, persona_id, session_id, message_id, change, cause, replaced_by, "
             "content_sha256, content, created_at")
@@ -34,10 +35,17 @@ def needs_reconciliation(conn: sqlite3.Connection, persona_id: str) -> bool:
 
 
 def personas_waiting(conn: sqlite3.Connection) -> list[str]:
-    """Personas with a retraction that needs reconciling (for the periodic scan)."""
+    """Personas with a retraction that needs reconciling (for the periodic scan); rows that
+    need none are settled on the way."""
     rows = conn.execute("SELECT DISTINCT persona_id FROM message_changes "
-                        "WHERE handled_at IS NULL AND change = 'retracted'").fetchall()
-    return [row[0] for row in rows if needs_reconciliation(conn, row[0])]
+                        "WHERE handled_at IS NULL").fetchall()
+    waiting = []
+    for (persona_id,) in rows:
+        with transaction(conn):
+            settle_unneeded(conn, persona_id)
+        if needs_reconciliation(conn, persona_id):
+            waiting.append(persona_id)
+    return waiting
 
 
 def unhandled(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
@@ -70,13 +78,20 @@ def message_texts(conn: sqlite3.Connection, message_ids) -> dict[int, dict]:
     return {row["id"]: dict(row) for row in rows}
 
 
-def forget_unneeded_text(conn: sqlite3.Connection, persona_id: str) -> int:
-    """Erases the kept text of deleted messages memory never learned from (no reconciliation
-    will need it); returns how many."""
-    return conn.execute(
-        "UPDATE message_changes SET content = NULL WHERE id IN (SELECT c.id FROM message_changes c "
-        "WHERE c.persona_id = ? AND c.handled_at IS NULL AND c.content IS NOT NULL "
-        f"AND NOT {_LEARNED})", (persona_id,)).rowcount
+def settle_unneeded(conn: sqlite3.Connection, persona_id: str) -> int:
+    """Rows of messages memory never learned from need no reconciliation: their kept text is
+    erased at once, and they are marked handled unless an update is running (it may be reading
+    them; call inside a write transaction, so none can start meanwhile). Returns how many rows
+    were marked handled."""
+    unneeded = ("SELECT c.id FROM message_changes c WHERE c.persona_id = ? AND "
+                f"c.handled_at IS NULL AND NOT {_LEARNED}")
+    conn.execute(f"UPDATE message_changes SET content = NULL WHERE content IS NOT NULL AND "
+                 f"id IN ({unneeded})", (persona_id,))
+    if conn.execute("SELECT 1 FROM cortex_jobs WHERE persona_id = ? AND status = 'running'",
+                    (persona_id,)).fetchone():
+        return 0
+    return conn.execute(f"UPDATE message_changes SET handled_at = ? WHERE id IN ({unneeded})",
+                        (utc_now(), persona_id)).rowcount
 
 
 def mark_handled(conn: sqlite3.Connection, change_ids) -> None:

@@ -97,7 +97,7 @@ class CortexTrigger:
         returns the job, or None when nothing needs reconciling (or the cortex is off)."""
         conn = self._db.conn()
         with transaction(conn):
-            retractions.forget_unneeded_text(conn, persona_id)
+            retractions.settle_unneeded(conn, persona_id)
         if not load_cortex_settings(conn)["enabled"]:
             return None
         if not retractions.needs_reconciliation(conn, persona_id):
