@@ -237,7 +237,7 @@ def test_a_job_finished_by_another_process_reaches_this_process_subscribers(env,
     finally:
         listener.worker.stop()
     assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
-                       "files": ["memory.md"], "error": None}]
+                       "files": ["memory.md"], "error": None, "reason": "manual"}]
 
 
 def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_config,
