@@ -62,6 +62,12 @@ def stop(sid: str):
     return jsonify({"session_id": sid, "stopped": get_chat_service().stop(sid)})
 
 
+@bp.get("/<sid>/messages/<int:mid>")
+def read_message(sid: str, mid: int):
+    """One message with its memory provenance (`cortex_revisions`, `memory`)."""
+    return jsonify(get_session_service().message(session_id(sid), mid))
+
+
 @bp.put("/<sid>/messages/last")
 def edit_last(sid: str):
     """Edits the last message of the person (`{"content"}`) as a new branch."""

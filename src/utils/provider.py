@@ -56,11 +56,12 @@ def init_services(app: Flask) -> dict:
     services["api_client"] = _build_api_client(config, services["secrets"])
     services["settings"] = _build_settings_service(config, services)
     services["personas"] = _build_persona_service(services)
-    services["sessions"] = SessionService(services["db"])
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
     services["conversation_tools"] = ConversationTools(services["db"])
     services.update(_build_cortex_updates(config, services))
+    services["sessions"] = SessionService(
+        services["db"], retracted=services["cortex_trigger"].notice_retractions)
     services["session_leases"] = SessionLeases(config["DATA_DIR"])
     services["chat"] = _build_chat_service(services)
     app.extensions[EXTENSION] = services
@@ -157,7 +158,8 @@ def _build_cortex_updates(config, services: dict) -> dict:
     trigger = CortexTrigger(db, worker, app_settings)
     sleep = SleepSchedule(db, worker, services["cortex"].budget)
     if config.get("CORTEX_WORKER"):
-        worker.start(tick=lambda: (trigger.scan_idle(), sleep.scan()))
+        worker.start(tick=lambda: (trigger.scan_idle(), trigger.scan_retractions(),
+                                   sleep.scan()))
         atexit.register(worker.stop)
     return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger,
             "job_owner": owner, "proposals": proposals, "sleep": sleep}
@@ -171,6 +173,7 @@ def _build_chat_service(services: dict) -> ChatService:
     chat = ChatService(services["db"], services["api_client"], services["cortex"],
                        services["settings"], services["session_leases"], titles=titles,
                        trigger=services["cortex_trigger"].check_and_trigger,
+                       retracted=services["cortex_trigger"].notice_retractions,
                        status=services["cortex_trigger"].status)
     settled = chat.recover_orphans()
     if settled:

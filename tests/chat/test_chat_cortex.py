@@ -43,7 +43,8 @@ def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
         bystander.send(type="subscribe", persona_id=other["id"])
         assert bystander.next()["type"] == "subscribed", "another persona's news leaked"
     assert finished == {"type": "cortex", "job_id": job_id, "persona_id": "default",
-                        "status": "done", "files": ["memory.md"], "error": None}
+                        "status": "done", "files": ["memory.md"], "error": None,
+                        "reason": "threshold"}
     memory = provider.get_cortex_service(app).read_file("default", "memory.md")
     assert memory.startswith("- Lena paddles on the Elbe.\n")
     update = [r for r in claude.requests if r.tools][0]

@@ -207,7 +207,7 @@ def test_background_worker_runs_a_triggered_job_and_tells_subscribers(app_config
     assert not env.worker.running
     assert (job["status"], job["files"], job["summary"]) == ("done", ["memory.md"], "Noted chess.")
     assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
-                       "files": ["memory.md"], "error": None}]
+                       "files": ["memory.md"], "error": None, "reason": "threshold"}]
     assert env.read("memory.md").startswith("- Jonas plays chess.\n")
 
 
@@ -237,7 +237,7 @@ def test_a_job_finished_by_another_process_reaches_this_process_subscribers(env,
     finally:
         listener.worker.stop()
     assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
-                       "files": ["memory.md"], "error": None}]
+                       "files": ["memory.md"], "error": None, "reason": "manual"}]
 
 
 def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_config,

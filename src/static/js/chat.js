@@ -186,6 +186,7 @@ async function deleteSession(target) {
   }
   state.sessions = state.sessions.filter((s) => s.id !== target.id);
   toast(t('chat.delete.done'));
+  memory.load();
   if (state.sessionId === target.id) {
     await selectSession(state.sessions[0] ? state.sessions[0].id : null);
   } else {
@@ -227,6 +228,8 @@ async function start() {
     }
     socket.connect().catch(() => {});
     await selectPersona(first.id, params.get('session'));
+    const messageId = Number(params.get('message'));
+    if (messageId && state.sessionId === params.get('session')) await openAt(state.sessionId, messageId);
   } catch (err) {
     toast(err.message, { error: true });
   }

@@ -1,5 +1,6 @@
 // The settings page: general settings, personas, and the cortex editor with its history and
-// update controls. `?persona=&file=&view=history` opens a file's latest change directly.
+// update controls. `?persona=&file=&view=history` opens a file's latest change directly, and
+// `&rev=` one revision of it (a reply's "memory used" links here).
 import { byId, h } from './lib/dom.js';
 import { applyLimits } from './lib/forms.js';
 import { confirmAction, toast } from './lib/ui.js';

@@ -27,7 +27,8 @@ REASONS = ("threshold", "idle", "manual", "reconcile", "consolidate")
 def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manual",
                 now: str | None = None, reason: str | None = None) -> tuple[dict, bool]:
     """The persona's queued job of the same kind, or a new one; the flag says whether it was
-    created now. A consolidation (`reason` "consolidate") queues beside a regular update."""
+    created now. A consolidation (`reason` "consolidate") queues beside a regular update; a
+    reconciliation joins a queued update (which then reconciles first) and shows as `reconcile`."""
     reason = reason or trigger
     if reason not in REASONS:
         raise ValueError(f"unknown job reason {reason!r}")
@@ -35,6 +36,10 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
         queued = _one(conn, "persona_id = ? AND status = 'queued' AND "
                       "(reason = 'consolidate') = ?", (persona_id, reason == "consolidate"))
         if queued:
+            if reason == "reconcile" and queued["reason"] != "reconcile":
+                conn.execute("UPDATE cortex_jobs SET reason = 'reconcile' WHERE id = ?",
+                             (queued["id"],))
+                queued = get_job(conn, queued["id"])
             return queued, False
         job_id = uuid.uuid4().hex
         conn.execute("INSERT INTO cortex_jobs (id, persona_id, status, trigger, reason, "
@@ -105,6 +110,18 @@ def complete_job(conn: sqlite3.Connection, job_id: str, *, files=(), usage=None,
     finish_job(conn, job_id, success=True, files=files, usage=usage, summary=summary)
     if proposal_id is not None:
         conn.execute("UPDATE cortex_jobs SET proposal_id = ? WHERE id = ?", (proposal_id, job_id))
+
+
+def note_reconciled(conn: sqlite3.Connection, job_id: str, files, summary: str) -> dict | None:
+    """Adds what a job's reconciliation changed to the job its update finished."""
+    job = get_job(conn, job_id)
+    if job is None:
+        return None
+    merged = list(dict.fromkeys([*files, *job["files"]]))
+    text = "\n".join(part for part in (summary, job["summary"]) if part)
+    conn.execute("UPDATE cortex_jobs SET files = ?, summary = ? WHERE id = ?",
+                 (json.dumps(merged), text, job_id))
+    return get_job(conn, job_id)
 
 
 def fail_interrupted(conn: sqlite3.Connection, owner_alive: Callable[[str | None], bool],

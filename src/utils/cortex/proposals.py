@@ -74,7 +74,7 @@ def layer(staged: StagedEdits, proposal: dict | None) -> StagedEdits:
 
 
 def save_proposal(conn: sqlite3.Connection, staged: StagedEdits, *, job_id: str, kind: str,
-                  summary: str, message_range=None) -> str | None:
+                  summary: str, message_range=None, sources=()) -> str | None:
     """Folds a run's staged files into the pending proposal (or a new one) inside the caller's
     transaction; returns its id, or None when the run changed nothing."""
     changed = staged.changed_files()
@@ -87,16 +87,18 @@ def save_proposal(conn: sqlite3.Connection, staged: StagedEdits, *, job_id: str,
         conn.execute("INSERT INTO cortex_proposals (id, persona_id, status, created_at, "
                      "updated_at) VALUES (?, ?, 'pending', ?, ?)", (proposal_id, pid, now, now))
         current = {"id": proposal_id, "job_ids": [], "kinds": [], "summary": "",
-                   "message_from": None, "message_to": None}
+                   "message_from": None, "message_to": None, "sources": []}
+    known = {s["message_id"] for s in current["sources"]}
+    merged = current["sources"] + [s for s in sources if s["message_id"] not in known]
     first, last = message_range or (None, None)
     conn.execute(
         "UPDATE cortex_proposals SET job_ids = ?, kinds = ?, summary = ?, message_from = "
-        "COALESCE(message_from, ?), message_to = COALESCE(?, message_to), updated_at = ? "
-        "WHERE id = ?",
+        "COALESCE(message_from, ?), message_to = COALESCE(?, message_to), updated_at = ?, "
+        "sources = ? WHERE id = ?",
         (json.dumps(current["job_ids"] + [job_id]),
          json.dumps(sorted(set(current["kinds"]) | {kind})),
          "\n".join(part for part in (current["summary"], summary) if part), first, last, now,
-         current["id"]))
+         json.dumps(merged), current["id"]))
     for staged_file in changed:
         conn.execute(
             "INSERT OR REPLACE INTO cortex_proposal_files (proposal_id, filename, status, "
@@ -140,4 +142,5 @@ def _decode(row) -> dict:
     proposal = dict(row)
     proposal["job_ids"] = json.loads(proposal["job_ids"])
     proposal["kinds"] = json.loads(proposal["kinds"])
+    proposal["sources"] = json.loads(proposal.get("sources") or "[]")
     return proposal

@@ -14,6 +14,7 @@ from dataclasses import replace
 from ..storage.db import transaction
 from . import jobs
 from . import proposals as store
+from . import retractions
 from .errors import (InvalidContent, ProposalConflict, ProposalDecided, ProposalNotFound,
                      RevisionConflict)
 from .personas_lookup import persona_exists
@@ -40,19 +41,27 @@ class ProposalService:
         return staged, shown
 
     def propose(self, staged: StagedEdits, *, job_id: str, kind: str, summary: str,
-                message_range=None, usage=None, guard=None) -> str | None:
+                message_range=None, usage=None, guard=None, sources=(), handles=(),
+                job_continues: bool = False) -> str | None:
         """Stores the run's edits as (part of) the pending proposal, marks its messages processed
-        and its job done, in one transaction; returns the proposal id (None: nothing changed)."""
+        (and the retractions it `handles` handled) and its job done, in one transaction;
+        returns the proposal id (None: nothing changed). `sources` anchor it when accepted."""
         conn = self._db.conn()
         with self._cortex.lock(staged.persona_id), transaction(conn):
             if guard is not None and not guard(conn):
                 raise NotApplied("the run's guard refused it")
             proposal_id = store.save_proposal(conn, staged, job_id=job_id, kind=kind,
-                                              summary=summary, message_range=message_range)
+                                              summary=summary, message_range=message_range,
+                                              sources=sources)
             if message_range:
                 jobs.mark_processed(conn, staged.persona_id, message_range[1])
-            jobs.complete_job(conn, job_id, usage=usage, summary=summary,
-                              proposal_id=proposal_id)
+            retractions.mark_handled(conn, handles)
+            if job_continues:
+                conn.execute("UPDATE cortex_jobs SET proposal_id = ? WHERE id = ?",
+                             (proposal_id, job_id))
+            else:
+                jobs.complete_job(conn, job_id, usage=usage, summary=summary,
+                                  proposal_id=proposal_id)
         if proposal_id:
             log.info("Cortex %s: job %s proposed changes (proposal %s)", staged.persona_id,
                      job_id, proposal_id)
@@ -98,6 +107,7 @@ class ProposalService:
                     message_range=_range(proposal), review=review,
                     archive="consolidate" in proposal["kinds"],
                     summary=_accepted_summary(proposal, decision),
+                    sources=proposal.get("sources") or [],
                     summary_for=_consolidated(proposal, decision),
                     guard=lambda conn: (persona_exists(conn, persona_id)
                                         and store.files_pending(conn, proposal_id, names)))

@@ -8,9 +8,11 @@ import hashlib
 import sqlite3
 from datetime import datetime, timezone
 
+from . import provenance
+
 AUTHORS = ("user", "ai", "template", "restore", "external")
 _COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id, "
-            "message_from, message_to, summary, proposal_id, review")
+            "message_from, message_to, summary, proposal_id, review, reverts")
 
 
 def sha256_of(data: str | bytes) -> str:
@@ -25,18 +27,19 @@ def utc_now() -> str:
 
 def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, author: str,
                     content: str, *, job_id=None, message_range=None, summary: str = "",
-                    committed: bool = True, review: dict | None = None) -> int:
+                    committed: bool = True, review: dict | None = None,
+                    reverts: int | None = None) -> int:
     """Adds a revision and returns its id (uncommitted rows stay invisible until committed)."""
     if author not in AUTHORS:
         raise ValueError(f"Unknown revision author {author!r}; use one of {', '.join(AUTHORS)}.")
     message_from, message_to = message_range if message_range else (None, None)
     cursor = conn.execute(
         "INSERT INTO cortex_revisions (persona_id, filename, author, content, sha256, chars, "
-        "created_at, job_id, message_from, message_to, summary, committed, proposal_id, review) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, job_id, message_from, message_to, summary, committed, proposal_id, review, "
+        "reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (persona_id, filename, author, content, sha256_of(content), len(content), utc_now(),
          job_id, message_from, message_to, summary or "", 1 if committed else 0,
-         (review or {}).get("proposal_id"), (review or {}).get("review")))
+         (review or {}).get("proposal_id"), (review or {}).get("review"), reverts))
     return cursor.lastrowid
 
 
@@ -91,7 +94,8 @@ def list_revisions(conn: sqlite3.Connection, persona_id: str, filename: str) -> 
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
         "AND committed = 1 ORDER BY id DESC", (persona_id, filename)).fetchall()
-    return [revision_dict(row) for row in rows]
+    sources = provenance.sources_by_revision(conn, [row["id"] for row in rows])
+    return [revision_dict(row, sources.get(row["id"])) for row in rows]
 
 
 def delete_persona_revisions(conn: sqlite3.Connection, persona_id: str) -> int:
@@ -100,8 +104,9 @@ def delete_persona_revisions(conn: sqlite3.Connection, persona_id: str) -> int:
                         (persona_id,)).rowcount
 
 
-def revision_dict(row) -> dict:
-    """The REST shape of a revision: {rev, author, created_at, summary, sha256} plus details."""
+def revision_dict(row, source: dict | None = None) -> dict:
+    """The REST shape of a revision: {rev, author, created_at, summary, sha256} plus details:
+    `source` (the messages it came from, or whose retraction it handled) and `reverts`."""
     return {
         "rev": row["id"], "author": row["author"], "created_at": row["created_at"],
         "summary": row["summary"], "sha256": row["sha256"], "chars": row["chars"],
@@ -109,10 +114,11 @@ def revision_dict(row) -> dict:
         "message_to": row["message_to"],
         "reviewed": ({"reviewer": "user", "decision": row["review"],
                       "proposal_id": row["proposal_id"]} if row["review"] else None),
+        "source": source, "reverts": row["reverts"],
     }
 
 
-def revision_detail(row, previous) -> dict:
+def revision_detail(row, previous, source: dict | None = None) -> dict:
     """A revision with its content and a unified diff to its predecessor (or to nothing)."""
     before = previous["content"] if previous is not None else ""
     from_name = f"{row['filename']}@{previous['id']}" if previous is not None else "/dev/null"
@@ -120,6 +126,6 @@ def revision_detail(row, previous) -> dict:
                                 fromfile=from_name, tofile=f"{row['filename']}@{row['id']}",
                                 lineterm="")
     text = "\n".join(diff)
-    return {**revision_dict(row), "filename": row["filename"], "content": row["content"],
+    return {**revision_dict(row, source), "filename": row["filename"], "content": row["content"],
             "previous_rev": previous["id"] if previous is not None else None,
             "diff": text + "\n" if text else ""}

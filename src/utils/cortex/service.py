@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+from . import provenance
 from . import revisions as store
 from . import staged_apply
 from .atomic import atomic_write, remove_stale_temp_files
@@ -184,8 +185,10 @@ class CortexService:
         """One revision with its content and a unified `diff` to its predecessor."""
         self._validate(persona_id, filename)
         row = self._find(persona_id, filename, rev)
-        previous = store.previous_revision(self.db.conn(), persona_id, filename, row["id"])
-        return store.revision_detail(row, previous)
+        conn = self.db.conn()
+        previous = store.previous_revision(conn, persona_id, filename, row["id"])
+        source = provenance.sources_by_revision(conn, [row["id"]]).get(row["id"])
+        return store.revision_detail(row, previous, source)
 
     def restore(self, persona_id: str, filename: str, rev: int,
                 expected_revision: int | None = None) -> int:

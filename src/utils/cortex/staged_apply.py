@@ -22,6 +22,8 @@ from ..storage.db import transaction
 from . import jobs
 from . import archive as archive_store
 from . import proposals as proposal_store
+from . import provenance
+from . import retractions
 from . import revisions as store
 from .atomic import atomic_write
 from .personas_lookup import persona_exists
@@ -36,12 +38,16 @@ class NotApplied(Exception):
 
 def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summary: str = "",
           outcome: dict | None = None, guard=None, review: dict | None = None,
-          archive: bool = False, summary_for=None) -> dict[str, int]:
+          archive: bool = False, summary_for=None, sources=(), source_kind: str = "derived",
+          reverts: dict | None = None, handles=(), job_continues: bool = False) -> dict[str, int]:
     """Applies the staged edits as one group; returns {filename: new revision id}.
 
     `review` ({proposal_id, review}) marks revisions made by accepting a proposal (and the
     proposal's files as accepted in step 3); `archive` keeps what each file loses (a
-    consolidation); `summary_for(staged_file)` gives a file its own summary.
+    consolidation); `summary_for(staged_file)` gives a file its own summary. Each revision is
+    anchored to `sources` (provenance.py, as `source_kind`); `reverts` ({filename: rev}) marks
+    direct reverts; `handles` (message_changes ids) are marked handled in step 3, and
+    `job_continues` leaves the job running (a reconciliation followed by an update).
     Raises StagingConflict if a file changed under edits that cannot be replayed, NotApplied if
     `guard(conn)` is false; in both cases no file and no row changed.
     """
@@ -61,12 +67,16 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
             revs = {f.filename: store.insert_revision(
                 conn, pid, f.filename, "ai", f.content, job_id=job_id,
                 message_range=message_range, committed=False, review=review,
-                summary=summary_for(f) if summary_for else summary) for f in changed}
+                summary=summary_for(f) if summary_for else summary,
+                reverts=(reverts or {}).get(f.filename)) for f in changed}
+            for rev in revs.values():
+                provenance.add_sources(conn, rev, sources, source_kind)
             row["revisions"] = json.dumps(list(revs.values()))
             row["outcome"] = json.dumps({
                 "summary": summary, **(outcome or {}), "files": [f.filename for f in changed],
                 "archive": archived(changed, revs, job_id) if archive else [],
-                "review": review, "revisions_by_file": revs})
+                "review": review, "revisions_by_file": revs, "handles": list(handles),
+                "job_continues": job_continues})
             _insert_changeset(conn, row)
         _write_files(service, pid, changed, row)
         with transaction(conn):
@@ -185,7 +195,8 @@ def _complete(conn, row: dict) -> None:
             store.drop_revision(conn, rev)
     if row["message_to"] is not None:
         jobs.mark_processed(conn, persona_id, row["message_to"])
-    if row["job_id"] is not None:
+    retractions.mark_handled(conn, outcome.get("handles") or [])
+    if row["job_id"] is not None and not outcome.get("job_continues"):
         jobs.complete_job(conn, row["job_id"], files=outcome.get("files") or [],
                           usage=outcome.get("usage"), summary=outcome.get("summary") or "")
     if alive:

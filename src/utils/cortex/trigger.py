@@ -11,8 +11,10 @@ import math
 import time
 from typing import Callable
 
+from ..storage.db import transaction
 from ..storage.settings import get_setting
 from . import jobs
+from . import retractions
 from .paths import validate_persona_id
 from .settings import load_cortex_settings
 
@@ -88,6 +90,39 @@ class CortexTrigger:
         if not load_cortex_settings(self._db.conn())["enabled"]:
             raise CortexDisabled("The cortex is disabled: enable it in the settings first.")
         return self._worker.enqueue(persona_id, "manual")
+
+    def notice_retractions(self, persona_id: str) -> dict | None:
+        """After the conversation changed (edit, regenerate, delete, branch switch, session
+        deleted): queues a reconciliation when memory learned from a message that left it;
+        returns the job, or None when nothing needs reconciling (or the cortex is off)."""
+        conn = self._db.conn()
+        with transaction(conn):
+            retractions.settle_unneeded(conn, persona_id)
+        if not load_cortex_settings(conn)["enabled"]:
+            return None
+        if not retractions.needs_reconciliation(conn, persona_id):
+            return None
+        job, _ = self._worker.enqueue(persona_id, "manual", reason="reconcile")
+        log.info("Memory of %s learned from retracted messages: reconciliation %s",
+                 persona_id, job["id"])
+        return job
+
+    def scan_retractions(self, now: float | None = None) -> list[str]:
+        """Queues reconciliations that are still owed (after a failure or a crash), unless the
+        persona's last job failed moments ago upstream (a job a crash interrupted is retried
+        at once: the upstream was not at fault); returns the job ids."""
+        conn = self._db.conn()
+        if not load_cortex_settings(conn)["enabled"]:
+            return []
+        queued = []
+        for persona_id in retractions.personas_waiting(conn):
+            active = jobs.active_jobs(conn, persona_id)
+            last = jobs.last_finished_job(conn, persona_id)
+            crashed = last is not None and last["error"] == "interrupted"
+            if active["queued"] is None and (crashed or not self._backing_off(persona_id, now)):
+                job, _ = self._worker.enqueue(persona_id, "manual", reason="reconcile")
+                queued.append(job["id"])
+        return queued
 
     def scan_idle(self, now: float | None = None) -> list[str]:
         """Queues updates for personas with a session idle for `idle_minutes` that holds

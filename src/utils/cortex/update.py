@@ -21,9 +21,11 @@ from . import jobs
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
 from . import pins
+from . import provenance
 from .persona_settings import review_mode
 from .personas_lookup import persona_exists
 from .consolidation import ConsolidationService
+from .reconcile import ReconcileService
 from .review import ProposalService
 from .settings import load_cortex_settings
 from .staged_apply import NotApplied
@@ -51,6 +53,7 @@ class CortexUpdateService:
         self._db = db
         self.proposals = proposals or ProposalService(cortex_service, db)
         self.consolidation = ConsolidationService(self)
+        self.reconciliation = ReconcileService(self)
         self.api, self.cortex, self.db, self.default_model = api_client, cortex_service, db, \
             default_model
         self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
@@ -63,6 +66,13 @@ class CortexUpdateService:
         if not load_cortex_settings(self._db.conn())["enabled"]:
             return _failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.consolidation.run(persona_id, job_id)
+
+    def reconcile(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
+        """Reconciles the persona's memory with retracted messages as (part of) job `job_id`."""
+        validate_persona_id(persona_id)
+        if not load_cortex_settings(self._db.conn())["enabled"]:
+            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+        return self.reconciliation.run(persona_id, job_id, job_continues=job_continues)
 
     def app_settings(self) -> dict:
         """The "app" settings (model, language, user name)."""
@@ -111,8 +121,8 @@ class CortexUpdateService:
         message_range = message_range or self.plan_range(persona_id)
         if message_range is None:
             return {**_result(True), "summary": "Nothing new to remember."}
-        toolbox, response = self._call_model(persona_id, job_id, message_range)
-        return self._finish(persona_id, job_id, message_range, toolbox, response)
+        toolbox, response, sources = self._call_model(persona_id, job_id, message_range)
+        return self._finish(persona_id, job_id, message_range, toolbox, response, sources)
 
     def _call_model(self, persona_id: str, job_id: str, message_range: tuple[int, int]):
         conn = self._db.conn()
@@ -132,7 +142,8 @@ class CortexUpdateService:
                                max_tokens=MAX_TOKENS, tools=tool_definitions(),
                                request_type="cortex_update")
         log.info("Cortex update %s for %s: messages %d..%d", job_id, persona_id, *message_range)
-        return toolbox, self._api.tool_request(config, toolbox)
+        return (toolbox, self._api.tool_request(config, toolbox),
+                [provenance.source_of(m) for m in messages])
 
     def staged_run(self, persona_id: str):
         """(staged copy, files as the model sees them, review mode) for a run starting now: in
@@ -147,7 +158,8 @@ class CortexUpdateService:
         """Completes groups of edits a crash interrupted (before jobs are failed as orphans)."""
         return self._cortex.recover_staged()
 
-    def _finish(self, persona_id: str, job_id: str, message_range, toolbox, response) -> dict:
+    def _finish(self, persona_id: str, job_id: str, message_range, toolbox, response,
+                sources) -> dict:
         if not response.success:
             code = response.error or "api_error"
             return self._failed(persona_id, job_id, toolbox, code, response.error_message,
@@ -155,13 +167,14 @@ class CortexUpdateService:
         summary = (response.content or "").strip()
         guard = _job_guard(persona_id, job_id)
         if toolbox.review:
-            return self._propose(persona_id, job_id, message_range, toolbox, response, guard)
+            return self._propose(persona_id, job_id, message_range, toolbox, response, guard,
+                                 sources)
         try:
             revisions = self._cortex.apply_staged(
                 toolbox.staged, job_id=job_id, message_range=message_range,
                 summary=summary or "Cortex update", outcome={"summary": summary,
                                                              "usage": response.usage},
-                guard=guard)
+                guard=guard, sources=sources)
         except StagingConflict as err:
             log.info("Cortex update %s for %s conflicts with an edit: %s", job_id, persona_id, err)
             return self._failed(persona_id, job_id, toolbox, "edit_conflict",
@@ -177,13 +190,14 @@ class CortexUpdateService:
         return {**_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range)}
 
-    def _propose(self, persona_id, job_id, message_range, toolbox, response, guard) -> dict:
+    def _propose(self, persona_id, job_id, message_range, toolbox, response, guard,
+                 sources) -> dict:
         """Review mode: the staged edits become (part of) the pending proposal."""
         summary = (response.content or "").strip()
         try:
             proposal_id = self.proposals.propose(
                 toolbox.staged, job_id=job_id, kind="update", summary=summary or "Cortex update",
-                message_range=message_range, usage=response.usage, guard=guard)
+                message_range=message_range, usage=response.usage, guard=guard, sources=sources)
         except NotApplied:
             return self._failed(persona_id, job_id, toolbox, "interrupted",
                                 "The update lost its job (persona deleted or lease expired); "

@@ -140,11 +140,8 @@ class CortexWorker:
         try:
             if job.get("reason") == "consolidate":
                 result = self._update.consolidate(job["persona_id"], job["id"])
-            elif job["message_from"] is None:
-                result = {"success": True, "summary": "Nothing new to remember."}
             else:
-                result = self._update.run(job["persona_id"], job_id=job["id"],
-                                          message_range=(job["message_from"], job["message_to"]))
+                result = self._update_job(job)
         except Exception:
             log.exception("Cortex update %s for %s crashed", job["id"], job["persona_id"])
             result = {"success": False, "error": "internal_error", "retryable": True,
@@ -155,12 +152,33 @@ class CortexWorker:
             summary=result.get("summary") or "", error=result.get("error"),
             error_message=result.get("error_message"), retryable=result.get("retryable", False),
             attempted=result.get("attempted"))
+        if finished is not None and result.get("reconciled"):
+            done = result["reconciled"]
+            finished = jobs.note_reconciled(self._db.conn(), job["id"], done.get("files") or [],
+                                            done.get("summary") or "") or finished
         if finished is None:
             log.warning("Cortex job %s vanished while it ran (persona deleted?)", job["id"])
             finished = {**job, "status": "done" if result["success"] else "failed",
                         "files": result.get("files") or [], "error": result.get("error")}
         self._announce(finished)
         return finished
+
+    def _update_job(self, job: dict) -> dict:
+        """Reconciliation first (when a retraction waits), then the job's new messages."""
+        reconciled = None
+        has_range = job["message_from"] is not None
+        if self._update.reconciliation.pending(job["persona_id"]):
+            reconciled = self._update.reconcile(job["persona_id"], job["id"],
+                                                job_continues=has_range)
+            if not reconciled["success"] or not has_range:
+                return reconciled
+        if not has_range:
+            return {"success": True, "summary": "Nothing new to remember."}
+        result = self._update.run(job["persona_id"], job_id=job["id"],
+                                  message_range=(job["message_from"], job["message_to"]))
+        if reconciled is not None and reconciled.get("files"):
+            result = {**result, "reconciled": reconciled}
+        return result
 
     def _announce_foreign(self) -> None:
         """Announces jobs that finished in another process since the last look."""
@@ -172,7 +190,8 @@ class CortexWorker:
     def _announce(self, job: dict) -> None:
         self._announced.append(job["id"])
         event = {"job_id": job["id"], "persona_id": job["persona_id"], "status": job["status"],
-                 "files": job.get("files") or [], "error": job.get("error")}
+                 "files": job.get("files") or [], "error": job.get("error"),
+                 "reason": job.get("reason")}
         with self._cond:
             self._cond.notify_all()
             subscribers = list(self._subscribers)

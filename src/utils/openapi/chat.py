@@ -48,7 +48,9 @@ SCHEMAS = {
                         "persona_id": {"type": "string"},
                         "status": {"type": "string", "enum": ["done", "failed"]},
                         "files": {"type": "array", "items": {"type": "string"}},
-                        "error": nullable({"type": "string"})},
+                        "error": nullable({"type": "string"}),
+                        "reason": nullable({"type": "string", "description": "The job's reason; "
+                                            "`reconcile` when memory followed retracted messages."})},
                        required=("job_id", "persona_id", "status", "files", "error")),
     "TitleEvent": obj({"session_id": {"type": "string"}, "title": {"type": "string"}},
                       required=("session_id", "title")),

@@ -83,7 +83,22 @@ SCHEMAS = {
                                "retryable": {"type": "boolean"}},
                               required=("code", "message", "retryable"),
                               description="Why a reply failed; shown with Retry.")),
+        "cortex_revisions": nullable({
+            "type": "object", "additionalProperties": {"type": "integer"},
+            "description": "Replies only: the cortex revision of each file that was in the "
+                           "reply's prompt (`{\"memory.md\": 12, \"soul.md\": 4, …}`); null "
+                           "when the cortex was off."}),
     }, required=("id", "session_id", "persona_id", "role", "content", "status", "created_at")),
+    "MessageDetail": {"allOf": [{"$ref": "#/components/schemas/Message"}, obj({
+        "memory": {"type": "array", "description": "Cortex revisions anchored to this message: "
+                   "`derived` (memory learned from it) or `retracted` (a reconciliation removed "
+                   "what came from it).", "items": obj({
+                       "filename": {"type": "string"}, "rev": {"type": "integer"},
+                       "kind": {"type": "string", "enum": ["derived", "retracted"]},
+                       "author": {"type": "string"}},
+                       required=("filename", "rev", "kind", "author"))},
+        "on_branch": {"type": "boolean", "description": "On the session's active branch."},
+    }, required=("memory", "on_branch"))]},
     "SessionPage": {"allOf": [ref("Session"), obj({
         "messages": {"type": "array", "items": ref("Message"),
                      "description": "One page, oldest first."},
@@ -216,6 +231,15 @@ def _tree() -> dict:
                             "session_busy` while a reply streams in the session.",
                 requestBody=json_body(obj({"content": MESSAGE_TEXT}, required=("content",),
                                           additional=False))),
+        },
+        "/api/sessions/{sid}/messages/{mid}": {
+            "parameters": [SESSION_PARAM, mid],
+            "get": operation(
+                "getMessage", "messages", "One message with its memory provenance.",
+                {"200": json_response("The message, the cortex revisions it was answered with "
+                                      "(`cortex_revisions`, replies) and the revisions anchored "
+                                      "to it (`memory`).", ref("MessageDetail")),
+                 **errors("400", "404")}),
         },
         "/api/sessions/{sid}/active": {
             "parameters": [SESSION_PARAM],

@@ -22,7 +22,24 @@ SCHEMAS = {
         "reviewed": nullable(obj({"reviewer": {"type": "string"},
                                   "decision": {"type": "string", "enum": ["accepted", "edited"]},
                                   "proposal_id": {"type": "string"}})),
+        "source": nullable(ref("RevisionSource")),
+        "reverts": nullable({"type": "integer", "description": "A direct revert (no model "
+                             "call) names the earliest revision it undoes; the file is back at "
+                             "the text of the revision before that one."}),
     }, required=("rev", "author", "created_at", "summary", "sha256")),
+    "RevisionSource": obj({
+        "kind": {"type": "string", "enum": ["derived", "retracted"],
+                 "description": "`derived`: an update learned this revision from the messages;"
+                                " `retracted`: a reconciliation removed what came from them."},
+        "session_id": {"type": "string", "description": "The session of the newest message."},
+        "message_ids": {"type": "array", "items": {"type": "integer"}},
+        "sessions": {"type": "array", "items": obj({
+            "session_id": {"type": "string"},
+            "message_ids": {"type": "array", "items": {"type": "integer"}}},
+            required=("session_id", "message_ids")),
+            "description": "The messages per session (an update can span sessions)."},
+    }, required=("kind", "session_id", "message_ids", "sessions"),
+        description="The messages a revision came from (anchoring)."),
     "RevisionDetail": {"allOf": [{"$ref": "#/components/schemas/Revision"}, obj({
         "filename": _FILENAME, "content": {"type": "string"},
         "previous_rev": _INT_OR_NULL,

@@ -32,8 +32,9 @@ class ChatPrompt:
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
         user_name = prompts.user_name_for(persona, app, language)
-        system = prompts.system_blocks(persona, user_name, self._cortex_text(persona["id"]),
-                                       language, self._clock())
+        cortex, used = self._cortex_text(persona["id"])
+        message_store.set_cortex_revisions(conn, reply_id, used)
+        system = prompts.system_blocks(persona, user_name, cortex, language, self._clock())
         parent = message_store.get_message(conn, reply_id)["parent_id"]
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
@@ -45,16 +46,19 @@ class ChatPrompt:
                              max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
                              stream=True, request_type="chat")
 
-    def _cortex_text(self, persona_id: str) -> dict | None:
-        """The cortex files for the prompt; None when the cortex is disabled or unreadable."""
+    def _cortex_text(self, persona_id: str) -> tuple[dict | None, dict | None]:
+        """The cortex files for the prompt and the revision of each (`{"memory.md": 12}`, the
+        reply's provenance); None, None when the cortex is disabled or unreadable."""
         if not load_cortex_settings(self._db.conn())["enabled"]:
-            return None
+            return None, None
         try:
-            return self._cortex.get_cortex_for_prompt(persona_id)
+            infos = self._cortex.read_all_info(persona_id)
         except Exception:
             log.exception("Could not read the cortex of persona %s; answering without it",
                           persona_id)
-            return None
+            return None, None
+        return ({f"cortex_{info.filename[:-3]}": info.content.strip() for info in infos},
+                {info.filename: info.revision for info in infos})
 
 
 def error_of(message: dict) -> dict | None:
@@ -69,6 +73,16 @@ def error_of(message: dict) -> dict | None:
     return error if isinstance(error, dict) else None
 
 
+def _revisions(raw) -> dict | None:
+    """An assistant message's `cortex_revisions` ({file: rev}), or None (cortex off, or a
+    reply older than provenance)."""
+    try:
+        value = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def public(message: dict, siblings: dict | None = None) -> dict:
     """A message as the API shows it: `status` "streaming" while generated, `error` as an
     object, `edited` as a boolean, and the ids of its alternatives (`siblings`)."""
@@ -77,6 +91,8 @@ def public(message: dict, siblings: dict | None = None) -> dict:
     shown["status"] = "streaming" if message.get("streaming") else message["status"]
     shown["edited"] = bool(message.get("edited"))
     shown["error"] = error_of(message)
+    if message["role"] == "assistant":
+        shown["cortex_revisions"] = _revisions(message.get("cortex_revisions"))
     if siblings is not None:
         shown["siblings"] = siblings.get(message["parent_id"], [message["id"]])
     return shown

@@ -31,9 +31,10 @@ class ChatService(ChatTree):
 
     def __init__(self, db, api_client, cortex_service, settings, leases, *,
                  trigger: Callable[[str, str], dict] | None = None, titles=None,
+                 retracted: Callable[[str], object] | None = None,
                  status: Callable[[str], dict] | None = None,
                  clock: Callable[[], datetime] | None = None, hub: GenerationHub | None = None):
-        super().__init__(db, leases)
+        super().__init__(db, leases, retracted)
         self._api = api_client
         self._prompt = chat_prompt.ChatPrompt(db, cortex_service, settings, clock)
         self._trigger = trigger
@@ -64,7 +65,9 @@ class ChatService(ChatTree):
             if old is not None and old["error"] and not old["content"].strip():
                 message_store.delete_message(conn, old["id"], cause="regenerate")
             return user, self._new_reply(session_id, user["id"], "regenerate")
-        return self._launch(session, prepare)
+        generation = self._launch(session, prepare)
+        self.notice(session["persona_id"])
+        return generation
 
     def start_continue(self, session_id, message_id) -> Generation:
         """Lets the model continue a reply from its text (it must be a leaf)."""
@@ -76,7 +79,9 @@ class ChatService(ChatTree):
             message_store.resume_reply(self._db.conn(), reply["id"], text)
             tree.set_active(self._db.conn(), session_id, reply["id"], "switch")
             return self.message(reply["parent_id"]), {**reply, "content": text}
-        return self._launch(session, prepare)
+        generation = self._launch(session, prepare)
+        self.notice(session["persona_id"])
+        return generation
 
     def follow(self, generation: Generation, *, from_start: bool = False,
                detached: threading.Event | None = None) -> Iterator[ChatEvent]:

@@ -200,7 +200,7 @@ class ChatSocket:
             self._send(ChatEvent("cortex", {
                 "job_id": job.get("job_id"), "persona_id": job.get("persona_id"),
                 "status": job.get("status"), "files": job.get("files") or [],
-                "error": job.get("error")}))
+                "error": job.get("error"), "reason": job.get("reason")}))
 
     def _on_title(self, session: dict) -> None:
         if session.get("id") in self._sessions:

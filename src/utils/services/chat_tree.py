@@ -5,6 +5,7 @@ sibling (a new branch whose reply the client asks for), editing a reply adds a s
 `edited`, and switching moves the session's active leaf. Each is refused while a reply streams
 in the session (the session is claimed for the change, across worker processes).
 """
+import logging
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
@@ -17,14 +18,25 @@ from .ids import is_session_id
 from .validation import encodable
 
 MESSAGE_MAX = MESSAGE
+log = logging.getLogger(__name__)
 
 
 class ChatTree:
     """The tree operations of the chat service (the streaming half lives in ChatService)."""
 
-    def __init__(self, db, leases):
+    def __init__(self, db, leases, retracted=None):
         self._db = db
         self._leases = leases
+        self._retracted = retracted
+
+    def notice(self, persona_id: str) -> None:
+        """Tells memory that the conversation changed (it reconciles what left it)."""
+        if self._retracted is None:
+            return
+        try:
+            self._retracted(persona_id)
+        except Exception:
+            log.exception("Could not check persona %s for memory reconciliation", persona_id)
 
     def session(self, session_id) -> dict:
         """The session row; ServiceError 404 when unknown."""
@@ -53,10 +65,12 @@ class ChatTree:
         with self.exclusive(original["session_id"]), self._db.transaction():
             if original["streaming"]:
                 raise busy()
-            return message_store.add_message(
+            edited = message_store.add_message(
                 self._db.conn(), original["session_id"], original["role"], content,
                 parent_id=original["parent_id"], edited=original["role"] == "assistant",
                 cause="edit")
+        self.notice(original["persona_id"])
+        return edited
 
     def switch(self, session_id, message_id) -> int:
         """Makes the branch through `message_id` (its newest leaf) active; returns the leaf."""
@@ -67,6 +81,7 @@ class ChatTree:
         with self.exclusive(session_id), self._db.transaction():
             leaf = tree.latest_leaf(self._db.conn(), message_id, session_id)
             tree.set_active(self._db.conn(), session_id, leaf, "switch")
+        self.notice(target["persona_id"])
         return leaf
 
     def edit_last(self, session_id, content) -> dict:
@@ -90,7 +105,8 @@ class ChatTree:
             first = exchanges.last_message(conn, session_id, "user") or last
             doomed = tree.subtree_ids(conn, first["id"])
             message_store.delete_message(conn, first["id"])
-            return doomed
+        self.notice(first["persona_id"])
+        return doomed
 
     def _regenerate_target(self, session_id: str, message_id) -> tuple[dict, dict | None]:
         """(the person's message to answer, the reply being replaced or None)."""

@@ -3,6 +3,7 @@ import logging
 import re
 import sqlite3
 
+from ..cortex import provenance
 from ..limits import SESSION_TITLE
 from ..storage import messages as message_store
 from ..storage import personas as persona_store
@@ -25,8 +26,9 @@ _WHITESPACE = re.compile(r"\s+")
 class SessionService:
     """Creates, lists, reads, renames and deletes sessions; reads messages page by page."""
 
-    def __init__(self, db):
+    def __init__(self, db, retracted=None):
         self._db = db
+        self._retracted = retracted
 
     def create(self, persona_id, greeting_index=0) -> dict:
         """A new, untitled session for an existing persona; 404 when the persona is unknown."""
@@ -61,6 +63,20 @@ class SessionService:
         siblings = tree.siblings(conn, session_id)
         return {**session, "messages": [public(m, siblings) for m in page],
                 "has_more": has_more}
+
+    def message(self, session_id: str, message_id: int) -> dict:
+        """One message of the session with its memory provenance: the revisions its prompt
+        held (`cortex_revisions`, replies) and those anchored to it (`memory`)."""
+        self.summary(session_id)
+        conn = self._db.conn()
+        message = message_store.get_message(conn, message_id) if 0 < message_id < 2**63 else None
+        if message is None or message["session_id"] != session_id:
+            raise not_found("message", str(message_id))
+        on_branch = conn.execute("SELECT on_branch FROM messages WHERE id = ?",
+                                 (message_id,)).fetchone()[0]
+        return {**public(message, tree.siblings(conn, session_id)),
+                "memory": provenance.revisions_of_message(conn, message_id),
+                "on_branch": bool(on_branch)}
 
     def summary(self, session_id: str) -> dict:
         """The session object without messages; 404 when unknown."""
@@ -113,10 +129,16 @@ class SessionService:
 
     def delete(self, session_id: str) -> None:
         """Deletes the session and its messages; 404 when unknown."""
-        self.summary(session_id)
+        session = self.summary(session_id)
         if not store.delete_session(self._db.conn(), session_id):
             raise not_found("session", session_id)
         log.info("Deleted session %s", session_id)
+        if self._retracted is not None:
+            try:
+                self._retracted(session["persona_id"])
+            except Exception:
+                log.exception("Could not check persona %s for memory reconciliation",
+                              session["persona_id"])
 
     def _require_persona(self, persona_id) -> None:
         if persona_id is None:

@@ -10,7 +10,7 @@ from .sessions import touch_session
 from . import tree
 
 COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
-           "streaming, stop_reason, error")
+           "streaming, stop_reason, error, cortex_revisions")
 _COLUMNS = COLUMNS
 _PARENT = object()
 
@@ -147,6 +147,14 @@ def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status
         if message:
             touch_session(conn, message["session_id"])
     return message
+
+
+def set_cortex_revisions(conn: sqlite3.Connection, message_id: int,
+                         revisions: dict | None) -> None:
+    """Records the cortex revisions (per file) a reply's prompt held (its provenance)."""
+    with transaction(conn):
+        conn.execute("UPDATE messages SET cortex_revisions = ? WHERE id = ?",
+                     (json.dumps(revisions) if revisions is not None else None, message_id))
 
 
 def request_stop(conn: sqlite3.Connection, message_id: int) -> bool:

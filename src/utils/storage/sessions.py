@@ -5,7 +5,9 @@ newest first shows the conversations touched most recently; renaming does not re
 """
 import sqlite3
 
+from . import tree
 from .clock import utc_now
+from .db import transaction
 
 _SELECT = (
     "SELECT s.id, s.persona_id, s.title, s.greeting_index, s.created_at, s.updated_at, "
@@ -66,5 +68,8 @@ def touch_session(conn: sqlite3.Connection, session_id: str, when: str | None = 
 
 
 def delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
-    """Deletes a session and its messages (ON DELETE CASCADE)."""
-    return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 1
+    """Deletes a session and its messages (ON DELETE CASCADE), logging its active branch as
+    retracted first, so memory reconciliation sees what left the conversation."""
+    with transaction(conn):
+        tree.record_session(conn, session_id)
+        return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 1

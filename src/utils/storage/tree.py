@@ -100,6 +100,15 @@ def record_subtree(conn: sqlite3.Connection, message_id: int, cause: str) -> lis
     return ids
 
 
+def record_session(conn: sqlite3.Connection, session_id: str) -> int:
+    """Logs the active branch of a session about to be deleted as retracted (the messages off
+    the branch were logged when they left it); returns how many."""
+    ids = [row["id"] for row in conn.execute(
+        "SELECT id FROM messages WHERE session_id = ? AND on_branch = 1", (session_id,))]
+    _log(conn, ids, "retracted", "delete", None)
+    return len(ids)
+
+
 def _extends_leaf(conn: sqlite3.Connection, session_id: str, message_id: int) -> bool:
     """True when the message's parent is the active leaf (the common append: nothing moves)."""
     current = active_leaf(conn, session_id)
@@ -114,6 +123,8 @@ def _mark(conn: sqlite3.Connection, ids: list[int], value: int) -> None:
 
 def _log(conn: sqlite3.Connection, ids: list[int], change: str, cause: str,
          replaced_by: int | None) -> None:
+    """One `message_changes` row per message; a deleted message's text is kept on its row
+    until memory reconciliation has handled it (then erased)."""
     if not ids:
         return
     now = utc_now()
@@ -122,7 +133,8 @@ def _log(conn: sqlite3.Connection, ids: list[int], change: str, cause: str,
                         f"WHERE id IN ({marks})", ids).fetchall()
     conn.executemany(
         "INSERT INTO message_changes (persona_id, session_id, message_id, change, cause, "
-        "replaced_by, content_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "replaced_by, content_sha256, created_at, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(row["persona_id"], row["session_id"], row["id"], change, cause, replaced_by,
-          hashlib.sha256(row["content"].encode("utf-8", "surrogatepass")).hexdigest(), now)
+          hashlib.sha256(row["content"].encode("utf-8", "surrogatepass")).hexdigest(), now,
+          row["content"] if cause == "delete" and change == "retracted" else None)
          for row in rows])

@@ -21,7 +21,27 @@ export function bubble(message, persona = null) {
   if (message.edited) {
     el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: t('chat.message.edited') }));
   }
+  const used = memoryUsed(message);
+  if (used) el.querySelector('.msg-meta').append(used);
   return el;
+}
+
+const MEMORY_FILES = ['memory.md', 'soul.md', 'relationship.md'];
+
+/** "Memory used": the cortex revision of each file that was in a reply's prompt, each a link
+ * to that revision in the history. */
+function memoryUsed(message) {
+  const revisions = message.role === 'assistant' ? message.cortex_revisions : null;
+  if (!revisions || typeof revisions !== 'object') return null;
+  const links = MEMORY_FILES.filter((file) => Number.isInteger(revisions[file])).map((file) => {
+    const params = new URLSearchParams({ persona: message.persona_id, file, rev: String(revisions[file]), view: 'history' });
+    return h('a', { href: `/settings?${params}#memory`, text: t('chat.message.memory_rev', { file, rev: revisions[file] }) });
+  });
+  if (!links.length) return null;
+  const list = links.flatMap((link, index) => (index ? [', ', link] : [link]));
+  return h('details', { class: 'msg-memory' },
+    h('summary', { text: t('chat.message.memory_used'), title: t('chat.message.memory_used_title') }),
+    h('p', { class: 'msg-memory-list' }, t('chat.message.memory_used_list'), ...list));
 }
 
 /** The message's time in small print ("14:03", or with the date when not today). */

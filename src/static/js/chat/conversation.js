@@ -153,6 +153,7 @@ export class Conversation {
       copy: (el) => this.copy(el),
       edit: (el) => this.startEdit(el),
       continueReply: (message) => this.continueReply(message),
+      remove: () => this.deleteLast(),
     });
   }
 

@@ -1,11 +1,12 @@
 // The conversation tree in the chat view: a message's `< n/m >` alternatives and its failure
-// with Retry, switching branches, regenerating any reply, continuing a reply, and editing any
-// message. Mixed into Conversation (conversation.js), whose state these methods share.
+// with Retry, switching branches, regenerating any reply, continuing a reply, editing any
+// message, and deleting the last exchange. Mixed into Conversation (conversation.js), whose state these methods share.
 import { api, seg } from '../lib/api.js';
+import { confirmAction } from '../lib/ui.js';
 import { bubble, errorBlock } from './bubbles.js';
 import { siblingNav } from './branches.js';
 import { editMessage, removeActions } from './message_actions.js';
-import { errorMessage } from '../lib/i18n.js';
+import { errorMessage, t } from '../lib/i18n.js';
 
 /** Conversation methods for the tree (`this` is the Conversation). */
 export const treeMethods = {
@@ -78,6 +79,26 @@ export const treeMethods = {
         this.list.querySelector(`.msg[data-id="${id}"] [data-action=edit]`)?.focus();
       },
     });
+  },
+
+  /** Deletes the last exchange (the person's last message and its reply) after asking; memory
+   * then reconciles what it learned only from them, which the indicator follows. */
+  async deleteLast() {
+    if (!this.session || this.stream) return;
+    const ok = await confirmAction(t('chat.delete_last.text'),
+      { title: t('chat.delete_last.title'), confirm: t('common.confirm.delete') });
+    if (!ok) return;
+    let data;
+    try {
+      data = await api.del(`/api/sessions/${seg(this.session.id)}/messages/last`);
+    } catch (err) {
+      this.handlers.notify(err.message, true);
+      return;
+    }
+    this.messages = data.messages || [];
+    this.hasMore = Boolean(data.has_more);
+    this.render();
+    this.memory.load();
   },
 
   /** Saves an edit as a new alternative; a person's edited message then gets its reply. */

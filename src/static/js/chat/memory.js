@@ -114,6 +114,12 @@ export class MemoryIndicator {
     const files = Array.isArray(job.files) ? job.files : [];
     if (files.length) this.onChanged?.(files);
     const names = files.map((file) => (FILE_KEYS[file] ? t(`chat.memory.file.${FILE_KEYS[file]}`) : file));
+    if (job.reason === 'reconcile') {
+      this.render('reconciled', names.length ? t('chat.memory.reconciled') : t('chat.memory.reconciled_none'),
+        names.length ? t('chat.memory.reconciled_title', { files: names.join(', ') })
+          : t('chat.memory.reconciled_none_title'), files[0]);
+      return;
+    }
     const text = names.length ? t('chat.memory.updated') : t('chat.memory.checked');
     this.render('updated', text, names.length ? t('chat.memory.updated_title', { files: names.join(', ') })
       : t('chat.memory.checked_title'), files[0]);
@@ -162,7 +168,7 @@ export class MemoryIndicator {
     const params = new URLSearchParams();
     if (this.personaId) params.set('persona', this.personaId);
     params.set('file', file || 'memory.md');
-    if (state === 'updated') params.set('view', 'history');
+    if (state === 'updated' || state === 'reconciled') params.set('view', 'history');
     this.link.href = `/settings?${params}#memory`;
   }
 }

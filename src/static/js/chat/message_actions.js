@@ -1,5 +1,5 @@
 // The actions under messages (every message can be edited, every reply regenerated or copied,
-// the last incomplete reply continued), and editing a message in place: a textarea in the
+// the last incomplete reply continued, the last exchange deleted), and editing a message in place: a textarea in the
 // bubble, then Save (a person's message gets a new reply) or Cancel.
 import { h } from '../lib/dom.js';
 import { actionButton } from './bubbles.js';
@@ -7,8 +7,9 @@ import { enterSends } from './composer.js';
 import { t } from '../lib/i18n.js';
 
 /** Adds the actions to each bubble in `list`; `find(el)` gives the message of a bubble. */
-export function addActions(list, { find, regenerate, copy, edit, continueReply }) {
+export function addActions(list, { find, regenerate, copy, edit, continueReply, remove }) {
   const bubbles = [...list.querySelectorAll('.msg')];
+  const lastUser = bubbles.filter((el) => el.dataset.role === 'user').at(-1);
   bubbles.forEach((el, index) => {
     const message = find(el);
     if (!message) return;
@@ -25,6 +26,9 @@ export function addActions(list, { find, regenerate, copy, edit, continueReply }
       }
     }
     meta.append(actionButton(t('chat.actions.edit'), 'pencil', () => edit(el), { 'data-action': 'edit' }));
+    if (remove && el === lastUser) {
+      meta.append(actionButton(t('chat.actions.delete'), 'trash', () => remove(message), { 'data-action': 'delete' }));
+    }
   });
 }
 

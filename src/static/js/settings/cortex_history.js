@@ -76,7 +76,7 @@ export class CortexHistory {
       h('time', { class: 'history-when', datetime: revision.created_at, title: formatDateTime(revision.created_at),
         text: formatRelative(revision.created_at) }),
       h('span', { class: 'history-summary', text: revision.summary || describe(revision) }));
-      return h('li', {}, button);
+      return h('li', {}, button, sourceLink(this.personaId, revision));
     }));
   }
 
@@ -98,8 +98,10 @@ export class CortexHistory {
       ? t('settings.history.diff_title', { version, previous: version - 1, filename: this.filename })
       : t('settings.history.diff_title_first', { version, filename: this.filename });
     const counts = renderDiff(byId('diff'), detail.diff);
+    const undone = detail.reverts ? this.version(detail.reverts) : null;
     byId('diff-meta').textContent = [author, formatDateTime(detail.created_at),
-      t('settings.history.counts', { added: counts.added, removed: counts.removed }), detail.summary]
+      t('settings.history.counts', { added: counts.added, removed: counts.removed }), detail.summary,
+      undone ? t('settings.history.undoes', { version: undone }) : null]
       .filter(Boolean).join(' · ');
     const current = this.revisions[0] && this.revisions[0].rev === rev;
     this.restoreButton.hidden = current;
@@ -130,6 +132,26 @@ export class CortexHistory {
       toast(err.message, { error: true });
     }
   }
+}
+
+/** Where an AI revision came from: a link that opens the conversation at those messages
+ * (`derived`), or at the messages whose retraction it handled (`retracted`). */
+function sourceLink(personaId, revision) {
+  const source = revision.source;
+  if (!source || !source.message_ids?.length) return null;
+  const ids = source.message_ids;
+  const range = ids.length > 1
+    ? t('settings.history.source.messages', { first: ids[0], last: ids[ids.length - 1] })
+    : t('settings.history.source.message', { id: ids[0] });
+  const params = new URLSearchParams({ persona: personaId, session: source.session_id, message: String(ids[0]) });
+  const sessions = source.sessions?.length > 1
+    ? t('settings.history.source.sessions', { count: source.sessions.length }) : '';
+  const retracted = source.kind === 'retracted';
+  return h('a', {
+    class: `history-source history-source-${source.kind}`, href: `/?${params}`,
+    text: t(retracted ? 'settings.history.source.retracted' : 'settings.history.source.from', { range, sessions }),
+    title: t(retracted ? 'settings.history.source.retracted_title' : 'settings.history.source.from_title'),
+  });
 }
 
 function describe(revision) {

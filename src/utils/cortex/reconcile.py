@@ -1,0 +1,188 @@
+"""ReconcileService: memory follows the conversation when processed messages are taken back.
+
+Runs inside a cortex job (reason `reconcile`, or any queued job it joined) through the same
+single-flight worker, before the job's regular update. It reads every retraction no
+reconciliation has handled (retractions.py) and keeps those memory learned from:
+1. direct path: when the `ai` revisions derived only from retracted messages are still the latest
+   of their files (direct_revert.py), each file goes back to the revision before them, as a new
+   `ai` revision "reverted: …" naming what it `reverts`; no model call;
+2. model path: otherwise a tool_use run with the same edit tools sees the current files and the
+   retracted messages (with what replaced them), fenced as data, and removes or corrects what
+   came only from them; a person's edit stays (the prompt says so, the staging rebases on it).
+Both are staged and applied all-or-nothing (or proposed, in review mode), anchored to the
+retracted messages (`retracted` sources), and mark the retractions handled in the same
+transaction. Retractions of messages memory never learned from are simply marked handled.
+"""
+import logging
+
+from .. import prompts
+from ..api_request.types import RequestConfig
+from ..storage.db import transaction
+from ..storage.personas import get_persona
+from . import direct_revert
+from . import provenance
+from . import retractions
+from .errors import PersonaNotFound
+from .paths import CORTEX_FILES
+from .staged_apply import NotApplied
+from .staging import EditError, StagingConflict
+from .tools import CortexToolbox, tool_definitions
+
+log = logging.getLogger(__name__)
+MAX_TOKENS = 4096
+USER_MARKER = "<!-- user message -->"
+CAUSES = {"delete": "message deleted", "edit": "message edited",
+          "regenerate": "reply regenerated", "switch": "branch abandoned"}
+
+
+class ReconcileService:
+    """Reconciles one persona's memory with retracted messages (used by the cortex worker)."""
+
+    def __init__(self, update_service):
+        self._update = update_service
+
+    def pending(self, persona_id: str) -> bool:
+        """True when a retraction waits for reconciliation."""
+        return retractions.needs_reconciliation(self._update.db.conn(), persona_id)
+
+    def run(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
+        """Reconciles now; returns the update result shape plus `path` ("direct" | "model" |
+        "none")."""
+        from .update import job_guard, run_result
+        update = self._update
+        conn = update.db.conn()
+        rows = retractions.unhandled(conn, persona_id)
+        handles = [row["id"] for row in rows]
+        staged, shown, review = update.staged_run(persona_id)
+        retracted = self._relevant(conn, persona_id, rows)
+        details = {"job_id": job_id, "guard": job_guard(persona_id, job_id),
+                   "handles": handles, "job_continues": job_continues,
+                   "sources": [_anchor(row) for row in retracted.values()],
+                   "review": review}
+        if not retracted:
+            with transaction(conn):
+                retractions.mark_handled(conn, handles)
+            return {**run_result(True), "summary": "Nothing to reconcile.", "path": "none"}
+        summary = "reverted: " + ", ".join(sorted({CAUSES.get(r["cause"], "message retracted")
+                                                    for r in retracted.values()}))
+        reverts = None if review and staged.changed_files() else \
+            direct_revert.plan(conn, persona_id, set(retracted))
+        if reverts:
+            try:
+                for revert in reverts:
+                    staged.write(revert.filename, revert.content)
+                return self._commit(persona_id, staged, summary, None, details, "direct",
+                                    {r.filename: min(r.undone) for r in reverts})
+            except (EditError, StagingConflict) as err:
+                log.info("Direct revert for %s not possible (%s); asking the model",
+                         persona_id, err)
+                staged, shown, review = update.staged_run(persona_id)
+        return self._model(persona_id, staged, shown, retracted, details)
+
+    def _model(self, persona_id, staged, shown, retracted: dict, details: dict) -> dict:
+        update = self._update
+        if not getattr(update.api, "is_ready", False):
+            from .update import run_failure
+            return run_failure("not_configured", "No API key configured: add one in Settings.")
+        toolbox = CortexToolbox(update.cortex, staged, follow_files=not details["review"])
+        response = update.api.tool_request(self._config(persona_id, shown, retracted), toolbox)
+        if not response.success:
+            code = response.error or "api_error"
+            return update.failed(persona_id, details["job_id"], toolbox, code,
+                                 response.error_message, True, response.usage)
+        summary = (response.content or "").strip() or "Reconciled with retracted messages"
+        result = self._commit(persona_id, toolbox.staged, summary, response.usage, details,
+                              "model", None)
+        if not result["success"]:
+            result["attempted"] = toolbox.staged.attempted()
+        return result
+
+    def _commit(self, persona_id, staged, summary, usage, details, path, reverts) -> dict:
+        """Applies (or proposes) the staged result with the retractions it handles."""
+        from .update import run_failure, run_result
+        update = self._update
+        try:
+            if details["review"]:
+                proposal_id = update.proposals.propose(
+                    staged, job_id=details["job_id"], kind="reconcile", summary=summary,
+                    usage=usage, guard=details["guard"], handles=details["handles"],
+                    job_continues=details["job_continues"])
+                return {**run_result(True), "summary": summary, "usage": usage, "path": path,
+                        "proposal_id": proposal_id}
+            revisions = update.cortex.apply_staged(
+                staged, job_id=details["job_id"], summary=summary, guard=details["guard"],
+                outcome={"summary": summary, "usage": usage}, sources=details["sources"],
+                source_kind="retracted", reverts=reverts, handles=details["handles"],
+                job_continues=details["job_continues"])
+        except StagingConflict:
+            return {**run_failure("edit_conflict", "A file was edited while memory was being "
+                                  "reconciled; it runs again later."), "retryable": True,
+                    "usage": usage}
+        except (NotApplied, PersonaNotFound):
+            return {**run_failure("interrupted", "The reconciliation lost its job; nothing "
+                                  "was applied."), "retryable": True, "usage": usage}
+        log.info("Reconciled %s (%s path): %s", persona_id, path, ", ".join(revisions) or
+                 "no changes")
+        return {**run_result(True), "files": list(revisions), "summary": summary,
+                "usage": usage, "path": path}
+
+    @staticmethod
+    def _relevant(conn, persona_id: str, rows: list[dict]) -> dict[int, dict]:
+        """The retracted messages (latest row each) that are still off the branch and that
+        memory learned from, or is learning from in a pending proposal."""
+        latest = {row["message_id"]: row for row in rows if row["change"] == "retracted"}
+        gone = retractions.off_branch(conn, latest)
+        proposal = conn.execute("SELECT message_from, message_to FROM cortex_proposals WHERE "
+                                "persona_id = ? AND status = 'pending'", (persona_id,)).fetchone()
+
+        def learned(message_id: int) -> bool:
+            in_proposal = proposal is not None and proposal["message_from"] is not None and \
+                proposal["message_from"] <= message_id <= proposal["message_to"]
+            return in_proposal or provenance.is_anchored(conn, message_id)
+        return {mid: row for mid, row in latest.items() if mid in gone and learned(mid)}
+
+    def _config(self, persona_id: str, shown, retracted: dict) -> RequestConfig:
+        from .update import format_day, render_file
+        update = self._update
+        conn = update.db.conn()
+        app = update.app_settings()
+        persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
+        language = prompts.language_of(persona.get("language"), app.get("language"))
+        user_name = prompts.user_name_for(persona, app, language)
+        files = {f.filename: f for f in shown}
+        values = {"char_name": persona.get("name") or persona_id, "user_name": user_name,
+                  "today": format_day(update.now(), language),
+                  "message_count": str(len(retracted)),
+                  "retracted": _render(conn, retracted, persona.get("name") or "", user_name),
+                  "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
+                                       if name in files)}
+        system, user = prompts.load_prompt("cortex_reconcile", language).split(USER_MARKER, 1)
+        prompt = {"type": "text", "text": prompts.render(user, values).strip(),
+                  "cache_control": {"type": "ephemeral"}}
+        return RequestConfig(system_prompt=prompts.render(system, values).strip(),
+                             messages=[{"role": "user", "content": [prompt]}],
+                             model=app.get("cortex_model") or app.get("model")
+                             or update.default_model, max_tokens=MAX_TOKENS,
+                             tools=tool_definitions(), request_type="cortex_reconcile")
+
+
+def _anchor(row: dict) -> dict:
+    return {"message_id": row["message_id"], "session_id": row["session_id"],
+            "content_sha256": row["content_sha256"]}
+
+
+def _render(conn, retracted: dict, char_name: str, user_name: str) -> str:
+    """Each retracted message (`[cause] name: text`) and what replaced it, fenced as data."""
+    texts = retractions.message_texts(
+        conn, list(retracted) + [row["replaced_by"] for row in retracted.values()])
+    lines = []
+    for message_id, row in sorted(retracted.items()):
+        message = texts.get(message_id)
+        text = message["content"] if message else (row["content"] or "(text no longer kept)")
+        role = message["role"] if message else None
+        name = {"user": user_name, "assistant": char_name}.get(role, "message")
+        lines.append(f"[{CAUSES.get(row['cause'], 'retracted')}] {name}: {prompts.fence(text)}")
+        replacement = texts.get(row["replaced_by"]) if row["replaced_by"] else None
+        if replacement and replacement["content"].strip() and not replacement["streaming"]:
+            lines.append(f"  replaced by: {prompts.fence(replacement['content'])}")
+    return "\n".join(lines)
