@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from src.app import _portability_command, create_app
+from src.app import create_app
+from src.serve import _portability_command
 from src.utils import provider
 from src.utils.portability.backup import write_backup_file
 from src.utils.portability.restore import restore_backup
