@@ -132,3 +132,16 @@ def snapshot(data_dir):
         return {"tables": tables, "files": files}
 
     return take
+
+
+@pytest.fixture
+def openai_fake():
+    """A started OpenAI-compatible fake (tests/fakes/openai_compat.py), closed after the test,
+    which fails if a scripted reply crashed inside the fake."""
+    from tests.fakes.openai_compat import FakeOpenAI
+
+    fake = FakeOpenAI()
+    yield fake
+    fake.close()
+    if fake.errors:
+        raise fake.errors[0]
