@@ -31,6 +31,7 @@ from ..logsafe import register_secret
 from .anthropic import message_dict, text_of, usage_dict
 from .context_window import Connection, fit
 from .openai_backend import OpenAIBackend
+from .connection_checks import ConnectionChecks
 from .openai_errors import failure as openai_failure
 from .errors import ApiFailure, KeyRemoved, failure, from_exception
 from .handler import ToolHandler
@@ -45,7 +46,7 @@ __all__ = ["ApiClient", "MAX_TOOL_ROUNDS", "ToolExecutor", "anthropic"]
 log = logging.getLogger(__name__)
 
 
-class ApiClient:
+class ApiClient(ConnectionChecks):
     """Sends requests to the Messages API: plain, streaming, and with a tool_use loop."""
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None,
