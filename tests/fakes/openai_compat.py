@@ -15,7 +15,7 @@ import json
 import threading
 
 from tests.fakes import replies
-from tests.fakes.claude import NOTHING_SCRIPTED, FakeClaude
+from tests.fakes.claude import NOTHING_SCRIPTED, FakeClaude, RecordedRequest
 from tests.fakes.openai_validation import problem
 from tests.fakes.openai_wire import OpenAIExchange, error_body
 
@@ -38,8 +38,25 @@ QUIRKS = {
 }
 
 
+class OpenAIRecord(RecordedRequest):
+    """A recorded request read like FakeClaude's: `system` is the leading system message's
+    content, `messages` the history after it, so tests can assert on either provider alike."""
+
+    @property
+    def messages(self) -> list:
+        messages = self.body.get("messages") or []
+        return messages[1:] if messages and messages[0].get("role") == "system" else messages
+
+    @property
+    def system(self):
+        messages = self.body.get("messages") or []
+        return messages[0]["content"] if messages and messages[0].get("role") == "system" else None
+
+
 class FakeOpenAI(FakeClaude):
     """Chat Completions on 127.0.0.1:<free port>/v1; `api_key` makes any other key a 401."""
+
+    record_type = OpenAIRecord
 
     def __init__(self, validate: bool = True, api_key: str | None = None,
                  models=MODELS, context_window: int | None = 8192):

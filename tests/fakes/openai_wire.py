@@ -51,6 +51,8 @@ class OpenAIExchange:
     def send_error(self, status: int, error_type: str, message: str, headers=None) -> None:
         if status == 529:
             status = 503
+        if "credit balance" in message:
+            status = 402  # how OpenRouter and OpenAI say "no credit left"
         body = error_body(self._fake.error_style, status, message, error_type)
         if not self._ex.started:
             self._ex.send_json(status, body, headers)
@@ -90,7 +92,8 @@ class OpenAIExchange:
     def write(self, raw: bytes) -> bool:
         name, data = sse.parse(raw)
         if name == "error":
-            return self._ex.write(self._line({"error": data["error"]}))
+            return self._ex.write(self._line({"error": {**data["error"],
+                                                        "code": data["error"]["type"]}}))
         for chunk in self._chunks(name, data):
             if not self._write_raw(chunk if isinstance(chunk, bytes) else self._line(chunk)):
                 return False

@@ -98,7 +98,7 @@ def from_exception(exc: BaseException, secret: str | None = None) -> ApiFailure:
         return failure("not_an_api")
     if isinstance(exc, openai_sdk.APIError):  # an error object inside a 200 stream
         message, _ = body_message(exc.body)
-        return failure(_code_for_text(message) or "api_error", message or None, secret)
+        return failure(_code_for_text(message, exc.body) or "api_error", message or None, secret)
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return failure("not_an_api", "a line of the answer was not JSON")
     log.error("unexpected error from the OpenAI client: %s", mask(repr(exc), secret), exc_info=exc)
@@ -124,11 +124,17 @@ def from_status(status: int, body, headers, secret: str | None) -> ApiFailure:
     return failure(code, detail, secret)
 
 
-def _code_for_text(message: str) -> str | None:
+def _code_for_text(message: str, body=None) -> str | None:
+    """The code an error inside a 200 stream names (its type/code, else its wording)."""
+    kind = " ".join(str(body.get(name) or "") for name in ("type", "code")) \
+        if isinstance(body, dict) else ""
+    text = f"{kind} {message or ''}".lower()
     if _MODEL_MISSING.search(message or ""):
         return "model_not_found"
-    if "rate limit" in (message or "").lower():
+    if "rate limit" in text or "rate_limit" in text:
         return "rate_limited"
+    if "overloaded" in text:
+        return "overloaded"
     return None
 
 

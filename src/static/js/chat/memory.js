@@ -106,6 +106,12 @@ export class MemoryIndicator {
     this.stopPolling();
     this.jobId = null;
     this.setProgress(0);
+    if (job.status === 'failed' && job.error === 'tools_unsupported') {
+      this.render('failed', 'This model cannot update memory',
+        'The endpoint refused tool calls and sent no usable edit plan: choose a model with tool '
+        + 'support in Settings (Test connection shows it).');
+      return;
+    }
     if (job.status === 'failed') {
       this.render('failed', 'Memory update failed',
         `The memory update failed${job.error ? ` (${job.error})` : ''}; it will be retried.`);
