@@ -116,3 +116,19 @@ def test_the_environment_sets_the_defaults(env_app):
         "openai_compatible", env_app.config["OPENAI_BASE_URL"], "llama3.2:3b")
     assert settings["api_key"] == {"configured": True, "last4": "IKEY", "source": "environment"}
     assert settings["is_ready"] is True
+
+
+def test_a_persona_model_overrides_the_setting_for_chat(client, openai_fake):
+    use_openai(client, openai_fake)
+    openai_fake.default = replies.text("Hi from qwen.")
+    persona = client.post("/api/personas", json={"name": "Qwenna", "model": "gpt-4o-mini"})
+    assert persona.status_code == 201 and persona.get_json()["model"] == "gpt-4o-mini"
+    assert client.get("/api/personas/default").get_json()["model"] is None
+    session = client.post("/api/sessions", json={"persona_id": persona.get_json()["id"]})
+    body = client.post("/api/chat/stream", json={"session_id": session.get_json()["id"],
+                                                 "message": "Hello"}).get_data(as_text=True)
+    assert "Hi from qwen." in body
+    assert [r.body["model"] for r in openai_fake.requests if r.stream] == ["gpt-4o-mini"]
+    cleared = client.put(f"/api/personas/{persona.get_json()['id']}", json={"model": None})
+    assert cleared.get_json()["model"] is None
+    assert client.put("/api/personas/default", json={"model": "bad model"}).status_code == 400
