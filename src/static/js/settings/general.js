@@ -1,13 +1,20 @@
-// General settings: the API key (set, replace, remove; only its last 4 characters are shown)
-// and the model and conversation settings.
+// General settings: the provider (provider.js), the API key of the current provider (set,
+// replace, remove; only its last 4 characters are shown) and the model and conversation settings.
 import { api, request } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { keyErrorMessage } from '../chat/key_setup.js';
+import { ProviderSettings } from './provider.js';
 
-const MODELS = ['claude-sonnet-5-5', 'claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
+const KEY_TEXT = {
+  anthropic: { heading: 'Anthropic API key', env: 'ANTHROPIC_API_KEY', placeholder: 'sk-ant-…',
+    missing: 'Add a key to chat. Personas and memory work without one.' },
+  openai_compatible: { heading: 'Endpoint API key (optional)', env: 'OPENAI_API_KEY',
+    placeholder: 'sk-… (local servers need none)',
+    missing: 'Local servers need no key; hosted ones (OpenRouter, OpenAI) do.' },
+};
 const FIELDS = {
   model: 'set-model', effort: 'set-effort', max_tokens: 'set-max-tokens',
   context_limit: 'set-context-limit', language: 'set-language', user_name: 'set-user-name',
@@ -24,7 +31,8 @@ export class GeneralSettings {
     this.keyRemove = byId('key-remove');
     this.form = byId('app-settings');
     this.formError = byId('app-error');
-    byId('model-options').replaceChildren(...MODELS.map((model) => h('option', { value: model })));
+    this.provider = 'anthropic';
+    this.providerCard = new ProviderSettings({ onProvider: (provider) => this.useProvider(provider) });
     this.keyForm.addEventListener('submit', (event) => { event.preventDefault(); this.saveKey(); });
     this.keyRemove.addEventListener('click', () => this.removeKey());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
@@ -35,6 +43,7 @@ export class GeneralSettings {
 
   async load() {
     const settings = await api.get('/api/settings');
+    this.providerCard.load(settings);
     this.showKey(settings.api_key || { configured: false });
     for (const [name, id] of Object.entries(FIELDS)) {
       const value = settings[name];
@@ -42,16 +51,32 @@ export class GeneralSettings {
     }
   }
 
+  async useProvider(provider) {
+    if (provider === this.provider) return;
+    this.provider = provider;
+    const text = KEY_TEXT[provider];
+    byId('key-heading').textContent = text.heading;
+    byId('key-help').hidden = provider !== 'anthropic';
+    this.keyInput.placeholder = text.placeholder;
+    try {
+      const settings = await api.get('/api/settings');
+      this.showKey(settings.provider === provider ? settings.api_key : { configured: false });
+    } catch {
+      // the status line keeps its last state
+    }
+  }
+
   showKey(status) {
+    const text = KEY_TEXT[this.provider];
     const line = byId('key-status');
     if (status.configured) {
       const ending = status.last4 ? `ends in …${status.last4}` : 'configured';
-      const source = status.source === 'environment' ? ' (from ANTHROPIC_API_KEY)' : '';
+      const source = status.source === 'environment' ? ` (from ${text.env})` : '';
       line.replaceChildren(h('span', { class: 'badge badge-ok', text: 'Configured' }),
         h('span', { text: `Key ${ending}${source}` }));
     } else {
       line.replaceChildren(h('span', { class: 'badge badge-missing', text: 'Not set' }),
-        h('span', { text: 'Add a key to chat. Personas and memory work without one.' }));
+        h('span', { text: text.missing }));
     }
     byId('key-label').textContent = status.configured ? 'Replace the key' : 'API key';
     this.keySubmit.textContent = status.configured ? 'Replace key' : 'Save key';
@@ -70,7 +95,8 @@ export class GeneralSettings {
     this.keySubmit.disabled = true;
     this.keySubmit.textContent = 'Checking…';
     try {
-      const { data } = await request('PUT', '/api/settings/api-key', { body: { api_key: key } });
+      const { data } = await request('PUT', '/api/settings/api-key',
+        { body: { api_key: key, provider: this.provider } });
       this.keyInput.value = '';
       this.keyInput.removeAttribute('aria-invalid');
       this.showKey(data.api_key || data);
@@ -90,7 +116,7 @@ export class GeneralSettings {
       { title: 'Remove the API key?', confirm: 'Remove' });
     if (!ok) return;
     try {
-      const data = await api.del('/api/settings/api-key');
+      const data = await api.del(`/api/settings/api-key?provider=${this.provider}`);
       this.showKey(data.api_key || data);
       toast('API key removed');
     } catch (err) {
