@@ -94,9 +94,12 @@ def test_retry_after_beyond_the_bound_surfaces_at_once(openai_fake):
 
 
 def test_an_error_inside_the_stream_is_an_error_event(oai, openai_fake):
-    openai_fake.enqueue(replies.stream_error("overloaded_error", "busy", after_events=3))
+    openai_fake.enqueue(replies.stream_error("overloaded_error", "busy", after_events=3),
+                        replies.stream_error("api_error", "it broke", after_events=3))
     events = list(oai.stream(config()))
-    assert events[-1].event_type == "error" and events[-1].data["code"] == "api_error"
+    assert events[-1].event_type == "error" and events[-1].data["code"] == "overloaded"
+    events = list(oai.stream(config()))
+    assert events[-1].data["code"] == "api_error" and "it broke" in events[-1].data["message"]
 
 
 def test_a_dropped_connection_is_connection_error(oai, openai_fake):

@@ -67,8 +67,10 @@ class SettingsService:
     def connection(self) -> Connection:
         """The endpoint requests go to now, with that provider's key (read per request)."""
         values = self.values()
-        return Connection(values["provider"], values["base_url"],
-                          self.key_of(values["provider"])[0], values["context_window"])
+        provider = values["provider"]
+        # Anthropic's key is read by the client's own key_source; only the other is needed here.
+        key = self.key_of(provider)[0] if provider == "openai_compatible" else None
+        return Connection(provider, values["base_url"], key, values["context_window"])
 
     def get(self) -> dict:
         """The settings as the API shows them, with the current provider's key status and
