@@ -302,3 +302,23 @@ def test_old_history_is_trimmed_but_never_the_system_prompt(openai_fake):
     sent = openai_fake.last.body["messages"]
     assert sent[0]["content"] == "SYSTEM " * 100 and sent[-1]["content"] == "newest"
     assert sent[1]["role"] == "user" and len(sent) < len(history)
+
+
+@pytest.mark.parametrize("quirk", ["no_usage", "no_done"])
+def test_a_stream_without_usage_or_done_still_completes(oai, openai_fake, quirk):
+    openai_fake.quirks = {quirk}
+    openai_fake.enqueue(replies.text("Short answer.", usage={"output_tokens": 2}))
+    done = list(oai.stream(config()))[-1]
+    assert done.event_type == "done" and done.data["text"] == "Short answer."
+    assert done.data["usage"] == ({} if quirk == "no_usage" else
+                                  {"input_tokens": done.data["usage"]["input_tokens"],
+                                   "output_tokens": 2})
+
+
+def test_hostile_tool_text_is_refused_not_crashed(oai, openai_fake):
+    openai_fake.enqueue(replies.text('{"name": "write_file", "arguments": "[' * 2000 + "]"),
+                        replies.text('[{"name": "write_file", "arguments": 5}]'))
+    first = oai.tool_request(config(tools=TOOLS), _toolbox([]))
+    second = oai.tool_request(config(tools=TOOLS), _toolbox([]))
+    assert first.success and first.content.startswith('{"name"')  # not JSON: plain text
+    assert second.error == "tools_unsupported"
