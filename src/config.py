@@ -16,6 +16,9 @@ ENV_KEYS = {
     "ACCESS_TOKEN": "PERSONA_ACCESS_TOKEN",
     "LOG_LEVEL": "PERSONA_LOG_LEVEL",
     "LOG_PROMPTS": "PERSONA_LOG_PROMPTS",
+    "PROVIDER": "PERSONA_PROVIDER",
+    "OPENAI_BASE_URL": "OPENAI_BASE_URL",
+    "OPENAI_API_KEY": "OPENAI_API_KEY",
 }
 
 
@@ -26,6 +29,9 @@ def defaults(instance_path: str) -> dict:
         "ANTHROPIC_BASE_URL": None,
         "ANTHROPIC_TIMEOUT": 60.0,
         "ANTHROPIC_MAX_RETRIES": 2,
+        "PROVIDER": "anthropic",
+        "OPENAI_BASE_URL": None,
+        "OPENAI_API_KEY": None,
         "DATA_DIR": instance_path,
         "HOST": "127.0.0.1",
         "PORT": 5000,

@@ -79,7 +79,7 @@ def app_config(data_dir):
 def app(app_config, key_hygiene):
     """The Flask app under test (pytest-flask builds `client` from it); everything it sends is
     scanned for the keys it knows."""
-    for name in ("ANTHROPIC_API_KEY", "ACCESS_TOKEN"):
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ACCESS_TOKEN"):
         key_hygiene.add_secret(app_config.get(name))
     app = create_app(app_config)
     key_hygiene.add_data_dir(app.config["DATA_DIR"])
@@ -132,3 +132,16 @@ def snapshot(data_dir):
         return {"tables": tables, "files": files}
 
     return take
+
+
+@pytest.fixture
+def openai_fake():
+    """A started OpenAI-compatible fake (tests/fakes/openai_compat.py), closed after the test,
+    which fails if a scripted reply crashed inside the fake."""
+    from tests.fakes.openai_compat import FakeOpenAI
+
+    fake = FakeOpenAI()
+    yield fake
+    fake.close()
+    if fake.errors:
+        raise fake.errors[0]

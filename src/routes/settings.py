@@ -1,7 +1,7 @@
 """Settings and the API key over REST (DESIGN §7); the key itself is never returned."""
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 
-from ..utils.provider import get_settings_service
+from ..utils.provider import get_connection_tester, get_settings_service
 from .errors import json_body
 from .guards import no_body_or_json
 
@@ -28,6 +28,14 @@ def set_api_key():
 
 @bp.delete("/api-key")
 def delete_api_key():
-    """Removes the stored key (the environment's key, if any, applies again)."""
+    """Removes the stored key of `?provider=` (default: the current one; the environment's key,
+    if any, applies again)."""
     no_body_or_json()
-    return jsonify({"api_key": get_settings_service().delete_api_key()})
+    return jsonify({"api_key": get_settings_service().delete_api_key(
+        request.args.get("provider"))})
+
+
+@bp.post("/test-connection")
+def test_connection():
+    """Probes an endpoint (reachable, models, tool calls, context window); stores nothing."""
+    return jsonify(get_connection_tester().run(json_body()))

@@ -9,7 +9,7 @@ import os
 
 from flask import Flask, current_app
 
-from .api_request import ApiClient
+from .api_request import PROVIDERS, ApiClient
 from .cortex import CortexService
 from .cortex.personas_lookup import persona_exists
 from .cortex.service import DEFAULT_BUDGET
@@ -30,6 +30,7 @@ from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
+from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
@@ -53,8 +54,9 @@ def init_services(app: Flask) -> dict:
     services["persona_cleanup"] = _build_cleanup(config, services)
     services["secrets"] = SecretStore(config["DATA_DIR"])
     services.update(_build_access(config, services["db"]))
-    services["api_client"] = _build_api_client(config, services["secrets"])
+    services["api_client"] = _build_api_client(config, services["secrets"], services)
     services["settings"] = _build_settings_service(config, services)
+    services["connection_tester"] = ConnectionTester(services["settings"], services["api_client"])
     services["personas"] = _build_persona_service(services)
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
@@ -75,11 +77,13 @@ def _owner_only_dir(path: str) -> None:
         os.chmod(path, 0o700)
 
 
-def _build_api_client(config, secrets: SecretStore) -> ApiClient:
+def _build_api_client(config, secrets: SecretStore, services: dict) -> ApiClient:
     """A key stored through the UI wins over `ANTHROPIC_API_KEY`; it is looked up before every
-    request, so a key set or removed through any worker process counts in all of them."""
+    request, so a key set or removed through any worker process counts in all of them. The
+    provider, base URL, window and OpenAI key come from the settings service, also per request."""
     env_key = config.get("ANTHROPIC_API_KEY") or None
     register_secret(env_key)
+    register_secret(config.get("OPENAI_API_KEY"))
 
     def current_key() -> str | None:
         return secrets.load_api_key() or env_key
@@ -90,6 +94,7 @@ def _build_api_client(config, secrets: SecretStore) -> ApiClient:
         timeout=float(config["ANTHROPIC_TIMEOUT"]),
         max_retries=int(config["ANTHROPIC_MAX_RETRIES"]),
         default_model=config["MODEL"],
+        connection_source=lambda: services["settings"].connection(),
     )
 
 
@@ -107,9 +112,15 @@ def _build_access(config, db: Database) -> dict:
 
 def _build_settings_service(config, services: dict) -> SettingsService:
     """The model default and the environment's key come from config; the rest from SQLite."""
+    provider = config.get("PROVIDER") or "anthropic"
+    if provider not in PROVIDERS:
+        raise ValueError(f"PERSONA_PROVIDER must be one of {', '.join(PROVIDERS)}")
     return SettingsService(services["db"], services["secrets"], services["api_client"],
                            default_model=config["MODEL"],
-                           env_api_key=config.get("ANTHROPIC_API_KEY"))
+                           env_api_key=config.get("ANTHROPIC_API_KEY"), provider=provider,
+                           env_keys={"openai_compatible": config.get("OPENAI_API_KEY") or None},
+                           env_base_urls={"openai_compatible": config.get("OPENAI_BASE_URL")
+                                          or None})
 
 
 def _build_persona_service(services: dict) -> PersonaService:
@@ -247,6 +258,11 @@ def get_conversation_tools(app: Flask | None = None) -> ConversationTools:
 def get_settings_service(app: Flask | None = None) -> SettingsService:
     """General settings and the API key."""
     return _get("settings", app)
+
+
+def get_connection_tester(app: Flask | None = None) -> ConnectionTester:
+    """Probes an endpoint for Settings → Test connection."""
+    return _get("connection_tester", app)
 
 
 def get_cortex_service(app: Flask | None = None) -> CortexService:

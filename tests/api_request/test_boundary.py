@@ -1,4 +1,5 @@
 """Only `src/utils/api_request/` may import the anthropic SDK; nothing SDK-typed leaves it."""
+import json
 import re
 from pathlib import Path
 
@@ -24,5 +25,21 @@ def test_results_are_plain_data(api, claude):
     events = list(api.stream(config))
 
     assert isinstance(result.raw_response, dict)
+    assert all(type(event.data) in (str, dict) for event in events)
+    assert type(events[-1].data["usage"]) is dict
+
+
+def test_openai_results_are_plain_data(openai_fake):
+    from src.utils.api_request import ApiClient, Connection
+
+    openai_fake.default = replies.text("Plain.")
+    connection = Connection("openai_compatible", openai_fake.url)
+    config = RequestConfig(system_prompt="s", messages=user())
+    with ApiClient(connection_source=lambda: connection, max_retries=0,
+                   default_model="llama3.2:3b") as api:
+        result = api.request(config)
+        events = list(api.stream(config))
+    assert isinstance(result.raw_response, dict)
+    assert json.loads(json.dumps(result.raw_response)) == result.raw_response
     assert all(type(event.data) in (str, dict) for event in events)
     assert type(events[-1].data["usage"]) is dict

@@ -100,3 +100,31 @@ def test_the_walk_catches_each_kind_of_forbidden_import(source, module, package)
 ])
 def test_the_walk_allows_the_downward_edges(source, module):
     assert violations(source, module) == []
+
+
+SDKS = ("anthropic", "openai")
+
+
+def sdk_imports(source: str, module: str, is_package: bool = False) -> list[str]:
+    """Imports of a provider SDK (anthropic, openai) by a module outside `api_request`."""
+    if layer_of(module) == "api_request":
+        return []
+    return sorted(name for name in _imported(ast.parse(source), module, is_package)
+                  if name.split(".")[0] in SDKS)
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_only_api_request_imports_a_provider_sdk(path):
+    assert sdk_imports(path.read_text(encoding="utf-8"), _module_name(path),
+                       path.name == "__init__.py") == []
+
+
+@pytest.mark.parametrize("source, module, expected", [
+    ("import openai", "src.utils.services.chat_service", ["openai"]),
+    ("from openai import OpenAI", "src.utils.cortex.update", ["openai", "openai.OpenAI"]),
+    ("def f():\n    import anthropic", "src.routes.settings", ["anthropic"]),
+    ("import openai as sdk", "src.utils.api_request.openai_sdk", []),
+    ("from ..api_request.openai import usage_dict", "src.utils.services.chat_service", []),
+])
+def test_the_sdk_walk_sees_each_kind_of_import(source, module, expected):
+    assert sdk_imports(source, module) == expected

@@ -7,6 +7,7 @@ import time
 from collections import deque
 from urllib.parse import urlsplit
 
+import pytest
 import websocket
 
 from src.utils.services.chat_titles import TITLE_MAX_TOKENS
@@ -17,7 +18,11 @@ TIMEOUT = 10.0
 
 
 def live_config(app_config: dict, claude, **extra) -> dict:
-    """The test app configuration pointed at the fake, with a key."""
+    """The test app configuration pointed at the fake, with a key (a FakeOpenAI: the
+    openai_compatible provider on its base URL, no key, as for a local server)."""
+    if getattr(claude, "record_type", None) is not None and claude.url.endswith("/v1"):
+        return {**app_config, "ANTHROPIC_API_KEY": API_KEY, "PROVIDER": "openai_compatible",
+                "OPENAI_BASE_URL": claude.url, "MODEL": "llama3.2:3b", **extra}
     return {**app_config, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": claude.url,
             **extra}
 
@@ -186,3 +191,10 @@ def eventually(check, timeout: float = TIMEOUT):
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         time.sleep(0.01)
+
+
+PROVIDERS = ("anthropic", "openai_compatible")
+# Runs an end-to-end test once per provider: `claude` is then FakeClaude or FakeOpenAI, and
+# `live_config` points the app at whichever it is (see tests/chat/conftest.py).
+BOTH_PROVIDERS = pytest.mark.parametrize("claude", PROVIDERS, indirect=True)
+OPENAI_MODEL = "llama3.2:3b"

@@ -61,3 +61,18 @@ def add_messages(app):
 def script(claude):
     """Scripts the Claude fake's replies for a test (the app's client is closed at teardown)."""
     return Script(claude)
+
+
+@pytest.fixture
+def claude(request):
+    """The upstream fake: FakeClaude, or FakeOpenAI when a test is parametrised with
+    `BOTH_PROVIDERS` (indirect "openai_compatible"); closed after the test."""
+    from tests.fakes.claude import FakeClaude
+    from tests.fakes.openai_compat import FakeOpenAI
+
+    fake = FakeOpenAI() if getattr(request, "param", "anthropic") == "openai_compatible" \
+        else FakeClaude()
+    yield fake
+    fake.close()
+    if fake.errors:
+        raise fake.errors[0]

@@ -4,7 +4,7 @@ import pytest
 
 from src.utils import provider
 from src.utils.cortex.settings import save_cortex_settings
-from tests.chat.chat_support import ChatSocketClient, Script, live_config
+from tests.chat.chat_support import BOTH_PROVIDERS, chat_requests, ChatSocketClient, Script, live_config
 from tests.fakes.claude import replies
 
 
@@ -20,6 +20,7 @@ def script(claude, app):
     return Script(claude)
 
 
+@BOTH_PROVIDERS
 def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
         server, app, claude, script, make_persona, make_session):
     other = make_persona("Basil")
@@ -39,6 +40,7 @@ def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
         assert second["cortex"]["triggered"] is True
         job_id = second["cortex"]["job_id"]
         finished = ws.first("cortex")
+        assert ws.chat(session["id"], "What do you remember?")[-1]["type"] == "done"
         ws.close()
         bystander.send(type="subscribe", persona_id=other["id"])
         assert bystander.next()["type"] == "subscribed", "another persona's news leaked"
@@ -49,3 +51,4 @@ def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
     assert memory.startswith("- Lena paddles on the Elbe.\n")
     update = [r for r in claude.requests if r.tools][0]
     assert "On the Elbe, near Dresden." in str(update.messages)
+    assert "Lena paddles on the Elbe." in str(chat_requests(claude)[-1].system)  # the next prompt

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from src.utils import provider
-from tests.chat.chat_support import API_KEY, ChatSocketClient, SseStream, chat_requests, \
+from tests.chat.chat_support import BOTH_PROVIDERS, API_KEY, ChatSocketClient, SseStream, chat_requests, \
     live_config
 from tests.fakes.claude import replies
 
@@ -30,6 +30,7 @@ FAILURES = [
 
 
 @pytest.mark.parametrize("reply,code,retryable", FAILURES)
+@BOTH_PROVIDERS
 def test_upstream_failure_before_any_text(server, script, make_session, rows, reply, code,
                                           retryable):
     session = make_session()
@@ -64,6 +65,7 @@ MID_STREAM = [
 
 
 @pytest.mark.parametrize("reply,code", MID_STREAM)
+@BOTH_PROVIDERS
 def test_failure_mid_stream_keeps_the_partial_reply_marked_incomplete(server, script,
                                                                       make_session, rows,
                                                                       reply, code):
@@ -100,6 +102,7 @@ class TestWithoutAKey:
         assert claude.requests == []
 
 
+@BOTH_PROVIDERS
 def test_a_failed_turn_is_answered_by_regenerate(server, claude, script, make_session, rows):
     session = make_session()
     script.reply(replies.overloaded(), "Here I am.")

@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from tests.chat.chat_support import API_KEY, SseStream, chat_requests, eventually, \
+from tests.chat.chat_support import BOTH_PROVIDERS, API_KEY, SseStream, chat_requests, eventually, \
     live_config
 from tests.fakes.claude import replies
 
@@ -13,6 +13,7 @@ def app_config(app_config, claude):
     return live_config(app_config, claude)
 
 
+@BOTH_PROVIDERS
 def test_chunks_arrive_before_upstream_finishes(server, script, make_session, rows):
     session = make_session()
     gate = threading.Event()
@@ -85,6 +86,7 @@ def test_message_at_the_limit_is_accepted(server, script, make_session, rows):
     assert len(rows("SELECT content FROM messages WHERE role = 'user'")[0]["content"]) == 32_000
 
 
+@BOTH_PROVIDERS
 def test_client_disconnect_does_not_stop_the_reply(server, claude, script, make_session, rows):
     session = make_session()
     gate = threading.Event()
@@ -117,6 +119,7 @@ def test_second_stream_on_a_busy_session_is_409(server, script, make_session):
         assert first.events()[-1][0] == "done"
 
 
+@BOTH_PROVIDERS
 def test_history_goes_upstream_and_the_key_never_comes_back(server, claude, script,
                                                             make_session):
     session = make_session()

@@ -8,7 +8,7 @@ from simple_websocket import ConnectionClosed
 
 from src.utils import provider
 from src.utils.services.chat_socket import run_chat_socket
-from tests.chat.chat_support import ChatSocketClient, chat_requests, live_config
+from tests.chat.chat_support import BOTH_PROVIDERS, ChatSocketClient, chat_requests, live_config
 from tests.fakes.claude import replies
 
 
@@ -17,6 +17,7 @@ def app_config(app_config, claude):
     return live_config(app_config, claude)
 
 
+@BOTH_PROVIDERS
 def test_chunks_arrive_incrementally_and_messages_are_stored(server, script, make_session,
                                                              rows):
     session = make_session()
@@ -40,6 +41,7 @@ def test_chunks_arrive_incrementally_and_messages_are_stored(server, script, mak
     ]
 
 
+@BOTH_PROVIDERS
 def test_stop_closes_upstream_and_keeps_the_partial_reply(server, claude, script, make_session,
                                                           rows):
     session = make_session()
@@ -99,6 +101,7 @@ def test_unknown_session_and_a_second_chat_while_busy(server, script, make_sessi
         assert ws.until("done")[-1]["text"] == "Wait for it."
 
 
+@BOTH_PROVIDERS
 def test_title_is_generated_after_the_first_exchange(server, claude, script, make_session, rows):
     session = make_session()
     script.title = '"Tea and books"'

@@ -15,7 +15,8 @@ GOOD_KEY = "sk-ant-api03-good-test-key-0123456789abcdefWXYZ"
 BAD_KEY = "sk-ant-api03-rejected-test-key-9876543210zyxw"
 ENV_KEY = "sk-ant-api03-environment-key-00000000000ENVK"
 DEFAULTS = {"model": "claude-test-1", "effort": None, "max_tokens": 2048, "context_limit": 40,
-            "language": "en", "user_name": ""}
+            "language": "en", "user_name": "", "provider": "anthropic", "base_url": None,
+            "context_window": None, "is_ready": False}
 NO_KEY = {"configured": False, "last4": None, "source": None}
 
 
@@ -69,8 +70,12 @@ def test_invalid_stored_values_fall_back_to_defaults(app, client, stored):
 
 
 @pytest.mark.parametrize("field,value", [
-    ("model", ""), ("model", "Claude-Sonnet"), ("model", "-claude"), ("model", "a"),
-    ("model", "claude sonnet"), ("model", "x" * 65), ("model", 5), ("model", None),
+    ("model", ""), ("model", "-claude"), ("model", "model\n"), ("model", "../x y"),
+    ("model", "claude sonnet"), ("model", "x" * 201), ("model", 5), ("model", None),
+    ("provider", "openai"), ("provider", None), ("base_url", "ftp://host/v1"),
+    ("base_url", "http://user:secret@host/v1"), ("base_url", "localhost:11434"),
+    ("base_url", "http://host/v1?key=abc"), ("base_url", 5), ("context_window", 100),
+    ("context_window", "8192"), ("context_window", 1.5),
     ("effort", "extreme"), ("effort", ""), ("effort", 1),
     ("max_tokens", 0), ("max_tokens", 64001), ("max_tokens", "100"), ("max_tokens", 1.5),
     ("max_tokens", True), ("max_tokens", None),

@@ -73,6 +73,8 @@ class FakeClaude:
     `validate=False` skips the request checks; `api_key` makes any other key a 401.
     """
 
+    record_type = RecordedRequest
+
     def __init__(self, validate: bool = True, api_key: str | None = None, host: str = "127.0.0.1"):
         self.default = None
         self.validate = validate
@@ -192,7 +194,7 @@ class FakeClaude:
 
     def _serve(self, ex: Exchange) -> None:
         body = ex.body if isinstance(ex.body, dict) else {}
-        record = RecordedRequest(ex.path, ex.headers, body, ex.stream, ex.method,
+        record = self.record_type(ex.path, ex.headers, body, ex.stream, ex.method,
                                  request_id=ex.request_id)
         with self._cond:
             record.index = ex.index = len(self._requests)

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from tests.support.ws_frames import WebSocketTap
 
 KEY_MIN_LENGTH = 12
-SENT_KEY_PATHS = ("/api/settings/api-key",)
+SENT_KEY_PATHS = ("/api/settings/api-key", "/api/settings/test-connection")
 _SENT_BODY_MAX = 1024 * 1024
 
 
@@ -52,7 +52,8 @@ class LeakWatch:
     def add_data_dir(self, path) -> None:
         """Scans every file under `path` (except `secrets.json`) when the test ends."""
         self.data_dirs.add(os.fspath(path))
-        self.add_secret(_stored_key(os.fspath(path)))
+        for key in _stored_keys(os.fspath(path)):
+            self.add_secret(key)
 
     @property
     def longest(self) -> int:
@@ -203,11 +204,16 @@ class _Formatter:
         return "\n".join(str(part) for part in parts)
 
 
-def _stored_key(data_dir: str) -> str | None:
-    """The key a test stored in `secrets.json` before the app started (if any)."""
+STORED_KEY_FIELDS = ("anthropic_api_key", "openai_api_key")
+
+
+def _stored_keys(data_dir: str) -> list[str]:
+    """The keys (every provider's) a test stored in `secrets.json` before the app started."""
     try:
         with open(os.path.join(data_dir, "secrets.json"), encoding="utf-8") as fh:
-            value = json.load(fh).get("anthropic_api_key")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    return [data[name] for name in STORED_KEY_FIELDS if isinstance(data.get(name), str)]

@@ -219,7 +219,8 @@ async function start() {
     const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas'), applyLimits()]);
     state.personas = listOf(personas, 'personas');
     setPersonName(settings.user_name);
-    if (!settings.api_key || !settings.api_key.configured) requireKey();
+    const ready = settings.is_ready ?? (settings.api_key && settings.api_key.configured);
+    if (!ready) requireKey();
     const wanted = params.get('persona') || window.localStorage.getItem(LAST_PERSONA);
     const first = state.personas.find((p) => p.id === wanted) || state.personas[0];
     if (!first) {

@@ -1,6 +1,7 @@
 """The only package that talks to the anthropic SDK; callers see our own types."""
 from .cancel import CancelSignal
 from .client import ApiClient
+from .context_window import PROVIDERS, Connection
 from .errors import ApiFailure
 from .handler import ToolHandler
 from .streaming import ToolCallAccumulator, ToolCallStreamHandler
@@ -9,7 +10,7 @@ from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, ChunkResponse, 
                     ToolDefinition, ToolExecutor, ToolResult)
 
 __all__ = [
-    "ApiClient", "ApiFailure", "CancelSignal", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
+    "ApiClient", "ApiFailure", "Connection", "PROVIDERS", "CancelSignal", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
     "DEFAULT_MODEL", "MAX_TOOL_ROUNDS", "ApiResponse", "ChunkResponse", "RequestConfig",
     "SegmentEvent", "StreamEvent", "SystemBlock", "ToolCall", "ToolCallDelta", "ToolChoice",
     "ToolDefinition", "ToolExecutor", "ToolResult",

@@ -29,6 +29,10 @@ import anthropic
 
 from ..logsafe import register_secret
 from .anthropic import message_dict, text_of, usage_dict
+from .context_window import Connection, fit
+from .openai_backend import OpenAIBackend
+from .connection_checks import ConnectionChecks
+from .openai_errors import failure as openai_failure
 from .errors import ApiFailure, KeyRemoved, failure, from_exception
 from .handler import ToolHandler
 from .request_builder import build_kwargs
@@ -42,13 +46,17 @@ __all__ = ["ApiClient", "MAX_TOOL_ROUNDS", "ToolExecutor", "anthropic"]
 log = logging.getLogger(__name__)
 
 
-class ApiClient:
+class ApiClient(ConnectionChecks):
     """Sends requests to the Messages API: plain, streaming, and with a tool_use loop."""
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None,
                  timeout: float = 60.0, max_retries: int = 2, default_model: str | None = None,
-                 key_source: Callable[[], str | None] | None = None):
+                 key_source: Callable[[], str | None] | None = None,
+                 connection_source: Callable[[], Connection] | None = None):
         self.base_url = base_url
+        self._env_base_url = base_url
+        self._connection_source = connection_source
+        self._backends: dict[tuple, OpenAIBackend] = {}
         self.timeout = timeout
         self.max_retries = max_retries
         self.default_model = default_model or DEFAULT_MODEL
@@ -60,8 +68,23 @@ class ApiClient:
 
     @property
     def is_ready(self) -> bool:
-        """Whether a key is configured (not whether it is valid: see `check_key`)."""
+        """Whether requests can be sent: a key for Anthropic, a base URL for an OpenAI-compatible
+        endpoint (local ones need no key). Not whether they will succeed: see `check_key`."""
+        connection = self.connection()
+        if connection.provider == "openai_compatible":
+            return bool(connection.base_url)
         return self._current()[0] is not None
+
+    @property
+    def provider(self) -> str:
+        """The provider requests go to now."""
+        return self.connection().provider
+
+    def connection(self) -> Connection:
+        """The endpoint as configured right now (read per request, shared by all workers)."""
+        if self._connection_source is None:
+            return Connection("anthropic", self.base_url)
+        return self._connection_source()
 
     @property
     def client(self) -> Any:
@@ -89,9 +112,11 @@ class ApiClient:
     def close(self) -> None:
         """Releases the HTTP connections of the current SDK client."""
         with self._lock:
-            sdk = self._sdk
+            sdk, backends, self._backends = self._sdk, list(self._backends.values()), {}
         if sdk is not None:
             sdk.close()
+        for backend in backends:
+            backend.close()
 
     def __enter__(self) -> "ApiClient":
         return self
@@ -101,6 +126,12 @@ class ApiClient:
 
     def request(self, config: RequestConfig) -> ApiResponse:
         """One non-streaming request; the text of the reply (without the prefill) in `content`."""
+        route = self._route(config)
+        if not isinstance(route, tuple):
+            return _failed(route)
+        config, backend = route
+        if backend is not None:
+            return backend.request(config, self._model(config))
         sdk, key = self._current()
         if sdk is None:
             return _failed(failure("not_configured"))
@@ -119,6 +150,14 @@ class ApiClient:
         `tool_calls` and `invalid_tool_calls`. Setting `cancel` closes the upstream connection
         and ends the stream with `done` (stop_reason "cancelled", the partial text).
         """
+        route = self._route(config)
+        if not isinstance(route, tuple):
+            yield error_event(route)
+            return
+        config, backend = route
+        if backend is not None:
+            yield from backend.stream(config, self._model(config), cancel)
+            return
         sdk, key = self._current()
         if sdk is None:
             yield error_event(failure("not_configured"))
@@ -128,6 +167,13 @@ class ApiClient:
 
     def tool_request(self, config: RequestConfig, executor: ToolExecutor | ToolHandler) -> ApiResponse:
         """Runs the tool_use loop (seed 000) with `executor(name, input) -> (ok, text)` or a ToolHandler."""
+        route = self._route(config)
+        if not isinstance(route, tuple):
+            return _failed(route)
+        config, backend = route
+        if backend is not None:
+            return backend.tool_request(config, self._model(config), executor,
+                                        create=self._openai_create_now)
         sdk, key = self._current()
         if sdk is None:
             return _failed(failure("not_configured"))
@@ -170,6 +216,45 @@ class ApiClient:
         if sdk is None:
             raise KeyRemoved()
         return sdk.messages.create(**kwargs)
+
+    def _route(self, config: RequestConfig) -> tuple[RequestConfig, OpenAIBackend | None] | ApiFailure:
+        """The request fitted to the window and the backend for it (None: Anthropic), or why not."""
+        connection = self.connection()
+        fitted = fit(config, connection.window)
+        if isinstance(fitted, ApiFailure):
+            return fitted
+        if connection.provider != "openai_compatible":
+            self._follow_base_url(connection.base_url)
+            return fitted, None
+        if not connection.base_url:
+            return openai_failure("not_configured")
+        return fitted, self.openai_backend(connection)
+
+    def openai_backend(self, connection: Connection) -> OpenAIBackend:
+        """The backend for this endpoint and key (one per pair, kept while it is in use)."""
+        register_secret(connection.api_key)
+        cache_key = (connection.base_url, connection.api_key)
+        with self._lock:  # older pairs stay open for requests in flight; close() ends them all
+            backend = self._backends.get(cache_key)
+            if backend is None:
+                backend = OpenAIBackend(connection.base_url, connection.api_key, self.timeout,
+                                        self.max_retries)
+                self._backends[cache_key] = backend
+        return backend
+
+    def _openai_create_now(self, **kwargs) -> dict:
+        """One round of a tool loop with the endpoint and key as they are now."""
+        connection = self.connection()
+        if connection.provider != "openai_compatible" or not connection.base_url:
+            raise KeyRemoved()
+        return self.openai_backend(connection).create(**kwargs)
+
+    def _follow_base_url(self, base_url: str | None) -> None:
+        """The settings' base URL for Anthropic overrides ANTHROPIC_BASE_URL when set."""
+        wanted = base_url or self._env_base_url
+        if wanted != self.base_url:
+            self.base_url = wanted
+            self.set_api_key(self._current()[1])
 
     def _model(self, config: RequestConfig) -> str:
         return config.model or self.default_model

@@ -137,8 +137,8 @@ class CortexUpdateService:
         toolbox = CortexToolbox(self._cortex, staged, follow_files=not review)
         prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
         config = RequestConfig(system_prompt=system, messages=[{"role": "user", "content": [prompt]}],
-                               model=app.get("cortex_model") or app.get("model")
-                               or self._default_model,
+                               model=app.get("cortex_model") or persona.get("model")
+                               or app.get("model") or self._default_model,
                                max_tokens=MAX_TOKENS, tools=tool_definitions(),
                                request_type="cortex_update")
         log.info("Cortex update %s for %s: messages %d..%d", job_id, persona_id, *message_range)

@@ -24,6 +24,9 @@ _PERSONA_FIELDS = {
              f"(at most {JSON_LIMITS['card']} bytes as JSON)."},
     "use_card_prompts": {"type": "boolean", "description": "Send the card's `system_prompt` and"
                          " `post_history_instructions` to the model (default true)."},
+    "model": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$",
+              "description": "This persona's model (an id of the current provider); null = "
+                             "the app setting's model. Used for chat and memory updates."},
 }
 _READ_ONLY = {"id": {"type": "string", "readOnly": True},
               "created_at": {"type": "string", "readOnly": True},

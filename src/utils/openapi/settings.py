@@ -4,8 +4,23 @@ from .common import errors, json_body, json_response, nullable, obj, operation, 
 
 _LANGUAGE = {"type": "string", "enum": ["en", "de"]}
 _EFFORT = {"enum": [None, "low", "medium", "high", "xhigh", "max"]}
+_PROVIDER = {"enum": ["anthropic", "openai_compatible"],
+             "description": "`anthropic` (Messages API) or `openai_compatible` (Chat Completions: "
+                            "Ollama, llama.cpp, vLLM, LM Studio, OpenRouter, OpenAI). Default: "
+                            "`PERSONA_PROVIDER`, else `anthropic`."}
 _FIELDS = {
-    "model": {"type": "string", "pattern": "^[a-z0-9][a-z0-9.-]{1,63}$"},
+    "model": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$",
+              "description": "The model id of the current provider (each provider keeps its own)."},
+    "provider": _PROVIDER,
+    "base_url": nullable({"type": "string", "format": "uri", "maxLength": 500,
+                          "description": "http(s) URL without credentials, e.g. "
+                                         "`http://127.0.0.1:11434/v1`. For `anthropic` it "
+                                         "overrides `ANTHROPIC_BASE_URL`; for "
+                                         "`openai_compatible` the default is `OPENAI_BASE_URL`."}),
+    "context_window": nullable({"type": "integer", "minimum": 512, "maximum": 10_000_000,
+                                "description": "The endpoint's context window in tokens; null = "
+                                               "the provider default (200000 / 8192). History is "
+                                               "trimmed to fit, never the persona or memory."}),
     "effort": _EFFORT,
     "max_tokens": {"type": "integer", "minimum": SETTINGS_RANGES["max_tokens"][0],
                    "maximum": SETTINGS_RANGES["max_tokens"][1]},
@@ -31,8 +46,28 @@ SCHEMAS = {
         "source": {"enum": ["settings", "environment", None]},
     }, required=("configured", "last4", "source"),
         description="The key itself is never returned."),
-    "Settings": obj({**_FIELDS, "api_key": ref("ApiKeyStatus")},
-                    required=(*_FIELDS, "api_key")),
+    "Settings": obj({**_FIELDS, "api_key": ref("ApiKeyStatus"),
+                     "is_ready": {"type": "boolean", "description": "Chat can be used: a key "
+                                  "is configured, or an OpenAI-compatible base URL (local "
+                                  "endpoints need no key)."}},
+                    required=(*_FIELDS, "api_key", "is_ready")),
+    "ConnectionTest": obj({
+        "provider": _PROVIDER, "base_url": nullable({"type": "string", "maxLength": 500}),
+        "api_key": {"type": "string", "maxLength": 512, "writeOnly": True},
+        "model": {"type": "string"}}, additional=False,
+        description="Fields left out come from the settings (and that provider's stored key)."),
+    "ConnectionReport": obj({
+        "reachable": {"type": "boolean"},
+        "models": {"type": "array", "items": {"type": "string"}},
+        "tools": obj({"non_streaming": {"type": "boolean"}, "streaming": {"type": "boolean"}},
+                     required=("non_streaming", "streaming"),
+                     description="Whether a forced tool call came back (memory updates need "
+                                 "the non-streaming one, or the JSON edit-plan fallback)."),
+        "context_window": nullable({"type": "integer", "description": "When the endpoint "
+                                    "reveals it (vLLM, llama.cpp, OpenRouter, LM Studio)."}),
+        "error": obj({"code": {"type": "string"}, "message": {"type": "string"}},
+                     required=("code", "message")),
+    }, required=("reachable", "models", "tools", "context_window")),
     "SettingsUpdate": obj(_FIELDS, additional=False,
                           description="A partial update; all fields valid or nothing is written."),
 }
@@ -60,11 +95,26 @@ def paths() -> dict:
                 requestBody=json_body(obj({"api_key": {"type": "string", "minLength": 16,
                                                        "maxLength": 512,
                                                        "pattern": "^[\\x21-\\x7e]+$",
-                                                       "writeOnly": True}},
-                                          required=("api_key",), additional=False))),
+                                                       "writeOnly": True},
+                                           "provider": _PROVIDER},
+                                          required=("api_key",), additional=False,
+                                          description="`provider` defaults to the current one; "
+                                                      "an OpenAI-compatible key is checked "
+                                                      "with `GET /models`."))),
             "delete": operation("deleteApiKey", "settings",
                                 "Remove the stored key (the environment's key applies again).",
-                                {"200": key_status, **errors("400")}, write=True),
+                                {"200": key_status, **errors("400")}, write=True,
+                                parameters=[{"name": "provider", "in": "query", "required": False,
+                                             "schema": _PROVIDER,
+                                             "description": "Whose key (default: current)."}]),
+        },
+        "/api/settings/test-connection": {
+            "post": operation(
+                "testConnection", "settings",
+                "Probe an endpoint: reachable, models, tool calls, context window.",
+                {"200": json_response("What was found; a failed probe is still 200 with "
+                                      "`error`.", ref("ConnectionReport")), **errors("400")},
+                write=True, requestBody=json_body(ref("ConnectionTest"))),
         },
         "/api/limits": {
             "get": operation("readLimits", "meta", "The input limits the server checks.", {

@@ -42,7 +42,8 @@ class ChatPrompt:
             history, prompts.post_history_instructions(persona, user_name))
         if prefix.strip() and history:
             history.append({"role": "assistant", "content": prefix})
-        return RequestConfig(system_prompt=system, messages=history, model=app.get("model"),
+        return RequestConfig(system_prompt=system, messages=history,
+                             model=persona.get("model") or app.get("model"),
                              max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
                              stream=True, request_type="chat")
 

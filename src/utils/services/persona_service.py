@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..storage import deletions
 from ..storage import personas as store
-from . import persona_fields
+from . import persona_fields, provider_settings
 from . import validation as check
 from .errors import ServiceError, invalid, not_found
 from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
@@ -108,10 +108,13 @@ class PersonaService:
                 "greeting": variant["greeting"], "user_name": "", "language": language}
 
     def _validate(self, data: dict, *, creating: bool) -> dict:
-        check.reject_unknown(data, (*persona_fields.CARD_FIELDS, "language", *READ_ONLY))
+        check.reject_unknown(data, (*persona_fields.CARD_FIELDS, "language", "model", *READ_ONLY))
         if creating and "name" not in data:
             raise invalid("name", "is required")
         fields = persona_fields.validate(data)
         if "language" in data:
             fields["language"] = check.choice("language", data["language"], LANGUAGES)
+        if "model" in data:
+            fields["model"] = None if data["model"] in (None, "") else \
+                provider_settings.validate("model", data["model"])
         return fields

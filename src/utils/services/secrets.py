@@ -1,4 +1,8 @@
-"""The API key entered in the UI, kept in `DATA_DIR/secrets.json` with mode 0600."""
+"""The API keys entered in the UI, kept in `DATA_DIR/secrets.json` with mode 0600.
+
+One key per provider (`anthropic_api_key`, `openai_api_key`); storing or removing one keeps
+the other. Read before every upstream request, so every worker process uses the same key.
+"""
 import json
 import logging
 import os
@@ -18,13 +22,15 @@ class SecretStore:
         self._lock = threading.Lock()
         self._reported: tuple | None = None
 
-    def load_api_key(self) -> str | None:
+    FIELDS = {"anthropic": "anthropic_api_key", "openai_compatible": "openai_api_key"}
+
+    def load_api_key(self, provider: str = "anthropic") -> str | None:
         """The stored key, or None when none is stored or the file is unreadable (read before
         every upstream request, so a key another worker process stored or removed counts; the
         key read is masked in this process's logs from then on)."""
         try:
             with open(self.path, encoding="utf-8") as fh:
-                value = json.load(fh).get("anthropic_api_key")
+                value = json.load(fh).get(self.FIELDS[provider])
         except FileNotFoundError:
             return None
         except (OSError, ValueError, AttributeError):
@@ -45,17 +51,30 @@ class SecretStore:
             self._reported = version
             log.error("secrets.json is unreadable; ignoring it")
 
-    def save_api_key(self, key: str) -> None:
-        """Stores `key` (mode 0600, temp file + fsync + rename)."""
-        self._write({"anthropic_api_key": key})
+    def save_api_key(self, key: str, provider: str = "anthropic") -> None:
+        """Stores `key` for `provider` (mode 0600, temp file + fsync + rename)."""
+        self._write({**self._all(), self.FIELDS[provider]: key})
 
-    def delete_api_key(self) -> None:
-        """Removes the stored key."""
+    def delete_api_key(self, provider: str = "anthropic") -> None:
+        """Removes the provider's stored key (the file goes when no key is left)."""
+        rest = {name: value for name, value in self._all().items()
+                if name != self.FIELDS[provider]}
+        if rest:
+            self._write(rest)
+            return
         with self._lock:
             try:
                 os.remove(self.path)
             except FileNotFoundError:
                 pass
+
+    def _all(self) -> dict:
+        keys = {}
+        for provider, field in self.FIELDS.items():
+            value = self.load_api_key(provider)
+            if value:
+                keys[field] = value
+        return keys
 
     def _write(self, data: dict) -> None:
         directory = os.path.dirname(self.path)

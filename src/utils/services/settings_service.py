@@ -1,20 +1,22 @@
-"""General settings (stored under the settings key "app") and the Anthropic API key.
+"""General settings (stored under the settings key "app") and the API key of each provider.
 
-A PUT is all or nothing: every field is checked before anything is written. The key is checked
+A PUT is all or nothing: every field is checked before anything is written. A key is checked
 with one cheap upstream call before it is stored; only `configured`, `last4` and `source` are
-ever reported, never the key itself.
+ever reported, never the key itself. The provider fields live in provider_settings.py;
+`connection()` is what the API client reads before every request.
 """
 import logging
 import re
 
+from ..api_request import PROVIDERS, Connection
 from ..logsafe import register_secret
+from . import provider_settings
 from ..storage.settings import get_setting, set_setting
 from . import validation as check
 from .errors import ServiceError, invalid
 
 log = logging.getLogger(__name__)
 SETTINGS_KEY = "app"
-MODEL_RE = re.compile(r"^[a-z0-9][a-z0-9.\-]{1,63}$")
 EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
 from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..prompts import LANGUAGES
@@ -24,9 +26,8 @@ _KEY_RE = re.compile(r"^[\x21-\x7e]{16,512}$")
 
 
 def _validate_field(name: str, value):
-    if name == "model":
-        return check.pattern(name, value, MODEL_RE, "must look like a model id "
-                             "(lowercase letters, digits, '.' and '-', 2 to 64 characters)")
+    if name in ("provider", "model", "base_url", "context_window"):
+        return provider_settings.validate(name, value)
     if name == "effort":
         return check.choice(name, value, EFFORTS)
     if name in SETTINGS_RANGES:
@@ -40,19 +41,36 @@ def _validate_field(name: str, value):
 class SettingsService:
     """Reads and validates the app settings; sets, checks and removes the API key."""
 
-    FIELDS = ("model", "effort", "max_tokens", "context_limit", "language", "user_name")
+    FIELDS = ("model", "effort", "max_tokens", "context_limit", "language", "user_name",
+              "provider", "base_url", "context_window")
 
     def __init__(self, db, secret_store, api_client, *, default_model: str,
-                 env_api_key: str | None = None):
+                 env_api_key: str | None = None, provider: str = "anthropic",
+                 env_keys: dict | None = None, env_base_urls: dict | None = None):
         self._db = db
         self._secrets = secret_store
         self._api = api_client
-        self._defaults = {"model": default_model, **DEFAULTS}
+        self._defaults = {"model": default_model, **DEFAULTS, "provider": provider,
+                          "base_url": None, "context_window": None}
+        self._env_keys = {"anthropic": env_api_key or None, **(env_keys or {})}
+        self._env_base_urls = env_base_urls or {}
         self._env_key = env_api_key or None
 
     def values(self) -> dict:
-        """The six general settings, defaults filled in (what chat and cortex use)."""
-        return self._merge(get_setting(self._db.conn(), SETTINGS_KEY, {}))
+        """The general settings, defaults filled in (what chat and cortex use); `base_url` is
+        the environment's for the provider unless one was set."""
+        merged = self._merge(get_setting(self._db.conn(), SETTINGS_KEY, {}))
+        if merged["base_url"] is None:
+            merged["base_url"] = self._env_base_urls.get(merged["provider"])
+        return merged
+
+    def connection(self) -> Connection:
+        """The endpoint requests go to now, with that provider's key (read per request)."""
+        values = self.values()
+        provider = values["provider"]
+        # Anthropic's key is read by the client's own key_source; only the other is needed here.
+        key = self.key_of(provider)[0] if provider == "openai_compatible" else None
+        return Connection(provider, values["base_url"], key, values["context_window"])
 
     def chosen_language(self) -> str | None:
         """The language the person set explicitly, or None (the interface then follows the
@@ -60,8 +78,12 @@ class SettingsService:
         return self._valid_stored(get_setting(self._db.conn(), SETTINGS_KEY, {})).get("language")
 
     def get(self) -> dict:
-        """The settings as the API shows them, with the API key status."""
-        return {**self.values(), "api_key": self.api_key_status()}
+        """The settings as the API shows them, with the current provider's key status and
+        whether chat can be used (`is_ready`: a key, or a base URL for a local endpoint)."""
+        values = self.values()
+        return {**values, "api_key": self.api_key_status(values["provider"]),
+                "is_ready": bool(self.key_of(values["provider"])[0]) or (
+                    values["provider"] == "openai_compatible" and bool(values["base_url"]))}
 
     def update(self, patch: dict) -> dict:
         """Applies a partial update; any bad or unknown field is a 400 and nothing is written."""
@@ -72,22 +94,40 @@ class SettingsService:
                 conn = self._db.conn()
                 stored = get_setting(conn, SETTINGS_KEY, {})
                 stored = stored if isinstance(stored, dict) else {}
-                set_setting(conn, SETTINGS_KEY, {**stored, **cleaned})
+                current = self._merge(stored)["provider"]
+                set_setting(conn, SETTINGS_KEY, provider_settings.apply(stored, cleaned, current))
             log.info("Settings changed: %s", ", ".join(sorted(cleaned)))
         return self.get()
 
-    def api_key_status(self) -> dict:
+    def provider_of(self, data: dict, field: str = "provider") -> str:
+        """The provider a request names (400 if unknown), else the current one."""
+        value = data.get(field)
+        if value is None:
+            return self.values()["provider"]
+        if value not in PROVIDERS:
+            raise invalid(field, f"must be one of {', '.join(PROVIDERS)}")
+        return value
+
+    def key_of(self, provider: str) -> tuple[str | None, str | None]:
+        stored = self._secrets.load_api_key(provider)
+        if stored:
+            return stored, "settings"
+        env = self._env_keys.get(provider)
+        return (env, "environment") if env else (None, None)
+
+    def api_key_status(self, provider: str = "anthropic") -> dict:
         """`{configured, last4, source}`, where the source is "settings" or "environment"."""
-        stored = self._secrets.load_api_key()
-        key, source = (stored, "settings") if stored else (self._env_key, "environment")
+        key, source = self.key_of(provider)
         if not key:
             return {"configured": False, "last4": None, "source": None}
         return {"configured": True, "last4": key[-4:] if len(key) >= 8 else None,
                 "source": source}
 
     def set_api_key(self, data: dict) -> dict:
-        """Checks the key with one upstream call, then stores and uses it; returns the status."""
-        check.reject_unknown(data, ("api_key",))
+        """Checks the key with one upstream call, then stores it for its provider (`provider`,
+        default the current one) and uses it; returns the status."""
+        check.reject_unknown(data, ("api_key", "provider"))
+        provider = self.provider_of(data)
         key = data.get("api_key")
         if not isinstance(key, str):
             raise invalid("api_key", "is required and must be a string")
@@ -95,20 +135,37 @@ class SettingsService:
         if not _KEY_RE.fullmatch(key):
             raise invalid("api_key", "must be 16 to 512 printable characters without spaces")
         register_secret(key)
-        result = self._api.check_key(key)
+        if provider == "anthropic":
+            result = self._api.check_key(key)
+        elif not self.base_url_of(provider):
+            raise invalid("provider", "set the base URL of the OpenAI-compatible endpoint "
+                                      "before its key (the key is checked there)")
+        else:
+            result = self._api.check_openai_key(key, self.base_url_of(provider))
         if not result.success:
             raise _rejection(result, key)
-        self._secrets.save_api_key(key)
-        self._api.set_api_key(key)
-        log.info("API key stored (ending in %s)", key[-4:])
-        return self.api_key_status()
+        self._secrets.save_api_key(key, provider)
+        if provider == "anthropic":
+            self._api.set_api_key(key)
+        log.info("API key for %s stored (ending in %s)", provider, key[-4:])
+        return self.api_key_status(provider)
 
-    def delete_api_key(self) -> dict:
-        """Removes the stored key; the environment's key (if any) is used again."""
-        self._secrets.delete_api_key()
-        self._api.set_api_key(self._env_key)
-        log.info("Stored API key removed")
-        return self.api_key_status()
+    def delete_api_key(self, provider: str | None = None) -> dict:
+        """Removes the provider's stored key; the environment's key (if any) is used again."""
+        provider = self.provider_of({"provider": provider})
+        self._secrets.delete_api_key(provider)
+        if provider == "anthropic":
+            self._api.set_api_key(self._env_key)
+        log.info("Stored API key for %s removed", provider)
+        return self.api_key_status(provider)
+
+    def base_url_of(self, provider: str) -> str | None:
+        values = self.values()
+        if values["provider"] == provider:
+            return values["base_url"]
+        stored = get_setting(self._db.conn(), SETTINGS_KEY, {}) or {}
+        parked = (stored.get("by_provider") or {}).get(provider) or {}
+        return parked.get("base_url") or self._env_base_urls.get(provider)
 
     def _merge(self, stored) -> dict:
         """Defaults overlaid with the stored values that are still valid."""

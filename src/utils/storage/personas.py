@@ -13,7 +13,7 @@ TEXT_FIELDS = ("name", "description", "user_name", "language", "greeting", "pers
                "scenario", "example_dialogue", "creator_notes", "system_prompt",
                "post_history_instructions")
 JSON_FIELDS = {"alternate_greetings": list, "tags": list, "extensions": dict, "card": dict}
-FIELDS = (*TEXT_FIELDS, *JSON_FIELDS, "use_card_prompts")
+FIELDS = (*TEXT_FIELDS, *JSON_FIELDS, "use_card_prompts", "model")
 _COLUMNS = f"id, {', '.join(FIELDS)}, created_at, updated_at"
 _SELECT = (f"SELECT personas.id, {', '.join(FIELDS)}, created_at, updated_at, "
            "(SELECT sha256 FROM persona_avatars a WHERE a.persona_id = personas.id) AS avatar "
@@ -72,6 +72,7 @@ def _row_values(persona_id: str, fields: dict) -> tuple:
     for name, kind in JSON_FIELDS.items():
         values[name] = _encode(name, fields.get(name) or kind())
     values["use_card_prompts"] = 0 if fields.get("use_card_prompts") is False else 1
+    values["model"] = fields.get("model") or None
     return (persona_id, *(values[name] for name in FIELDS), now, now)
 
 

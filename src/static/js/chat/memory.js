@@ -105,6 +105,10 @@ export class MemoryIndicator {
     this.stopPolling();
     this.jobId = null;
     this.setProgress(0);
+    if (job.status === 'failed' && job.error === 'tools_unsupported') {
+      this.render('failed', t('chat.memory.tools_unsupported'), t('chat.memory.tools_unsupported_title'));
+      return;
+    }
     if (job.status === 'failed') {
       this.render('failed', t('chat.memory.failed'),
         t('chat.memory.failed_title', { reason: job.error ? ` (${job.error})` : '' }));

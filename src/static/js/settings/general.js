@@ -1,5 +1,5 @@
-// General settings: the API key (set, replace, remove; only its last 4 characters are shown)
-// and the model and conversation settings.
+// General settings: the provider (provider.js), the API key of the current provider (set,
+// replace, remove; only its last 4 characters are shown) and the model and conversation settings.
 import { api, request } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
@@ -7,8 +7,15 @@ import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { keyErrorMessage } from '../chat/key_setup.js';
 import { LANG, t } from '../lib/i18n.js';
+import { ProviderSettings } from './provider.js';
 
-const MODELS = ['claude-sonnet-5-5', 'claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
+const KEY_TEXT = {
+  anthropic: { heading: 'common.api_key.label', env: 'ANTHROPIC_API_KEY', placeholder: 'settings.key.anthropic_placeholder',
+    missing: 'settings.key.not_set_hint' },
+  openai_compatible: { heading: 'settings.key.endpoint_heading', env: 'OPENAI_API_KEY',
+    placeholder: 'settings.key.endpoint_placeholder',
+    missing: 'settings.key.endpoint_missing' },
+};
 const FIELDS = {
   model: 'set-model', effort: 'set-effort', max_tokens: 'set-max-tokens',
   context_limit: 'set-context-limit', language: 'set-language', user_name: 'set-user-name',
@@ -25,7 +32,8 @@ export class GeneralSettings {
     this.keyRemove = byId('key-remove');
     this.form = byId('app-settings');
     this.formError = byId('app-error');
-    byId('model-options').replaceChildren(...MODELS.map((model) => h('option', { value: model })));
+    this.provider = 'anthropic';
+    this.providerCard = new ProviderSettings({ onProvider: (provider) => this.useProvider(provider) });
     this.keyForm.addEventListener('submit', (event) => { event.preventDefault(); this.saveKey(); });
     this.keyRemove.addEventListener('click', () => this.removeKey());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
@@ -36,6 +44,7 @@ export class GeneralSettings {
 
   async load() {
     const settings = await api.get('/api/settings');
+    this.providerCard.load(settings);
     this.showKey(settings.api_key || { configured: false });
     for (const [name, id] of Object.entries(FIELDS)) {
       const value = settings[name];
@@ -46,16 +55,32 @@ export class GeneralSettings {
     if (language.dataset.chosen === 'false') language.value = LANG;
   }
 
+  async useProvider(provider) {
+    if (provider === this.provider) return;
+    this.provider = provider;
+    const text = KEY_TEXT[provider];
+    byId('key-heading').textContent = t(text.heading);
+    byId('key-help').hidden = provider !== 'anthropic';
+    this.keyInput.placeholder = t(text.placeholder);
+    try {
+      const settings = await api.get('/api/settings');
+      this.showKey(settings.provider === provider ? settings.api_key : { configured: false });
+    } catch {
+      // the status line keeps its last state
+    }
+  }
+
   showKey(status) {
+    const text = KEY_TEXT[this.provider];
     const line = byId('key-status');
     if (status.configured) {
       const ending = status.last4 ? t('settings.key.ends_in', { last4: status.last4 }) : t('settings.key.configured_lower');
-      const source = status.source === 'environment' ? ` ${t('settings.key.from_env')}` : '';
+      const source = status.source === 'environment' ? ` ${t('settings.key.from_env', { env: text.env })}` : '';
       line.replaceChildren(h('span', { class: 'badge badge-ok', text: t('settings.key.configured') }),
         h('span', { text: t('settings.key.status', { ending, source }) }));
     } else {
       line.replaceChildren(h('span', { class: 'badge badge-missing', text: t('settings.key.not_set') }),
-        h('span', { text: t('settings.key.not_set_hint') }));
+        h('span', { text: t(text.missing) }));
     }
     byId('key-label').textContent = status.configured ? t('settings.key.replace_label') : t('settings.key.label');
     this.keySubmit.textContent = status.configured ? t('settings.key.replace') : t('common.api_key.save');
@@ -74,7 +99,8 @@ export class GeneralSettings {
     this.keySubmit.disabled = true;
     this.keySubmit.textContent = t('common.api_key.checking');
     try {
-      const { data } = await request('PUT', '/api/settings/api-key', { body: { api_key: key } });
+      const { data } = await request('PUT', '/api/settings/api-key',
+        { body: { api_key: key, provider: this.provider } });
       this.keyInput.value = '';
       this.keyInput.removeAttribute('aria-invalid');
       this.showKey(data.api_key || data);
@@ -94,7 +120,7 @@ export class GeneralSettings {
       { title: t('settings.key.remove_title'), confirm: t('settings.key.remove_confirm') });
     if (!ok) return;
     try {
-      const data = await api.del('/api/settings/api-key');
+      const data = await api.del(`/api/settings/api-key?provider=${this.provider}`);
       this.showKey(data.api_key || data);
       toast(t('settings.key.removed'));
     } catch (err) {

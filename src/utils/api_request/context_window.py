@@ -1,0 +1,92 @@
+"""Which endpoint to talk to, and fitting a request into its context window.
+
+`Connection` is read before every request (provider, base URL, key, window all live in shared
+settings, so every worker process agrees). The fit is a documented estimate (docs/models.md):
+UTF-8 bytes / 3, rounded up, plus 4 tokens per message; with tools, their JSON counts too. It
+errs on the large side for English (real tokenizers average about 4 bytes a token), so a request
+that fits the estimate fits the server. History is trimmed from the oldest turn; the system
+prompt (persona and cortex) is never cut: when it does not fit with the newest message and the
+answer's budget, the request fails with `context_too_small`, naming the numbers.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+from dataclasses import dataclass
+
+from .errors import ApiFailure
+from .openai import content_text, system_text
+from .types import RequestConfig
+
+log = logging.getLogger(__name__)
+
+DEFAULT_WINDOWS = {"anthropic": 200_000, "openai_compatible": 8192}
+PER_MESSAGE = 4
+PROVIDERS = tuple(DEFAULT_WINDOWS)
+
+
+@dataclass(frozen=True)
+class Connection:
+    """The endpoint a request goes to; `context_window` None means the provider's default."""
+
+    provider: str = "anthropic"
+    base_url: str | None = None
+    api_key: str | None = None
+    context_window: int | None = None
+
+    @property
+    def window(self) -> int:
+        """The window in tokens this request must fit."""
+        return self.context_window or DEFAULT_WINDOWS.get(self.provider, 8192)
+
+
+def estimate(text: str) -> int:
+    """Tokens for `text` by the documented estimate (bytes / 3, rounded up)."""
+    return math.ceil(len(text.encode("utf-8", "replace")) / 3)
+
+
+def message_tokens(message: dict) -> int:
+    """One history message with its overhead."""
+    content = message.get("content")
+    text = content_text(content) if not isinstance(content, str) else content
+    extra = json.dumps(message.get("tool_calls")) if message.get("tool_calls") else ""
+    return estimate(text or "") + estimate(extra) + PER_MESSAGE
+
+
+def fit(config: RequestConfig, window: int) -> RequestConfig | ApiFailure:
+    """`config` with the oldest history dropped until it fits, or the failure saying why not."""
+    fixed = estimate(system_text(config.system_prompt)) + PER_MESSAGE + config.max_tokens
+    if config.tools:
+        fixed += estimate(json.dumps([_tool_json(tool) for tool in config.tools]))
+    costs = [message_tokens(message) for message in config.messages]
+    newest = costs[-1] if costs else 0
+    if fixed + newest > window:
+        return too_small(fixed - config.max_tokens + newest, config.max_tokens, window)
+    total, start = fixed + sum(costs), 0
+    while total > window and start < len(costs) - 1:
+        total -= costs[start]
+        start += 1
+    while start < len(costs) - 1 and config.messages[start].get("role") != "user":
+        start += 1  # a history starts with the person's turn
+    if start == 0:
+        return config
+    log.info("trimmed %d old message(s) of %s to fit a %d-token window", start,
+             config.request_type, window)
+    return dataclasses.replace(config, messages=list(config.messages[start:]))
+
+
+def too_small(prompt: int, answer: int, window: int) -> ApiFailure:
+    """The `context_too_small` failure, with the numbers."""
+    return ApiFailure("context_too_small",
+                      f"The persona, its memory and the newest message need about {prompt} "
+                      f"tokens plus {answer} for the answer, but the context window is {window} "
+                      "tokens. Raise the context window in Settings (and on the server, e.g. "
+                      "Ollama's num_ctx) or lower max_tokens; memory is never cut to fit.", False)
+
+
+def _tool_json(tool) -> dict:
+    if isinstance(tool, dict):
+        return tool
+    return {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}

@@ -1,0 +1,46 @@
+"""Builds the `openai` SDK client for one endpoint: bounded retry waits, no key when none is set.
+
+Local servers (Ollama, llama.cpp, vLLM, LM Studio) usually need no key. The SDK insists on
+one, so without a key we give it a placeholder and omit the Authorization header on every
+request (`request_options`), so nothing
+that looks like a credential is sent. Like the Anthropic path, a `retry-after` longer than
+`MAX_RETRY_WAIT` is not waited for: the error surfaces at once (via the SDK's own
+`x-should-retry` header, set by a response hook of its HTTP client).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import openai as openai_sdk
+
+from .sdk import MAX_RETRY_WAIT, retry_after_seconds
+
+log = logging.getLogger(__name__)
+
+NO_KEY = "no-key-configured"
+
+
+def _bounded_wait(max_wait: float):
+    def hook(response) -> None:
+        if response.is_success:
+            return
+        wait = retry_after_seconds(response.headers)
+        if wait is not None and wait > max_wait:
+            log.info("not retrying: the endpoint asked to wait %.0f s", wait)
+            response.headers["x-should-retry"] = "false"
+    return hook
+
+
+def new_client(api_key: str | None, base_url: str, timeout: float, max_retries: int,
+               max_retry_wait: float = MAX_RETRY_WAIT) -> Any:
+    """An `openai.OpenAI` for `base_url` (key passed explicitly, so no environment key is read)."""
+    http_client = openai_sdk.DefaultHttpxClient(
+        event_hooks={"response": [_bounded_wait(max_retry_wait)]})
+    return openai_sdk.OpenAI(api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout,
+                             max_retries=max_retries, http_client=http_client)
+
+
+def request_options(api_key: str | None) -> dict[str, Any]:
+    """Per-request options: without a key, the Authorization header is left out."""
+    return {} if api_key else {"extra_headers": {"Authorization": openai_sdk.Omit()}}
