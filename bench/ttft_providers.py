@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.ttft_server import KEY, Slot, _free_port  # noqa: E402
+from bench.bench_clients import Slot  # noqa: E402
+from bench.bench_procs import KEY, free_port  # noqa: E402
 
 PROVIDERS = ("anthropic", "openai_compatible")
 OPENAI_MODEL = "llama3.2:3b"
@@ -54,7 +55,7 @@ def ask(proc, line: str) -> str:
 @contextmanager
 def app(provider: str, fake_url: str, data_dir: str):
     """The app under gunicorn for `provider`; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PERSONA_DATA_DIR": data_dir, "PERSONA_PORT": str(port),
            "PERSONA_LOG_LEVEL": "WARNING", "ANTHROPIC_API_KEY": KEY}
     if provider == "openai_compatible":
@@ -100,7 +101,7 @@ def rounds(base, fake, baseline, body_path: str, count: int, runs: int) -> dict:
     try:
         with ThreadPoolExecutor(count) as pool:
             def app_round() -> list[float]:
-                return list(pool.map(lambda slot: slot.ws_ttft(), slots))
+                return list(pool.map(lambda slot: slot.turn("ws"), slots))
 
             app_round()  # warm-up: opens connections, creates the cortex files
             ask(fake, f"dump {body_path}")
