@@ -27,7 +27,12 @@ export async function request(method, path, { body, headers = {} } = {}) {
   } catch {
     throw await unreachable();
   }
-  const data = await readJson(response);
+  let data;
+  try {
+    data = await readJson(response);
+  } catch {
+    throw await unreachable(); // the body was cut off (a dropped connection, or the page left)
+  }
   if (response.status === 401) {
     requireSignIn();
     throw new ApiError(401, 'signed_out', t('errors.signed_out'), data);
