@@ -18,8 +18,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_clients import Slot  # noqa: E402
-from bench.bench_procs import KEY, free_port  # noqa: E402
+from bench.bench_procs import serve_app  # noqa: E402
 
 PROVIDERS = ("anthropic", "openai_compatible")
 OPENAI_MODEL = "llama3.2:3b"
@@ -54,31 +52,13 @@ def ask(proc, line: str) -> str:
 
 @contextmanager
 def app(provider: str, fake_url: str, data_dir: str):
-    """The app under gunicorn for `provider`; yields its base URL."""
-    port = free_port()
-    env = {**os.environ, "PERSONA_DATA_DIR": data_dir, "PERSONA_PORT": str(port),
-           "PERSONA_LOG_LEVEL": "WARNING", "ANTHROPIC_API_KEY": KEY}
+    """The app under gunicorn (2 workers) for `provider`; yields its base URL."""
+    extra = {}
     if provider == "openai_compatible":
-        env.update(PERSONA_PROVIDER=provider, OPENAI_BASE_URL=fake_url, PERSONA_MODEL=OPENAI_MODEL)
-    else:
-        env.update(ANTHROPIC_BASE_URL=fake_url)
-    with subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    with urllib.request.urlopen(base + "/healthz", timeout=1):
-                        break
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError("the server did not start")
-                    time.sleep(0.05)
-            yield base
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+        extra = {"PERSONA_PROVIDER": provider, "OPENAI_BASE_URL": fake_url,
+                 "PERSONA_MODEL": OPENAI_MODEL}
+    with serve_app(fake_url, data_dir, 2, extra) as (base, _proc):
+        yield base
 
 
 def measure(provider: str, delay: float, streams: list[int], runs: int) -> dict:
