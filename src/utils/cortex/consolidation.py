@@ -14,11 +14,11 @@ from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
 from .staged_apply import NotApplied
 from .staging import StagingConflict
-from .tools import CortexToolbox, tool_definitions
+from .run_request import edit_run_request
+from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 16_000
-USER_MARKER = "<!-- user message -->"
 TARGET_SHARE = "60 %"
 
 
@@ -84,14 +84,9 @@ class ConsolidationService:
                   "today": format_day(now, language), "target_share": TARGET_SHARE,
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
                                        if name in files)}
-        system, user = prompts.load_prompt("cortex_consolidate", language).split(USER_MARKER, 1)
-        prompt = {"type": "text", "text": prompts.render(user, values).strip(),
-                  "cache_control": {"type": "ephemeral"}}
-        return RequestConfig(system_prompt=prompts.render(system, values).strip(),
-                             messages=[{"role": "user", "content": [prompt]}],
-                             model=app.get("cortex_model") or app.get("model")
-                             or update.default_model, max_tokens=MAX_TOKENS,
-                             tools=tool_definitions(), request_type="cortex_consolidate")
+        return edit_run_request("cortex_consolidate", language, values,
+                                model=app.get("cortex_model") or app.get("model")
+                                or update.default_model, max_tokens=MAX_TOKENS)
 
 
 def _summary(toolbox, response) -> str:

@@ -26,11 +26,11 @@ from .errors import PersonaNotFound
 from .paths import CORTEX_FILES
 from .staged_apply import NotApplied
 from .staging import EditError, StagingConflict
-from .tools import CortexToolbox, tool_definitions
+from .run_request import edit_run_request
+from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
-USER_MARKER = "<!-- user message -->"
 CAUSES = {"delete": "message deleted", "edit": "message edited",
           "regenerate": "reply regenerated", "switch": "branch abandoned"}
 
@@ -156,14 +156,9 @@ class ReconcileService:
                   "retracted": _render(conn, retracted, persona.get("name") or "", user_name),
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
                                        if name in files)}
-        system, user = prompts.load_prompt("cortex_reconcile", language).split(USER_MARKER, 1)
-        prompt = {"type": "text", "text": prompts.render(user, values).strip(),
-                  "cache_control": {"type": "ephemeral"}}
-        return RequestConfig(system_prompt=prompts.render(system, values).strip(),
-                             messages=[{"role": "user", "content": [prompt]}],
-                             model=app.get("cortex_model") or app.get("model")
-                             or update.default_model, max_tokens=MAX_TOKENS,
-                             tools=tool_definitions(), request_type="cortex_reconcile")
+        return edit_run_request("cortex_reconcile", language, values,
+                                model=app.get("cortex_model") or app.get("model")
+                                or update.default_model, max_tokens=MAX_TOKENS)
 
 
 def _anchor(row: dict) -> dict:

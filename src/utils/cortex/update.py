@@ -27,6 +27,7 @@ from .personas_lookup import persona_exists
 from .consolidation import ConsolidationService
 from .reconcile import ReconcileService
 from .review import ProposalService
+from .run_request import USER_MARKER
 from .settings import load_cortex_settings
 from .staged_apply import NotApplied
 from .staging import StagingConflict, split_lines
@@ -36,7 +37,6 @@ log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
 MAX_MESSAGES = 200
 MAX_CONVERSATION_CHARS = 120_000
-USER_MARKER = "<!-- user message -->"
 ACTIVE = "on_branch = 1"  # memory sees the active branch; message_changes records the rest
 RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
              "interrupted", "internal_error"}
