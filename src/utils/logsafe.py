@@ -93,10 +93,12 @@ _masking_factory.persona_masking = True
 
 def configure_logging(level: str = "INFO", log_prompts: bool = False) -> None:
     """Installs the masking record factory and one stderr handler on the root logger; the HTTP
-    client loggers (which would print whole prompts at DEBUG) stay at INFO unless
-    `log_prompts`."""
+    client loggers (which would print whole prompts at DEBUG) stay at INFO or quieter unless
+    `log_prompts` (at WARNING they are as quiet as the rest: a line per upstream request costs
+    CPU on every chat turn)."""
+    quietest = max(logging.INFO, logging.getLevelName(str(level).upper()))
     for name in PROMPT_LOGGERS:
-        logging.getLogger(name).setLevel(logging.NOTSET if log_prompts else logging.INFO)
+        logging.getLogger(name).setLevel(logging.NOTSET if log_prompts else quietest)
     if not getattr(logging.getLogRecordFactory(), "persona_masking", False):
         logging.setLogRecordFactory(_masking_factory)
     root = logging.getLogger()

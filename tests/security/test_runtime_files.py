@@ -10,6 +10,7 @@ from simple_websocket import ConnectionClosed
 
 from src.app import create_app
 from src.utils import provider
+from src.utils.logsafe import PROMPT_LOGGERS
 from src.utils.services.chat_socket import run_chat_socket
 from tests.chat.chat_support import SseStream
 from tests.fakes.claude import replies
@@ -98,6 +99,18 @@ class TestPromptLoggingSwitch:
     def test_the_documented_switch_logs_prompts(self, server, client, caplog):
         logged = _chat_and_collect_logs(server, client, caplog)
         assert CONVERSATION_MARKER in logged and CORTEX_MARKER in logged
+
+
+class TestWarningLevel:
+    @pytest.fixture
+    def app_config(self, debug_config):
+        return {**debug_config, "LOG_LEVEL": "WARNING"}
+
+    def test_the_http_clients_are_as_quiet_as_the_level_asks(self, server, client, caplog):
+        _chat_and_collect_logs(server, client, caplog)
+        chatty = [f"{r.name}: {r.getMessage()}" for r in caplog.records
+                  if r.levelno < logging.WARNING and r.name.split(".")[0] in PROMPT_LOGGERS]
+        assert chatty == []
 
 
 class _ClosedEarly:

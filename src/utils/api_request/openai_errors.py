@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 
 import httpx2
-import openai as openai_sdk
 
 from .errors import ApiFailure, KeyRemoved, mask
 
@@ -88,17 +88,32 @@ def from_exception(exc: BaseException, secret: str | None = None) -> ApiFailure:
         return failure("not_configured")
     if isinstance(exc, NotAnApi):
         return failure(str(exc))
+    # The SDK is imported on first use of an endpoint (openai_sdk.py); only then can it raise.
+    openai_sdk = sys.modules.get("openai")
+    mapped = _sdk_failure(exc, openai_sdk, secret) if openai_sdk is not None else None
+    return mapped or _network_failure(exc, secret)
+
+
+def _sdk_failure(exc: BaseException, openai_sdk, secret: str | None) -> ApiFailure | None:
     if isinstance(exc, openai_sdk.APIStatusError):
         return from_status(exc.status_code, exc.body, exc.response.headers, secret)
-    if isinstance(exc, (openai_sdk.APITimeoutError, httpx2.TimeoutException)):
+    if isinstance(exc, openai_sdk.APITimeoutError):
         return failure("timeout")
-    if isinstance(exc, (openai_sdk.APIConnectionError, httpx2.TransportError, httpx2.StreamError)):
+    if isinstance(exc, openai_sdk.APIConnectionError):
         return failure("connection_error")
     if isinstance(exc, openai_sdk.APIResponseValidationError):
         return failure("not_an_api")
     if isinstance(exc, openai_sdk.APIError):  # an error object inside a 200 stream
         message, _ = body_message(exc.body)
         return failure(_code_for_text(message, exc.body) or "api_error", message or None, secret)
+    return None
+
+
+def _network_failure(exc: BaseException, secret: str | None) -> ApiFailure:
+    if isinstance(exc, httpx2.TimeoutException):
+        return failure("timeout")
+    if isinstance(exc, (httpx2.TransportError, httpx2.StreamError)):
+        return failure("connection_error")
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return failure("not_an_api", "a line of the answer was not JSON")
     log.error("unexpected error from the OpenAI client: %s", mask(repr(exc), secret), exc_info=exc)

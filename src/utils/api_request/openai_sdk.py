@@ -12,8 +12,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import openai as openai_sdk
-
 from .sdk import MAX_RETRY_WAIT, retry_after_seconds
 
 log = logging.getLogger(__name__)
@@ -34,7 +32,11 @@ def _bounded_wait(max_wait: float):
 
 def new_client(api_key: str | None, base_url: str, timeout: float, max_retries: int,
                max_retry_wait: float = MAX_RETRY_WAIT) -> Any:
-    """An `openai.OpenAI` for `base_url` (key passed explicitly, so no environment key is read)."""
+    """An `openai.OpenAI` for `base_url` (key passed explicitly, so no environment key is read).
+
+    The SDK is imported here, on first use, not with the app: it adds about 13 MiB to every
+    worker that never talks to an OpenAI-compatible endpoint."""
+    import openai as openai_sdk
     http_client = openai_sdk.DefaultHttpxClient(
         event_hooks={"response": [_bounded_wait(max_retry_wait)]})
     return openai_sdk.OpenAI(api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout,
@@ -43,4 +45,7 @@ def new_client(api_key: str | None, base_url: str, timeout: float, max_retries: 
 
 def request_options(api_key: str | None) -> dict[str, Any]:
     """Per-request options: without a key, the Authorization header is left out."""
-    return {} if api_key else {"extra_headers": {"Authorization": openai_sdk.Omit()}}
+    if api_key:
+        return {}
+    import openai as openai_sdk  # loaded by new_client already
+    return {"extra_headers": {"Authorization": openai_sdk.Omit()}}

@@ -166,6 +166,7 @@ class ChatService(ChatTree):
         """The reply's thread: prompt, stream, store, free the session, then tell the followers."""
         try:
             config = self._prompt.config(session, generation.reply_id, generation.text())
+            self._db.close_thread()  # not needed while the reply streams: back to the pool
             outcome = stream_reply(self._db, self._api, generation, config)
         except Exception:
             log.exception("Chat turn failed in session %s", session["id"])
