@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import websocket
 
 from bench.bench_clients import new_session, ws_turn
-from bench.bench_procs import memory_kib
+from bench.bench_procs import MemoryPeak, memory_kib, pss_kib
 
 TIMEOUT = 10.0
 
@@ -128,19 +128,20 @@ def run_capacity(base: str, pid: int, idle: int, streams: int, turns: int,
     port = int(base.rsplit(":", 1)[1])
     out: dict = {}
     first = open_sockets(base, streams)
-    with RestProbe(base) as probe:
+    out["open"] = {"open": len(first), "rss_mib": memory_kib(pid, "VmRSS") / 1024,
+                   "pss_mib": pss_kib(pid) / 1024}
+    with RestProbe(base) as probe, MemoryPeak(pid) as memory:
         ok, errors, _ = streaming(base, first, turns)
     out["streams"] = {"open": len(first), "ok": ok, "errors": errors + streams - len(first),
                       "rest_p95": probe.p95_ms(), "rest_errors": probe.errors,
-                      "rss_mib": memory_kib(pid, "VmRSS") / 1024,
-                      "hwm_mib": memory_kib(pid) / 1024}
+                      "rss_mib": memory.rss_kib / 1024, "pss_mib": memory.pss_kib / 1024}
     rest = open_sockets(base, idle - len(first))
     sockets = first + rest
-    with RestProbe(base) as probe:
+    with RestProbe(base) as probe, MemoryPeak(pid) as memory:
         ok, errors, _ = streaming(base, first, turns)
     out["idle"] = {"open": len(sockets), "ok": ok, "errors": errors,
                    "rest_p95": probe.p95_ms(), "rest_errors": probe.errors,
-                   "rss_mib": memory_kib(pid, "VmRSS") / 1024}
+                   "rss_mib": memory.rss_kib / 1024, "pss_mib": memory.pss_kib / 1024}
     for ws in sockets:
         ws.close()
     held = half_open(port, half)

@@ -101,8 +101,10 @@ def run_sdk(fake_url: str) -> None:
             def go(body, turns=job["turns"], at=job["at"]):
                 time.sleep(max(0.0, at - time.time()))
                 return [sdk_ttft(sdk, body) for _ in range(turns)]
+            cpu = time.process_time()
             results = list(pool.map(go, job["bodies"]))
-            print(json.dumps({"ttfts": [t for each in results for t in each]}), flush=True)
+            print(json.dumps({"ttfts": [t for each in results for t in each],
+                              "cpu": time.process_time() - cpu}), flush=True)
 
 
 class Child:
@@ -194,6 +196,47 @@ def cpu_seconds(pids: list[int]) -> float:
             continue
         total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def pss_kib(pid: int) -> int:
+    """Proportional set size of the master and its workers together, in KiB: each page shared
+    between them (the interpreter, imported modules) counted once, unlike summed VmRSS."""
+    total = 0
+    for each in [pid, *worker_pids(pid)]:
+        for line in Path(f"/proc/{each}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                total += int(line.split()[1])
+    return total
+
+
+class MemoryPeak:
+    """Samples summed VmRSS and PSS of the server every `every` seconds while in the `with`."""
+
+    def __init__(self, pid: int, every: float = 0.25):
+        self.pid, self.every = pid, every
+        self.rss_kib = self.pss_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "MemoryPeak":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._sample()
+
+    def _sample(self) -> None:
+        try:
+            self.rss_kib = max(self.rss_kib, memory_kib(self.pid, "VmRSS"))
+            self.pss_kib = max(self.pss_kib, pss_kib(self.pid))
+        except FileNotFoundError:  # a worker was replaced between listing and reading
+            pass
 
 
 def memory_kib(pid: int, field: str = "VmHWM") -> int:

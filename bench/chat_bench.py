@@ -69,7 +69,7 @@ class Bench:
         workers = worker_pids(self.pid)
         cpu = cpu_seconds(workers)
         if kind == "sdk":
-            ttfts = self._sdk_round(slots, turns, at)
+            return self._sdk_round(slots, turns, at)
         else:
             def go(slot):
                 time.sleep(max(0.0, at - time.time()))
@@ -78,13 +78,15 @@ class Bench:
             self._refresh_bodies()
         return ttfts, cpu_seconds(workers) - cpu
 
-    def _sdk_round(self, slots: list[Slot], turns: int, at: float) -> list[float]:
+    def _sdk_round(self, slots: list[Slot], turns: int, at: float) -> tuple[list[float], float]:
+        """The baseline's TTFTs and the CPU its processes spent on them."""
         bodies = [slot.body for slot in slots]
         share = [bodies[i::len(self.sdks)] for i in range(len(self.sdks))]
         busy = [(sdk, part) for sdk, part in zip(self.sdks, share) if part]
         for sdk, part in busy:
             sdk.send(_json({"bodies": part, "turns": turns, "at": at}))
-        return [t for sdk, _ in busy for t in sdk.read()["ttfts"]]
+        answers = [sdk.read() for sdk, _ in busy]
+        return [t for a in answers for t in a["ttfts"]], sum(a["cpu"] for a in answers)
 
     def setting(self, streams: int, rounds: int, turns: int) -> dict:
         """Interleaved rounds at one stream count; samples and CPU per kind."""
@@ -96,7 +98,7 @@ class Bench:
                 ttfts, spent = self.round(kind, slots, turns)
                 samples[kind].extend(ttfts)
                 cpu[kind] += spent
-        per_turn = {kind: cpu[kind] / (rounds * streams * turns) for kind in ("ws", "sse")}
+        per_turn = {kind: cpu[kind] / (rounds * streams * turns) for kind in KINDS}
         return {"samples": samples, "cpu": per_turn}
 
 
@@ -121,7 +123,7 @@ def table(rows: list[tuple], capacity: dict | None, args, peak_mib: float) -> st
              f"between events, {args.rounds} rounds",
              "",
              "| latency | streams | mode | raw SDK p50/p95 ms | app WS p50/p95 (ratio) | "
-             "app SSE p50/p95 (ratio) | worker CPU per turn WS/SSE |",
+             "app SSE p50/p95 (ratio) | CPU per turn SDK / WS / SSE |",
              "|---|---|---|---|---|---|---|"]
     for latency, streams, mode, result in rows:
         s = result["samples"]
@@ -132,21 +134,27 @@ def table(rows: list[tuple], capacity: dict | None, args, peak_mib: float) -> st
             cells.append(f"{p50:.0f}/{p95:.0f} ({p50 / sdk50:.2f}/{p95 / sdk95:.2f})")
         cpu = result["cpu"]
         lines.append(f"| {latency * 1000:.0f} ms | {streams} | {mode} | {sdk50:.0f}/{sdk95:.0f} | "
-                     f"{cells[0]} | {cells[1]} | {cpu['ws'] * 1000:.1f} / "
-                     f"{cpu['sse'] * 1000:.1f} ms |")
-    lines.append(f"\nPeak RSS after the latency runs (VmHWM, master + workers): {peak_mib:.0f} MiB")
+                     f"{cells[0]} | {cells[1]} | {cpu['sdk'] * 1000:.1f} / "
+                     f"{cpu['ws'] * 1000:.1f} / {cpu['sse'] * 1000:.1f} ms |")
+    lines.append("\nCPU per turn: the SDK processes' own (its HTTP stack, every event parsed), "
+                 "and the app's workers' (titles and cortex updates included).")
+    lines.append(f"Peak RSS after the latency runs (VmHWM, master + workers): {peak_mib:.0f} MiB")
     if capacity:
-        a, b, h = capacity["streams"], capacity["idle"], capacity["half_open"]
+        o, a, b, h = (capacity[k] for k in ("open", "streams", "idle", "half_open"))
         lines += [
             "",
-            "| capacity | open WebSockets | turns ok / errors | REST p95 (errors) | RSS now |",
+            f"{o['open']} open idle WebSockets: RSS {o['rss_mib']:.0f} MiB, PSS "
+            f"{o['pss_mib']:.0f} MiB (master + workers; PSS counts shared pages once)",
+            "",
+            "| capacity | open WebSockets | turns ok / errors | REST p95 (errors) | "
+            "peak RSS / PSS |",
             "|---|---|---|---|---|",
             f"| {args.cap_streams} streaming | {a['open']} | {a['ok']} / {a['errors']} | "
-            f"{a['rest_p95']:.0f} ms ({a['rest_errors']}) | {a['rss_mib']:.0f} MiB "
-            f"(peak so far {a['hwm_mib']:.0f}) |",
+            f"{a['rest_p95']:.0f} ms ({a['rest_errors']}) | {a['rss_mib']:.0f} / "
+            f"{a['pss_mib']:.0f} MiB |",
             f"| {args.cap_streams} streaming + idle up to {args.cap_idle} | {b['open']} | "
             f"{b['ok']} / {b['errors']} | {b['rest_p95']:.0f} ms ({b['rest_errors']}) | "
-            f"{b['rss_mib']:.0f} MiB |",
+            f"{b['rss_mib']:.0f} / {b['pss_mib']:.0f} MiB |",
             "",
             f"{h['held']} half-open connections from 127.0.0.1: /healthz from 127.0.0.2 "
             f"{'answered' if h['answered'] else 'NOT answered'} in {h['seconds'] * 1000:.0f} ms"]
