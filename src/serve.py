@@ -73,7 +73,8 @@ def main() -> int:
             self.cfg.set("workers", int(workers))
             for name, value in server.options(model, header_seconds).items():
                 self.cfg.set(name, value)
-            self.cfg.set("accesslog", "-")
+            if logging.getLogger().isEnabledFor(logging.INFO):  # WARNING and above: quiet
+                self.cfg.set("accesslog", "-")
             self.cfg.set("control_socket_disable", True)  # it would go to ~/.gunicorn, shared
 
         def load(self):

@@ -25,6 +25,12 @@ def _mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
+def test_at_warning_the_server_writes_no_access_log(data_dir, tmp_path):
+    with ServerProcess(data_dir, tmp_path / "server.log", PERSONA_WORKERS="1") as server:
+        assert server.call("GET", "/healthz")[0] == 200
+    assert "GET /healthz" not in server.log()  # the server has stopped: every line is written
+
+
 def test_the_database_and_the_data_directory_are_owner_only(app_config, tmp_path):
     data_dir = tmp_path / "fresh"
     app = create_app({**app_config, "DATA_DIR": str(data_dir)})
@@ -49,7 +55,7 @@ def test_the_server_keeps_its_files_in_the_data_directory_and_owner_only(data_di
     home = tmp_path / "home"
     home.mkdir()
     with ServerProcess(data_dir, tmp_path / "server.log", HOME=str(home),
-                       PERSONA_WORKERS="1") as server:
+                       PERSONA_WORKERS="1", PERSONA_LOG_LEVEL="INFO") as server:
         status, _, body = server.call("GET", "/healthz")  # `python -m src.app` serves
         assert (status, body) == (200, {"status": "ok"})
         assert server.call("GET", "/api/personas/default/cortex/memory.md")[0] == 200
