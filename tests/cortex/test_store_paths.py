@@ -94,3 +94,16 @@ def test_a_symlink_out_of_the_cortex_is_refused(world, data_dir):
             service.read_file_info(pid, filename)
     assert snapshot(root) == before
     assert (root / "sibling" / "memory.md").read_text() == "SIBLING SECRET"
+
+
+def test_a_cortex_directory_swapped_for_a_symlink_later_is_refused(world, data_dir):
+    service, db, root = world
+    service.read_file_info("default", "memory.md")
+    moved = root / "moved-cortex"
+    (data_dir / "cortex").rename(moved)
+    (data_dir / "cortex").symlink_to(moved)  # same files, reached from outside the data dir
+    with pytest.raises(UnsafePath):
+        service.read_file_info("default", "memory.md")
+    with pytest.raises(UnsafePath):
+        service.write_file("default", "memory.md", "pwned")
+    assert "pwned" not in (moved / "default" / "memory.md").read_text()

@@ -33,24 +33,29 @@ class CortexPaths:
     def __init__(self, data_dir: str):
         self.root = os.path.join(os.path.realpath(data_dir), "cortex")
         self.lock_dir = os.path.join(self.root, ".locks")
+        # Resolved once: a `cortex` directory swapped for a symlink later resolves elsewhere,
+        # which the check below refuses like any other escape.
+        self._real_root = os.path.realpath(self.root)
 
     def persona_dir(self, persona_id: str) -> str:
         """`cortex/default` or `cortex/custom/<persona_id>`."""
         validate_persona_id(persona_id)
-        if persona_id == DEFAULT_PERSONA:
-            path = os.path.join(self.root, DEFAULT_PERSONA)
-        else:
-            path = os.path.join(self.root, "custom", persona_id)
-        return self._inside(path, persona_id)
+        return self._inside(self._unchecked_dir(persona_id), persona_id)
 
     def file(self, persona_id: str, filename: str) -> str:
-        """The path of one cortex file."""
-        directory = self.persona_dir(persona_id)
+        """The path of one cortex file (resolving it resolves its directories too, so one
+        check covers a symlink anywhere on the way)."""
+        validate_persona_id(persona_id)
         validate_filename(filename)
-        return self._inside(os.path.join(directory, filename), persona_id)
+        return self._inside(os.path.join(self._unchecked_dir(persona_id), filename), persona_id)
+
+    def _unchecked_dir(self, persona_id: str) -> str:
+        if persona_id == DEFAULT_PERSONA:
+            return os.path.join(self.root, DEFAULT_PERSONA)
+        return os.path.join(self.root, "custom", persona_id)
 
     def _inside(self, path: str, persona_id: str) -> str:
-        real_root = os.path.realpath(self.root)
+        real_root = self._real_root
         resolved = os.path.realpath(path)
         if resolved == real_root or os.path.commonpath([resolved, real_root]) != real_root:
             raise UnsafePath(f"The cortex of {persona_id!r} resolves outside the data directory.")
