@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import websocket
 
@@ -44,14 +46,14 @@ def ws_turn(ws, session_id: str, message: str = "Hi!") -> float:
 class Slot:
     """One stream's client side: a persona, a session, an open socket, an HTTP connection."""
 
-    def __init__(self, base: str, index: int):
+    def __init__(self, base: str, index):
+        self.index = index
         self.name = f"Bench {index}"
         self.session_id = new_session(base, self.name)
         self.ws = websocket.create_connection(base.replace("http", "ws") + "/ws/chat",
                                               timeout=120)
         self.port = int(base.rsplit(":", 1)[1])
         self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        self.body: dict | None = None
 
     def turn(self, kind: str) -> float:
         """One turn over `ws` or `sse`; seconds to the first chunk."""
@@ -81,13 +83,48 @@ class Slot:
         self.http.close()
 
 
-def remember_bodies(slots: list[Slot], bodies: list[dict]) -> None:
-    """Gives each slot the newest chat request the fake received for its persona, so the SDK
-    baseline sends exactly that (same system prompt, same history)."""
-    by_name = {f"You are {slot.name},": slot for slot in slots}
+def bodies_by_slot(bodies: list[dict]) -> dict[int, dict]:
+    """The newest chat request the fake received for each slot's persona (`Bench <index>`), so
+    the SDK baseline sends exactly that (same system prompt, same history)."""
+    found = {}
     for body in bodies:
         system = body.get("system")
         text = system[0]["text"] if isinstance(system, list) else (system or "")
-        slot = by_name.get(text.split(",", 1)[0] + ",")
-        if slot is not None:
-            slot.body = body
+        name = text.split(",", 1)[0]
+        if name.startswith("You are Bench ") and name[14:].isdigit():
+            found[int(name[14:])] = body
+    return found
+
+
+def run_clients(base: str, offset: int, step: int) -> None:
+    """A client process of the app (`bench_procs.py clients`): owns the slots whose index is
+    `offset` modulo `step`, so the app's clients have as many processes (and GILs) as the
+    SDK baseline. Reads one JSON command per line: `{"grow": n}` creates its slots below `n`
+    (one warm-up turn each); `{"kind", "turns", "at", "n"}` runs a round on its slots below
+    `n`, all starting at the wall-clock instant `at`; answers with one JSON line."""
+    slots: list[Slot] = []
+    created = 0
+    with ThreadPoolExecutor(256) as pool:
+        print("{}", flush=True)
+        for line in sys.stdin:
+            job = json.loads(line)
+            if job.get("quit"):
+                break
+            if "grow" in job:
+                for index in range(created, job["grow"]):
+                    if index % step == offset:
+                        slot = Slot(base, index)
+                        slot.turn("ws")
+                        slots.append(slot)
+                created = max(created, job["grow"])
+                print("{}", flush=True)
+                continue
+            mine = [slot for slot in slots if slot.index < job["n"]]
+
+            def go(slot, job=job):
+                time.sleep(max(0.0, job["at"] - time.time()))
+                return [slot.turn(job["kind"]) for _ in range(job["turns"])]
+            ttfts = [t for each in pool.map(go, mine) for t in each]
+            print(json.dumps({"ttfts": ttfts}), flush=True)
+    for slot in slots:
+        slot.close()

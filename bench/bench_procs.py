@@ -3,8 +3,10 @@
 Each runs in its own process so no side shares a GIL with another: `python bench/bench_procs.py
 fake` serves FakeClaude and answers commands on stdin (`latency <s>`, `bodies`, `quit`);
 `python bench/bench_procs.py sdk <fake_url>` reads a round per stdin line (the request bodies
-to send, `burst` or `loop`, the wall-clock instant to start) and prints the times to the first
-text delta. Both speak one JSON document per line.
+to send, the turns per stream, the wall-clock instant to start) and prints the times to the
+first text delta; `python bench/bench_procs.py clients <app_url> <offset> <step>` does the same
+for the app's WebSocket and SSE clients (bench_clients.run_clients). All speak one JSON
+document per line.
 """
 from __future__ import annotations
 
@@ -133,7 +135,9 @@ class Child:
         return self.read()
 
     def close(self) -> None:
-        """Ends the process."""
+        """Ends the process (again: nothing)."""
+        if self.proc.stdin.closed:
+            return
         try:
             self.send("quit" if self.hello.get("url") else '{"quit": true}')
         except OSError:
@@ -255,3 +259,7 @@ if __name__ == "__main__":
     elif sys.argv[1] == "sdk":
         threading.stack_size(512 * 1024)
         run_sdk(sys.argv[2])
+    elif sys.argv[1] == "clients":
+        from bench.bench_clients import run_clients
+        threading.stack_size(512 * 1024)
+        run_clients(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

@@ -2,8 +2,9 @@
 
 Processes (none shares a GIL with another): the fake Claude (`bench_procs.py fake`, 20 ms between
 stream events), the app as in production (`python -m src.app`), the raw-SDK baseline
-(`bench_procs.py sdk`, as many processes as the app has workers, each one warm client) and this
-driver (the app's WebSocket and SSE clients). For each upstream latency and stream count, rounds
+(`bench_procs.py sdk`, as many processes as the app has workers, each one warm client), the
+app's WebSocket and SSE clients (`bench_procs.py clients`, as many processes as the SDK's, each
+owning every k-th stream) and this driver. For each upstream latency and stream count, rounds
 are interleaved, the order of SDK / WS / SSE rotating round by round:
   burst  N streams started at one instant (a wall-clock deadline shared by all processes);
   loop   N streams each sending `--loop-turns` turns back to back (a closed loop).
@@ -11,7 +12,7 @@ The SDK sends exactly the request bodies the app sent last for the same stream (
 prompt and history), on warm connections, with `messages.create(stream=True)`, the app's call.
 TTFT runs from sending to the first text chunk. Worker CPU is utime+stime of the gunicorn
 workers (/proc) over the app's rounds, divided by its turns (titles and cortex updates the
-turns trigger included). Then the capacity phases (bench_capacity.py). One table at the end.
+turns trigger included); the SDK's is its processes' own CPU over its rounds. Then the capacity phases (bench_capacity.py). One table at the end.
 
     flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ~8 minutes
     ... --streams 1 8 --latency 0 --rounds 4 --no-capacity          # a quick look
@@ -25,14 +26,13 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_capacity import run_capacity  # noqa: E402
-from bench.bench_clients import Slot, remember_bodies  # noqa: E402
+from bench.bench_clients import bodies_by_slot  # noqa: E402
 from bench.bench_procs import (Child, cpu_seconds, memory_kib, serve_app,  # noqa: E402
                                worker_pids)
 
@@ -41,46 +41,48 @@ START_DELAY = 0.1  # seconds from handing out a round to its start: every proces
 
 
 class Bench:
-    """One run: the fake, the app, the SDK processes and the slots."""
+    """One run: the fake, the app, the SDK processes and the app's client processes."""
 
-    def __init__(self, fake: Child, sdks: list[Child], base: str, pid: int):
-        self.fake, self.sdks, self.base, self.pid = fake, sdks, base, pid
-        self.slots: list[Slot] = []
-        self.pool = ThreadPoolExecutor(256)
+    def __init__(self, fake: Child, sdks: list[Child], clients: list[Child], pid: int):
+        self.fake, self.sdks, self.clients, self.pid = fake, sdks, clients, pid
+        self.slots = 0
+        self.bodies: dict[int, dict] = {}
 
-    def ensure_slots(self, n: int) -> list[Slot]:
-        """The first `n` slots (created on demand, each with one warm-up turn)."""
-        while len(self.slots) < n:
-            slot = Slot(self.base, len(self.slots))
-            slot.turn("ws")
-            self.slots.append(slot)
+    def ensure_slots(self, n: int) -> None:
+        """Slots 0..n-1 exist (created on demand by the client processes, one warm-up turn
+        each), and the newest request body of each is known."""
+        if n > self.slots:
+            for client in self.clients:
+                client.send(_json({"grow": n}))
+            for client in self.clients:
+                client.read()
+            self.slots = n
         self._refresh_bodies()
-        return self.slots[:n]
 
     def _refresh_bodies(self) -> None:
         answer = self.fake.ask("bodies")
         if answer["errors"]:
             raise RuntimeError(f"the fake failed: {answer['errors'][0]}")
-        remember_bodies(self.slots, answer["bodies"])
+        self.bodies.update(bodies_by_slot(answer["bodies"]))
 
-    def round(self, kind: str, slots: list[Slot], turns: int) -> tuple[list[float], float]:
-        """One round of `kind`; (TTFTs, app worker CPU seconds spent meanwhile)."""
+    def round(self, kind: str, streams: int, turns: int) -> tuple[list[float], float]:
+        """One round of `kind` on slots 0..streams-1; (TTFTs, CPU spent: the SDK processes'
+        own for `sdk`, the app's workers' for `ws` and `sse`)."""
         at = time.time() + START_DELAY
+        if kind == "sdk":
+            return self._sdk_round(streams, turns, at)
         workers = worker_pids(self.pid)
         cpu = cpu_seconds(workers)
-        if kind == "sdk":
-            return self._sdk_round(slots, turns, at)
-        else:
-            def go(slot):
-                time.sleep(max(0.0, at - time.time()))
-                return [slot.turn(kind) for _ in range(turns)]
-            ttfts = [t for each in self.pool.map(go, slots) for t in each]
-            self._refresh_bodies()
-        return ttfts, cpu_seconds(workers) - cpu
+        for client in self.clients:
+            client.send(_json({"kind": kind, "turns": turns, "at": at, "n": streams}))
+        ttfts = [t for client in self.clients for t in client.read()["ttfts"]]
+        spent = cpu_seconds(workers) - cpu
+        self._refresh_bodies()
+        return ttfts, spent
 
-    def _sdk_round(self, slots: list[Slot], turns: int, at: float) -> tuple[list[float], float]:
+    def _sdk_round(self, streams: int, turns: int, at: float) -> tuple[list[float], float]:
         """The baseline's TTFTs and the CPU its processes spent on them."""
-        bodies = [slot.body for slot in slots]
+        bodies = [self.bodies[i] for i in range(streams)]
         share = [bodies[i::len(self.sdks)] for i in range(len(self.sdks))]
         busy = [(sdk, part) for sdk, part in zip(self.sdks, share) if part]
         for sdk, part in busy:
@@ -90,12 +92,12 @@ class Bench:
 
     def setting(self, streams: int, rounds: int, turns: int) -> dict:
         """Interleaved rounds at one stream count; samples and CPU per kind."""
-        slots = self.ensure_slots(streams)
+        self.ensure_slots(streams)
         samples = {kind: [] for kind in KINDS}
         cpu = {kind: 0.0 for kind in KINDS}
         for i in range(rounds):
             for kind in KINDS[i % 3:] + KINDS[:i % 3]:
-                ttfts, spent = self.round(kind, slots, turns)
+                ttfts, spent = self.round(kind, streams, turns)
                 samples[kind].extend(ttfts)
                 cpu[kind] += spent
         per_turn = {kind: cpu[kind] / (rounds * streams * turns) for kind in KINDS}
@@ -182,10 +184,14 @@ def main() -> None:
     fake = Child("fake", str(args.event_delay), str(args.chunks))
     sdks = [Child("sdk", fake.hello["url"]) for _ in range(args.workers)]
     rows, capacity = [], None
+    children = [fake, *sdks]
     try:
         with tempfile.TemporaryDirectory() as data_dir, \
                 serve_app(fake.hello["url"], data_dir, args.workers) as (base, proc):
-            bench = Bench(fake, sdks, base, proc.pid)
+            clients = [Child("clients", base, str(i), str(args.workers))
+                       for i in range(args.workers)]
+            children += clients
+            bench = Bench(fake, sdks, clients, proc.pid)
             for latency in args.latency:
                 fake.ask(f"latency {latency}")
                 for n in args.streams:
@@ -195,15 +201,14 @@ def main() -> None:
                         rows.append((latency, n, "loop", bench.setting(
                             n, max(2, args.rounds // 4), args.loop_turns)))
             peak = memory_kib(proc.pid) / 1024
-            for slot in bench.slots:
-                slot.close()
+            for client in clients:
+                client.close()
             if not args.no_capacity:
                 fake.ask("latency 0")
                 capacity = run_capacity(base, proc.pid, args.cap_idle, args.cap_streams,
                                         args.cap_turns, args.half_open)
-            bench.pool.shutdown()
     finally:
-        for child in [fake, *sdks]:
+        for child in children:
             child.close()
     print(table(rows, capacity, args, peak))
 
