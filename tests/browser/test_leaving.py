@@ -3,6 +3,10 @@ those as network failures. They must not reach the person as "the server could n
 (nor as an uncaught error), while a real network failure on a page that stays still does. The old
 page writes what it reports into sessionStorage, which survives the reload, so the test can read
 what it said while it went away."""
+import socket
+import struct
+import threading
+
 import pytest
 from playwright.sync_api import expect
 
@@ -98,3 +102,39 @@ def test_a_failed_refresh_after_a_reply_is_told_not_thrown(page, server, model):
     send(page, "hi")
     expect(page.locator("#toast.toast-error")).to_have_text(
         "The server could not be reached. Check that it is running.")
+
+
+def _cut_off_server():
+    """A server that answers every request with headers and the first bytes of a JSON body
+    promised longer, then resets the connection: a body cut off mid-read."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: 4096\r\nAccess-Control-Allow-Origin: *\r\n\r\n"
+                             b'{"personas": [')
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    threading.Thread(target=serve, daemon=True).start()
+    return listener
+
+
+def test_a_body_cut_off_mid_read_is_an_unreachable_server(module_page):
+    """The answer's headers arrive, then the connection drops: reading the body fails like a
+    failed fetch and must be told the same way, never as the browser's raw 'Failed to fetch'."""
+    listener = _cut_off_server()
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/api/personas"
+        module_page.route("**/api/personas", lambda route: route.continue_(url=url))
+        module_page.evaluate(_REQUEST, "/api/personas")
+        module_page.wait_for_function("() => sessionStorage.getItem('outcome') !== null")
+    finally:
+        listener.close()
+    assert _stored(module_page, "outcome") == (
+        "network_error: The server could not be reached. Check that it is running.")
