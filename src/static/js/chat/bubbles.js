@@ -3,6 +3,7 @@ import { formatDateTime, formatTime, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { renderMarkdown } from '../lib/markdown.js';
 import { avatar, cardText } from '../lib/persona_view.js';
+import { api, seg } from '../lib/api.js';
 import { t } from '../lib/i18n.js';
 
 /** A bubble for a stored or streaming message `{id, role, content, status}`; replies carry
@@ -29,19 +30,44 @@ export function bubble(message, persona = null) {
 const MEMORY_FILES = ['memory.md', 'soul.md', 'relationship.md'];
 
 /** "Memory used": the cortex revision of each file that was in a reply's prompt, each a link
- * to that revision in the history. */
+ * to that revision in the history. Opened, the links are numbered as the history numbers them
+ * ("memory.md #3", the third version of the file): the histories are read then, not for every
+ * reply shown. */
 function memoryUsed(message) {
   const revisions = message.role === 'assistant' ? message.cortex_revisions : null;
   if (!revisions || typeof revisions !== 'object') return null;
-  const links = MEMORY_FILES.filter((file) => Number.isInteger(revisions[file])).map((file) => {
+  const files = MEMORY_FILES.filter((file) => Number.isInteger(revisions[file]));
+  const links = files.map((file) => {
     const params = new URLSearchParams({ persona: message.persona_id, file, rev: String(revisions[file]), view: 'history' });
-    return h('a', { href: `/settings?${params}#memory`, text: t('chat.message.memory_rev', { file, rev: revisions[file] }) });
+    return h('a', { href: `/settings?${params}#memory`, text: file, dataset: { file } });
   });
   if (!links.length) return null;
   const list = links.flatMap((link, index) => (index ? [', ', link] : [link]));
-  return h('details', { class: 'msg-memory' },
+  const details = h('details', { class: 'msg-memory' },
     h('summary', { text: t('chat.message.memory_used'), title: t('chat.message.memory_used_title') }),
     h('p', { class: 'msg-memory-list' }, t('chat.message.memory_used_list'), ...list));
+  details.addEventListener('toggle', () => {
+    if (details.open && !details.dataset.numbered) {
+      details.dataset.numbered = 'pending';
+      numberVersions(message.persona_id, revisions, links).finally(() => { details.dataset.numbered = 'yes'; });
+    }
+  });
+  return details;
+}
+
+/** Labels each link with its revision's version number in the file's history; a revision no
+ * longer listed (or a history that cannot be read) keeps the file name alone. */
+async function numberVersions(personaId, revisions, links) {
+  await Promise.all(links.map(async (link) => {
+    const file = link.dataset.file;
+    try {
+      const history = await api.get(`/api/personas/${seg(personaId)}/cortex/${seg(file)}/history`);
+      const index = history.revisions.findIndex((revision) => revision.rev === revisions[file]);
+      if (index >= 0) link.textContent = t('chat.message.memory_version', { file, version: history.revisions.length - index });
+    } catch {
+      // the plain file name stays: the link still opens the right revision
+    }
+  }));
 }
 
 /** The message's time in small print ("14:03", or with the date when not today). */
