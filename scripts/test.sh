@@ -2,6 +2,9 @@
 # Sets up .venv (with test dependencies) and Debian's Chromium, then runs the whole suite.
 # With CI set, Chromium is brought to the version Debian ships today (apt-get update + install),
 # so CI tests what a fresh machine gets; elsewhere a newer candidate is only pointed out.
+# The suite runs in PYTEST_WORKERS processes (pytest-xdist, default 2: measured on the 2-core
+# machine, docs/development.md#tests), each test file whole in one of them; arguments given to
+# this script come later and win (`-n 0` runs it in one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh requirements-dev.txt
@@ -21,4 +24,4 @@ elif command -v apt-cache >/dev/null; then
       "sudo apt-get install --only-upgrade chromium)"
   fi
 fi
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"

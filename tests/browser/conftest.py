@@ -62,14 +62,15 @@ def model(claude):
 
 
 @contextmanager
-def checked_page(browser, expected_console: tuple = (), **options):
+def checked_page(browser, expected_console: tuple = (), problems: list | None = None, **options):
     """A page in a fresh context; a script error, a console error, or a Content-Security-Policy
     violation reported to any document it loads fails the test (console errors starting with one
-    of `expected_console` are provoked on purpose and allowed)."""
+    of `expected_console` are provoked on purpose and allowed). A caller that shares the page
+    between tests passes `problems` and checks the new entries after each test."""
     expected = _EXPECTED_CONSOLE + tuple(expected_console)
     context = browser.new_context(**options)
     context.set_default_timeout(TIMEOUT_MS)
-    problems: list[str] = []
+    problems = [] if problems is None else problems
     context.expose_function("__cspViolation", lambda v: problems.append(f"CSP violation: {v}"))
     context.add_init_script(_REPORT_CSP_VIOLATIONS)
     tab = context.new_page()
@@ -79,13 +80,13 @@ def checked_page(browser, expected_console: tuple = (), **options):
            and _CSP_CONSOLE not in msg.text else None)
     try:
         yield tab
-        _settle(tab)
+        settle(tab)
     finally:
         context.close()
     assert not problems, problems
 
 
-def _settle(tab) -> None:
+def settle(tab) -> None:
     """One round trip to the page, so violation reports it queued before now have arrived."""
     if not tab.is_closed():
         tab.evaluate("() => new Promise((resolve) => setTimeout(resolve, 0))")

@@ -4,22 +4,59 @@ import datetime as dt
 
 import pytest
 
-from tests.browser.conftest import checked_page
+from src.app import create_app
+from src.utils import provider
+from tests.browser.conftest import API_KEY, checked_page, settle
+from tests.fakes.claude import FakeClaude
+from tests.support.key_hygiene import LeakWatch, ScanningMiddleware
+from tests.support.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
 
 NOW = dt.datetime(2026, 5, 12, 14, 0, 0, tzinfo=dt.timezone.utc)
 
 
+@pytest.fixture(scope="module")
+def shared_page(browser, tmp_path_factory):
+    """One page of the app (en-US, UTC; it embeds the interface strings the modules read) from
+    which the app's ES modules can be imported, shared by this module's tests: they only call
+    pure functions of the modules, so loading the page once instead of per test saves about two
+    seconds a test. Yields (page, problems, watch); `module_page` checks both after each test."""
+    fake = FakeClaude()
+    fake.api_key = API_KEY
+    data_dir = tmp_path_factory.mktemp("js_units")
+    app = create_app({"DATA_DIR": str(data_dir), "ANTHROPIC_API_KEY": API_KEY,
+                      "ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_MAX_RETRIES": 0,
+                      "ANTHROPIC_TIMEOUT": 10.0, "CORTEX_WORKER": False, "TESTING": True})
+    watch = LeakWatch()
+    watch.add_secret(API_KEY)
+    watch.add_data_dir(app.config["DATA_DIR"])
+    app.wsgi_app = ScanningMiddleware(app.wsgi_app, watch)
+    problems: list[str] = []
+    try:
+        with LiveServer(app) as server, checked_page(browser, problems=problems, locale="en-US",
+                                                     timezone_id="UTC") as tab:
+            tab.clock.set_fixed_time(NOW)
+            tab.goto(server.url + "/settings")
+            tab.wait_for_selector("body[data-ready=true]")
+            yield tab, problems, watch
+    finally:
+        provider.shutdown_services(app)
+        fake.close()
+
+
 @pytest.fixture
-def module_page(browser, server):
-    """A page of the app (en-US, UTC; it embeds the interface strings the modules read) from
-    which the app's ES modules can be imported."""
-    with checked_page(browser, locale="en-US", timezone_id="UTC") as tab:
-        tab.clock.set_fixed_time(NOW)
-        tab.goto(server.url + "/settings")
-        tab.wait_for_selector("body[data-ready=true]")
-        yield tab
+def module_page(shared_page, key_hygiene):
+    """The shared page; a script error, console error or CSP violation during the test, or a key
+    in what the app sent or stored, fails it (as an error in teardown)."""
+    tab, problems, watch = shared_page
+    key_hygiene.add_secret(API_KEY)
+    seen = len(problems)
+    yield tab
+    settle(tab)
+    watch.scan_files()
+    assert problems[seen:] == [], problems[seen:]
+    assert watch.news() is None, watch.news()
 
 
 def _merge(page, base: str, saved: str, mine: str, choices=()) -> dict:

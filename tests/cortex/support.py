@@ -1,11 +1,12 @@
 """Helpers for the cortex tests: child processes read line by line with a deadline, snapshots."""
 import hashlib
 import os
-import select
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tests.fakes.exchange import readable
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -50,8 +51,7 @@ class Lines:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AssertionError("child process gave no output in time")
-            ready, _, _ = select.select([self.proc.stdout], [], [], remaining)
-            if ready:
+            if readable(self.proc.stdout, remaining):
                 chunk = os.read(self.proc.stdout.fileno(), 65536)
                 if not chunk:
                     raise AssertionError("child exited: " + self.proc.stderr.read().decode())

@@ -107,7 +107,7 @@ class Exchange:
                 return "timeout"
             if event is not None:
                 event.wait(_GATE_STEP if remaining is None else min(_GATE_STEP, remaining))
-            elif select.select([self._handler.connection], [], [], remaining)[0]:
+            elif readable(self._handler.connection, remaining):
                 if not self._peer_closed():
                     self._closing.wait(_GATE_STEP)
             if self._peer_closed():
@@ -184,3 +184,12 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         self.server.fake._serve(Exchange(self, method, raw, self.server.fake._closing))
+
+
+def readable(fileobj, timeout: float | None) -> bool:
+    """Whether `fileobj` has data (or its end) within `timeout` seconds (None: wait). poll(), not
+    select(): select() refuses descriptors numbered 1024 and up, which a long test process
+    running many servers and clients can reach."""
+    poller = select.poll()
+    poller.register(fileobj, select.POLLIN)
+    return bool(poller.poll(None if timeout is None else max(0.0, timeout) * 1000))

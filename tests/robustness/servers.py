@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,19 +38,32 @@ class ServerProcess:
         self._log = None
 
     def __enter__(self) -> "ServerProcess":
-        self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=self.env,
-                                     stdout=self._log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.start()
         try:
-            self._wait_until_up()
+            self.wait_until_up()
         except BaseException:
             self.__exit__(None, None, None)
             raise
         return self
 
     def __exit__(self, *exc) -> None:
-        self.proc.terminate()
+        self.terminate()
+        self.wait_stopped()
+
+    def start(self) -> None:
+        """Starts the process without waiting for it (see `serving`)."""
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=self.env,
+                                     stdout=self._log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+
+    def terminate(self) -> None:
+        """Asks the server to stop (gunicorn's graceful shutdown), without waiting for it."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+
+    def wait_stopped(self) -> None:
+        """Waits for the stop `terminate` asked for; SIGKILL after 15 s."""
         try:
             self.proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
@@ -77,7 +90,7 @@ class ServerProcess:
             response = conn.getresponse()
             return response.status, response.headers, json.loads(response.read() or b"null")
 
-    def _wait_until_up(self) -> None:
+    def wait_until_up(self) -> None:
         """Polls /healthz (the process has no readiness event to wait on)."""
         deadline = time.monotonic() + START_SECONDS
         while True:
@@ -89,3 +102,22 @@ class ServerProcess:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not start:\n{self.log()}")
             time.sleep(0.05)
+
+
+@contextmanager
+def serving(*servers: ServerProcess):
+    """Starts several servers at once and stops them at once: their start-ups (interpreter,
+    imports, gunicorn workers) and graceful shutdowns overlap instead of adding up."""
+    started = []
+    try:
+        for server in servers:
+            server.start()
+            started.append(server)
+        for server in servers:
+            server.wait_until_up()
+        yield servers
+    finally:
+        for server in started:
+            server.terminate()
+        for server in started:
+            server.wait_stopped()

@@ -9,7 +9,7 @@ import pytest
 
 from tests.chat.chat_support import SseStream
 from tests.fakes.claude import replies
-from tests.robustness.servers import ServerProcess
+from tests.robustness.servers import ServerProcess, serving
 
 FIRST_KEY = "sk-ant-api03-first-0123456789abcdefghijAAAA"
 SECOND_KEY = "sk-ant-api03-second-9876543210zyxwvutsrqBBBB"
@@ -26,9 +26,9 @@ def servers(data_dir, tmp_path, upstream, key_hygiene):
     key_hygiene.add_secret(FIRST_KEY)
     key_hygiene.add_secret(SECOND_KEY)
     env = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": upstream.url, "PERSONA_WORKERS": "1"}
-    with ServerProcess(data_dir, tmp_path / "a.log", **env) as first:
-        with ServerProcess(data_dir, tmp_path / "b.log", **env) as second:
-            yield first, second
+    with serving(ServerProcess(data_dir, tmp_path / "a.log", **env),
+                 ServerProcess(data_dir, tmp_path / "b.log", **env)) as (first, second):
+        yield first, second
     key_hygiene.add_data_dir(data_dir)
 
 

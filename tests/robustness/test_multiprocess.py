@@ -20,7 +20,7 @@ from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.chat.chat_support import ChatSocketClient, SseStream
 from tests.fakes.claude import replies
 from tests.support.concurrency import run_all
-from tests.robustness.servers import ServerProcess
+from tests.robustness.servers import ServerProcess, serving
 
 API_KEY = "sk-ant-multiprocess-0123456789abcdef"
 TURNS = 6
@@ -55,9 +55,9 @@ def upstream(claude):
 def servers(data_dir, tmp_path, upstream, key_hygiene):
     key_hygiene.add_secret(API_KEY)
     env = {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": upstream.url}
-    with ServerProcess(data_dir, tmp_path / "a.log", PERSONA_WORKERS="2", **env) as first:
-        with ServerProcess(data_dir, tmp_path / "b.log", PERSONA_WORKERS="1", **env) as second:
-            yield first, second
+    with serving(ServerProcess(data_dir, tmp_path / "a.log", PERSONA_WORKERS="2", **env),
+                 ServerProcess(data_dir, tmp_path / "b.log", PERSONA_WORKERS="1", **env)) as both:
+        yield both
     key_hygiene.add_data_dir(data_dir)
 
 

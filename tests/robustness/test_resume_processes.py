@@ -14,7 +14,7 @@ import pytest
 
 from tests.chat.chat_support import ChatSocketClient, SseStream, eventually
 from tests.fakes.claude import replies
-from tests.robustness.servers import ServerProcess
+from tests.robustness.servers import ServerProcess, serving
 from tests.support.concurrency import run_all
 
 API_KEY = "sk-ant-resume-processes-0123456789"
@@ -32,9 +32,9 @@ def env(claude, key_hygiene, data_dir):
 
 @pytest.fixture
 def pair(data_dir, tmp_path, env):
-    with ServerProcess(data_dir, tmp_path / "a.log", **env) as first:
-        with ServerProcess(data_dir, tmp_path / "b.log", **env) as second:
-            yield first, second
+    with serving(ServerProcess(data_dir, tmp_path / "a.log", **env),
+                 ServerProcess(data_dir, tmp_path / "b.log", **env)) as both:
+        yield both
 
 
 def _session(server) -> str:
@@ -109,15 +109,15 @@ def _kill_tree(proc) -> None:
 def test_sigkill_mid_reply_keeps_the_partial_text_and_frees_the_session(data_dir, tmp_path,
                                                                       env, claude):
     gate = threading.Event()
-    with ServerProcess(data_dir, tmp_path / "b.log", **env) as survivor:
-        with ServerProcess(data_dir, tmp_path / "a.log", **env) as victim:
-            sid = _session(victim)
-            _gated(claude, gate)
-            with ChatSocketClient(victim.ws_url) as ws:
-                ws.send(type="chat", session_id=sid, message="Tell me")
-                ws.until("chunk")
-                eventually(lambda: _messages(survivor, sid)[-1]["content"] == "w0 ")
-                _kill_tree(victim.proc)
+    with serving(ServerProcess(data_dir, tmp_path / "b.log", **env),
+                 ServerProcess(data_dir, tmp_path / "a.log", **env)) as (survivor, victim):
+        sid = _session(victim)
+        _gated(claude, gate)
+        with ChatSocketClient(victim.ws_url) as ws:
+            ws.send(type="chat", session_id=sid, message="Tell me")
+            ws.until("chunk")
+            eventually(lambda: _messages(survivor, sid)[-1]["content"] == "w0 ")
+            _kill_tree(victim.proc)
         gate.set()
         reply = eventually(lambda: [m for m in _messages(survivor, sid)
                                     if m["status"] != "streaming"])[-1]
