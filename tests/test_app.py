@@ -74,3 +74,34 @@ def test_entry_point_refuses_public_bind_without_token(tmp_path):
 def test_live_server_fixture_serves(server):
     with urllib.request.urlopen(server.url + "/healthz", timeout=5) as response:
         assert response.status == 200
+
+
+def _open_database_files(data_dir) -> list[str]:
+    names = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(data_dir)) and "app.db" in target:
+            names.append(target)
+    return names
+
+
+def test_shutting_down_closes_the_database_connections(app_config, data_dir):
+    """An app that something still references after shutdown (test tools do) holds no
+    descriptors of the database: a long test run would otherwise run out of them."""
+    import threading
+    app = create_app(app_config)
+    with app.app_context():
+        threads = [threading.Thread(target=lambda: (provider.get_persona_service(app).list(),
+                                                    provider.get_db(app).close_thread()))
+                   for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        provider.get_persona_service(app).list()
+    assert _open_database_files(data_dir), "the pool keeps connections open while running"
+    provider.shutdown_services(app)
+    assert _open_database_files(data_dir) == []

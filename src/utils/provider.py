@@ -194,7 +194,8 @@ def _build_chat_service(services: dict) -> ChatService:
 
 
 def shutdown_services(app: Flask) -> None:
-    """Stops the cortex worker and closes the API client's connections (tests, clean exits)."""
+    """Stops the cortex worker, closes the API client's connections and the database's idle
+    ones (tests, clean exits)."""
     services = app.extensions.get(EXTENSION) or {}
     if services.get("chat") is not None:
         services["chat"].close()
@@ -206,6 +207,8 @@ def shutdown_services(app: Flask) -> None:
         services["session_leases"].close()
     if services.get("job_owner") is not None:
         services["job_owner"].close()
+    if services.get("db") is not None:
+        services["db"].close()
 
 
 def _get(name: str, app: Flask | None = None):

@@ -212,6 +212,16 @@ class Database:
                 return
         conn.close()
 
+    def close(self) -> None:
+        """Closes the idle connections and this thread's (shutdown: an app kept alive by a
+        reference, as tests' tools keep theirs, then holds no file descriptors). A later
+        `conn()` opens a new one."""
+        self.close_thread()
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
     def transaction(self, immediate: bool = True):
         """A write transaction on this thread's connection."""
         return transaction(self.conn(), immediate)
