@@ -136,3 +136,21 @@ class _ClosedEarly:
 def test_a_websocket_closed_right_after_the_handshake_ends_quietly(app, caplog):
     run_chat_socket(_ClosedEarly(), provider.get_chat_service(app))
     assert not [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+
+
+def test_an_unknown_log_level_is_told_and_info_is_used(caplog):
+    from src.utils.logsafe import configure_logging
+    root = logging.getLogger()
+    saved = [root.level] + [logging.getLogger(name).level for name in PROMPT_LOGGERS]
+    try:
+        configure_logging("verbose")
+        assert root.level == logging.INFO
+        assert all(logging.getLogger(name).level == logging.INFO for name in PROMPT_LOGGERS)
+        assert "Unknown log level 'verbose'" in caplog.text
+        configure_logging("error")
+        assert root.level == logging.ERROR
+        assert logging.getLogger("httpx2").level == logging.ERROR
+    finally:
+        root.setLevel(saved[0])
+        for name, level in zip(PROMPT_LOGGERS, saved[1:]):
+            logging.getLogger(name).setLevel(level)
