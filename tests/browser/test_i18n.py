@@ -1,6 +1,7 @@
 """The interface in German: by the browser's Accept-Language before anything is chosen, by the
 language setting after, and back to English; chat, settings, an error and relative times."""
 import datetime as dt
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -62,7 +63,9 @@ def test_choosing_german_then_english_switches_the_whole_interface(page, server,
     error.get_by_role("button", name="Erneut versuchen").click()
     page.wait_for_selector(REPLY_DONE)
     expect(page.locator("#messages [data-action=regenerate]")).to_have_text("Neu erzeugen")
-    expect(page.locator("#session-list .session-time").first).to_have_text("gerade eben")
+    # the session's own time, in German: "gerade eben" unless a slow machine took 45 s to here
+    expect(page.locator("#session-list .session-time").first).to_have_text(
+        re.compile(r"gerade eben|vor \d+ Minuten?"))
     assert [_relative(page, s) for s in (10, 2 * 3600, 3 * 86400)] == [
         "gerade eben", "vor 2 Stunden", "vor 3 Tagen"]
 
@@ -73,5 +76,6 @@ def test_choosing_german_then_english_switches_the_whole_interface(page, server,
     open_page(page, server)
     assert page.locator("html").get_attribute("lang") == "en"
     expect(page.locator("#new-session")).to_have_text("+ New chat")
-    expect(page.locator("#session-list .session-time").first).to_have_text("just now")
+    expect(page.locator("#session-list .session-time").first).to_have_text(
+        re.compile(r"just now|\d+ minutes? ago"))
     assert _relative(page, 2 * 3600) == "2 hours ago"
