@@ -8,7 +8,7 @@ class LiveServer:
     """Serves `app` on 127.0.0.1:<free port>; `url` is its base URL, `ws_url` the ws:// twin."""
 
     def __init__(self, app, host: str = "127.0.0.1"):
-        self._server = make_server(host, 0, app, threaded=True)
+        self._server = make_server(host, 0, _whole_bodies(app), threaded=True)
         self._server.daemon_threads = True
         self.port = self._server.server_port
         self.url = f"http://{host}:{self.port}"
@@ -24,3 +24,27 @@ class LiveServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+def _whole_bodies(app):
+    """`app` with every response of known length (static files, JSON) read whole and its file
+    closed before werkzeug writes it. werkzeug's development server closes a response only
+    after a cleanup that itself fails on a connection the browser already reset (a page left
+    mid-download), so a static file would stay open until garbage collection and its
+    ResourceWarning would fail whichever test is running then. Streams (SSE) pass through."""
+    def serve(environ, start_response):
+        headers = []
+
+        def start(status, response_headers, exc_info=None):
+            headers[:] = response_headers
+            return start_response(status, response_headers, exc_info)
+        body = app(environ, start)
+        if not any(name.lower() == "content-length" for name, _ in headers):
+            return body
+        try:
+            return [b"".join(body)]
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+    return serve
