@@ -45,7 +45,7 @@ function memoryUsed(message) {
   const list = links.flatMap((link, index) => (index ? [', ', link] : [link]));
   const details = h('details', { class: 'msg-memory' },
     h('summary', { text: t('chat.message.memory_used'), title: t('chat.message.memory_used_title') }),
-    h('p', { class: 'msg-memory-list' }, t('chat.message.memory_used_list'), ...list));
+    h('p', { class: 'msg-memory-list' }, ...list));
   details.addEventListener('toggle', () => {
     if (details.open && !details.dataset.numbered) {
       details.dataset.numbered = 'pending';
