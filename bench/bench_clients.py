@@ -46,7 +46,7 @@ def ws_turn(ws, session_id: str, message: str = "Hi!") -> float:
 class Slot:
     """One stream's client side: a persona, a session, an open socket, an HTTP connection."""
 
-    def __init__(self, base: str, index):
+    def __init__(self, base: str, index: int | str):
         self.index = index
         self.name = f"Bench {index}"
         self.session_id = new_session(base, self.name)

@@ -12,7 +12,8 @@ The SDK sends exactly the request bodies the app sent last for the same stream (
 prompt and history), on warm connections, with `messages.create(stream=True)`, the app's call.
 TTFT runs from sending to the first text chunk. Worker CPU is utime+stime of the gunicorn
 workers (/proc) over the app's rounds, divided by its turns (titles and cortex updates the
-turns trigger included); the SDK's is its processes' own CPU over its rounds. Then the capacity phases (bench_capacity.py). One table at the end.
+turns trigger included); the SDK's is its processes' own CPU over its rounds. Then the
+capacity phases (bench_capacity.py). One table at the end.
 
     flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ~8 minutes
     ... --streams 1 8 --latency 0 --rounds 4 --no-capacity          # a quick look

@@ -96,10 +96,11 @@ def configure_logging(level: str = "INFO", log_prompts: bool = False) -> None:
     client loggers (which would print whole prompts at DEBUG) stay at INFO or quieter unless
     `log_prompts` (at WARNING they are as quiet as the rest: a line per upstream request costs
     CPU on every chat turn)."""
-    number = logging.getLevelNamesMapping().get(str(level).upper())
-    quietest = max(logging.INFO, number if number is not None else logging.INFO)
+    known = logging.getLevelNamesMapping().get(str(level).upper())
+    number = logging.INFO if known is None else known
     for name in PROMPT_LOGGERS:
-        logging.getLogger(name).setLevel(logging.NOTSET if log_prompts else quietest)
+        logging.getLogger(name).setLevel(logging.NOTSET if log_prompts
+                                         else max(logging.INFO, number))
     if not getattr(logging.getLogRecordFactory(), "persona_masking", False):
         logging.setLogRecordFactory(_masking_factory)
     root = logging.getLogger()
@@ -108,8 +109,8 @@ def configure_logging(level: str = "INFO", log_prompts: bool = False) -> None:
         handler.persona_handler = True
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
-    root.setLevel(number if number is not None else logging.INFO)
-    if number is None:
+    root.setLevel(number)
+    if known is None:
         logging.getLogger(__name__).warning(
             "Unknown log level %r (use DEBUG, INFO, WARNING, ERROR or CRITICAL); logging at INFO",
             str(level)[:40])

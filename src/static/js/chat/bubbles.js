@@ -36,8 +36,7 @@ const MEMORY_FILES = ['memory.md', 'soul.md', 'relationship.md'];
 function memoryUsed(message) {
   const revisions = message.role === 'assistant' ? message.cortex_revisions : null;
   if (!revisions || typeof revisions !== 'object') return null;
-  const files = MEMORY_FILES.filter((file) => Number.isInteger(revisions[file]));
-  const links = files.map((file) => {
+  const links = MEMORY_FILES.filter((file) => Number.isInteger(revisions[file])).map((file) => {
     const params = new URLSearchParams({ persona: message.persona_id, file, rev: String(revisions[file]), view: 'history' });
     return h('a', { href: `/settings?${params}#memory`, text: file, dataset: { file } });
   });
@@ -48,8 +47,8 @@ function memoryUsed(message) {
     h('p', { class: 'msg-memory-list' }, ...list));
   details.addEventListener('toggle', () => {
     if (details.open && !details.dataset.numbered) {
-      details.dataset.numbered = 'pending';
-      numberVersions(message.persona_id, revisions, links).finally(() => { details.dataset.numbered = 'yes'; });
+      details.dataset.numbered = 'yes';
+      numberVersions(message.persona_id, revisions, links);
     }
   });
   return details;
