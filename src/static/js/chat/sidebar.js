@@ -1,6 +1,8 @@
 // The sidebar: personas, the chosen persona's sessions (new, rename, delete), and on narrow
-// screens the drawer that holds them.
+// screens the drawer that holds them. The open drawer is modal: the page behind it is inert,
+// Tab wraps inside it, and Escape (wherever the focus is) closes it and returns to its toggle.
 import { byId, formatRelative, h } from '../lib/dom.js';
+import { wrapTab } from '../lib/focus.js';
 import { avatar } from '../lib/persona_view.js';
 import { icon } from '../lib/icons.js';
 import { t } from '../lib/i18n.js';
@@ -17,13 +19,27 @@ export class Sidebar {
     this.empty = byId('session-empty');
     this.openButton = byId('sidebar-open');
     this.scrim = byId('scrim');
+    this.main = byId('main');
     byId('new-session').addEventListener('click', () => this.handlers.newSession());
     this.openButton.addEventListener('click', () => this.open());
     byId('sidebar-close').addEventListener('click', () => this.close());
     this.scrim.addEventListener('click', () => this.close());
-    this.root.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && this.root.classList.contains('open')) this.close();
-    });
+    document.addEventListener('keydown', (event) => this.onKey(event));
+    NARROW.addEventListener('change', () => { if (!NARROW.matches) this.release(); });
+  }
+
+  isOpen() {
+    return this.root.classList.contains('open');
+  }
+
+  onKey(event) {
+    if (!this.isOpen() || event.defaultPrevented || event.target.closest('dialog')) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      this.close();
+    } else if (event.key === 'Tab') {
+      wrapTab(this.root, event);
+    }
   }
 
   /** Lists the personas, marking `activeId`. */
@@ -97,17 +113,24 @@ export class Sidebar {
   open() {
     this.root.classList.add('open');
     this.scrim.hidden = false;
+    this.main.inert = true;
     this.openButton.setAttribute('aria-expanded', 'true');
     const current = this.root.querySelector('[aria-current="true"]') || byId('new-session');
     current.focus();
   }
 
   close() {
-    if (!this.root.classList.contains('open')) return;
+    if (!this.isOpen()) return;
+    this.release();
+    this.openButton.focus();
+  }
+
+  /** Closes the drawer without moving the focus (the screen became wide enough for a sidebar). */
+  release() {
     this.root.classList.remove('open');
     this.scrim.hidden = true;
+    this.main.inert = false;
     this.openButton.setAttribute('aria-expanded', 'false');
-    this.openButton.focus();
   }
 
   closeIfNarrow() {
