@@ -1,6 +1,7 @@
 // Measures the focus indicator of the focused element (run in the page by tests/browser/test_keyboard.py).
 // The indicator is an outline (box-shadows disappear in forced-colors mode), on the element or,
-// for a field drawn inside a box (the composer), on the nearest ancestor that draws one. Its
+// for a field drawn inside a box (the composer), on the nearest ancestor that draws one; a
+// visually hidden control (the card file input) shows it on its label instead. Its
 // pixels are compared with what they cover when nothing is focused: the background behind the
 // outline, composited from the ancestors' background colours.
 () => {
@@ -33,10 +34,12 @@
   const describe = (node) => node.id ? `#${node.id}` : `${node.tagName.toLowerCase()}.${[...node.classList].join('.')}` +
     ` "${(node.getAttribute('aria-label') || node.textContent || '').trim().slice(0, 30)}"`;
   if (!el || el === document.body) return null;
+  const drawn = (n) => getComputedStyle(n).outlineStyle !== 'none' && parseFloat(getComputedStyle(n).outlineWidth) > 0;
   let holder = null;
-  for (let n = el; n && n !== document.body; n = n.parentElement) {
-    const style = getComputedStyle(n);
-    if (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) { holder = n; break; }
+  if (el.getBoundingClientRect().width <= 1) {
+    holder = [...(el.labels || [])].find(drawn) || null;
+  } else {
+    for (let n = el; n && n !== document.body && !holder; n = n.parentElement) if (drawn(n)) holder = n;
   }
   const result = { element: describe(el), holder: holder && describe(holder), width: 0, ratio: 0 };
   if (!holder) return result;

@@ -72,6 +72,9 @@ def test_every_focus_ring_is_an_outline_reaching_3_to_1(page, server, model, art
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Tab")
     page.screenshot(path=artifacts / f"focus-settings-button-{theme}.png")
+    page.keyboard.press("Tab")
+    expect(page.locator("#card-file")).to_be_focused()
+    page.screenshot(path=artifacts / f"focus-settings-card-file-{theme}.png")
 
     assert len(chat) > 15 and len(settings) > 40, (len(chat), len(settings))
     assert not _weak(chat + settings), _weak(chat + settings)

@@ -167,8 +167,9 @@ export class MemoryIndicator {
   render(state, text, title, file = 'memory.md') {
     this.root.dataset.state = state;
     this.label.textContent = text;
+    // The link is named by what it shows (the label, and the count to review when there is one),
+    // so speech input can say it; the explanation is its description (the title).
     this.link.title = title;
-    this.link.setAttribute('aria-label', `${text}. ${title}`);
     const params = new URLSearchParams();
     if (this.personaId) params.set('persona', this.personaId);
     params.set('file', file || 'memory.md');

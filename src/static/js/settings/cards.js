@@ -36,9 +36,8 @@ export class CardImport {
     this.preview = byId('card-preview');
     this.error = byId('card-error');
     this.input.addEventListener('change', () => this.input.files[0] && this.choose(this.input.files[0]));
-    this.drop.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); this.input.click(); }
-    });
+    // The file input is the keyboard's way in (Tab, then Space); a click on the zone is a
+    // shortcut for the mouse, so the zone itself is no button (one control may not hold another).
     this.drop.addEventListener('click', (event) => { if (event.target === this.drop) this.input.click(); });
     for (const kind of ['dragenter', 'dragover']) {
       this.drop.addEventListener(kind, (event) => { event.preventDefault(); this.drop.classList.add('dragging'); });

@@ -1,0 +1,227 @@
+"""axe-core over the page states a person reaches: sign-in, first run, the chat (conversation,
+branches, memory note, search, export, rename, confirm dialog), every settings section (provider
+report, new persona, card import preview, memory updates, review proposal, the cortex editor in
+write, preview and split view, history with its diff, the three-way merge), then German, dark and
+a phone with the drawer open. Any violation of any impact fails (docs/development.md#accessibility).
+
+One browser context walks the states in sequence (each state builds on the last), so the whole
+pass costs one app and one page."""
+import pytest
+from playwright.sync_api import expect
+
+from src.utils import provider
+from src.utils.storage.messages import add_message
+from tests.browser import axe
+from tests.browser.conftest import API_KEY, checked_page
+from tests.browser.support import READY, REPLY_DONE, send
+from tests.browser.test_cards import _drop
+from tests.fakes.claude import replies
+from tests.portability.support import V3_CARD, b64, png
+
+pytestmark = pytest.mark.browser
+
+TOKEN = "pc-access-token-axe-3f9e0c41d2b75a86"
+MEMORY_URL = "/api/personas/default/cortex/memory.md"
+PHONE = {"width": 375, "height": 740}
+DESKTOP = {"width": 1280, "height": 860}
+
+
+@pytest.fixture
+def api_key():
+    """No key at first, so the first-run card is one of the states."""
+    return None
+
+
+@pytest.fixture
+def app_config(app_config):
+    """Access control on, so the sign-in page and the sign-out buttons are checked too."""
+    return {**app_config, "ACCESS_TOKEN": TOKEN}
+
+
+class Walk:
+    """The page, the app and what axe found in each state visited so far."""
+
+    def __init__(self, page, server, app, model):
+        self.page, self.server, self.app, self.model = page, server, app, model
+        self.source = axe.axe_source()
+        self.found: dict[str, list[dict]] = {}
+        self.visited: list[str] = []
+
+    def check(self, state: str) -> None:
+        """Runs axe on the page as it is now and keeps its violations under `state`."""
+        self.visited.append(state)
+        found = axe.violations(self.page, self.source)
+        if found:
+            self.found[state] = found
+
+    def open(self, path: str) -> None:
+        self.page.goto(self.server.url + path)
+        self.page.wait_for_selector(READY)
+
+    def api(self, method: str, path: str, **data):
+        response = self.page.request.fetch(self.server.url + path, method=method, data=data)
+        assert response.ok, response.text()
+        return response.json()
+
+
+def _memory_with_an_edit(walk: Walk) -> None:
+    """A chat turn and a cortex update that adds a line, so the chat shows a memory note."""
+    walk.api("PUT", "/api/settings", context_limit=4)
+    walk.api("PUT", "/api/cortex/settings", frequency="frequent")
+    memory = walk.page.request.get(walk.server.url + MEMORY_URL).json()["content"]
+    walk.model.chat.append(replies.text("A cat! Tell me **everything**.\n\n```python\nprint('Pixel')\n```"))
+    walk.model.update.extend([
+        replies.tool_use([("write_file", {"filename": "memory.md",
+                                          "content": memory + "- Has a cat named Pixel.\n"})]),
+        replies.text("Noted the cat Pixel.")])
+    send(walk.page, "I adopted a cat named Pixel")
+    walk.page.wait_for_selector(REPLY_DONE)
+    assert [job["status"] for job in provider.get_cortex_worker(walk.app).run_pending()] == ["done"]
+    expect(walk.page.locator("#messages .memory-note")).to_be_visible()
+
+
+def _chat_states(walk: Walk) -> None:
+    page = walk.page
+    page.goto(walk.server.url + "/")
+    expect(page.get_by_label("Access token")).to_be_visible()
+    walk.check("sign-in")
+    page.get_by_label("Access token").fill("not-the-token")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_be_visible()
+    walk.check("sign-in with an error")
+    page.get_by_label("Access token").fill(TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector(READY)
+    expect(page.locator("#key-setup")).to_be_visible()
+    walk.check("chat: first run, no key")
+    page.fill("#key-input", API_KEY)
+    page.press("#key-input", "Enter")
+    expect(page.locator("#key-setup")).to_be_hidden()
+    walk.check("chat: empty conversation with the greeting")
+
+    _memory_with_an_edit(walk)
+    walk.check("chat: conversation with a memory note")
+    walk.model.chat.append(replies.text("A dog, how nice!"))
+    page.click("#messages .msg-user [data-action=edit]")
+    walk.check("chat: editing a message")
+    page.fill("#messages .edit-input", "I adopted a dog.")
+    page.click("#messages .edit-form button[type=submit]")
+    page.wait_for_selector(REPLY_DONE)
+    expect(page.locator("#messages .msg-user .sibling-count")).to_have_text("2/2")
+    walk.check("chat: branches")
+    page.fill("#search-input", "dog")
+    expect(page.locator("#search-results .search-result")).not_to_have_count(0)
+    walk.check("chat: search results")
+    page.fill("#search-input", "")
+    page.click("#export summary")
+    walk.check("chat: export menu")
+    page.keyboard.press("Escape")
+    page.locator("#session-list .session-item").first.get_by_role("button", name="Rename").click()
+    walk.check("chat: renaming a session")
+    page.keyboard.press("Escape")
+    page.locator("#session-list .session-item").first.get_by_role("button", name="Delete").click()
+    expect(page.locator("#confirm-dialog")).to_be_visible()
+    walk.check("chat: confirm dialog")
+    page.locator("#confirm-dialog").get_by_role("button", name="Cancel").click()
+
+
+def _settings_states(walk: Walk) -> None:
+    page = walk.page
+    walk.open("/settings")
+    walk.check("settings: general, personas, memory, data")
+    page.click("#test-connection")
+    expect(page.locator("#connection-report")).to_be_visible()
+    walk.check("settings: connection report")
+    page.click("#persona-new")
+    expect(page.locator("#persona-form")).to_be_visible()
+    walk.check("settings: new persona form")
+    page.click("#persona-cancel")
+    _drop(page, "#card-drop", png({"ccv3": b64(V3_CARD)}), "aria.png")
+    expect(page.locator("#card-preview")).to_be_visible()
+    walk.check("settings: card import preview")
+    page.click("#card-cancel")
+
+    page.get_by_role("button", name="Preview").click()
+    expect(page.locator("#cortex-preview")).to_be_visible()
+    walk.check("settings: editor preview")
+    page.get_by_role("button", name="Split").click()
+    walk.check("settings: editor split view")
+    page.get_by_role("button", name="Write").click()
+    page.get_by_role("tab", name="Soul").click()
+    walk.check("settings: editor, soul.md tab")
+    page.get_by_role("tab", name="Memory").click()
+    page.locator("#history-list .history-item").nth(1).click()
+    expect(page.locator("#diff-view")).to_be_visible()
+    walk.check("settings: history with a diff")
+
+    current = page.request.get(walk.server.url + MEMORY_URL)
+    page.fill("#cortex-text", "# Mine\n")
+    saved = page.request.put(walk.server.url + MEMORY_URL, data={"content": "# Theirs\n"},
+                             headers={"If-Match": current.headers["etag"]})
+    assert saved.ok
+    page.click("#cortex-save")
+    expect(page.locator("#conflict")).to_be_visible()
+    walk.check("settings: three-way merge")
+    page.get_by_role("button", name="Discard my draft").click()
+    page.locator("#confirm-dialog").get_by_role("button", name="Discard draft").click()
+    expect(page.locator("#conflict")).to_be_hidden()
+
+
+def _review_state(walk: Walk) -> None:
+    """Review mode on and one pending proposal, opened. The edit in the chat queued a
+    reconciliation and an update; each model run they make ends at once, changing nothing."""
+    walk.model.update.extend([replies.text("Nothing to change.")] * 4)
+    assert {job["status"] for job in provider.get_cortex_worker(walk.app).run_pending()} == {"done"}
+    walk.model.update.clear()
+    walk.api("PUT", "/api/personas/default/cortex/settings", memory_review="review")
+    session = walk.api("POST", "/api/sessions", persona_id="default")
+    conn = provider.get_db(walk.app).conn()
+    add_message(conn, session["id"], "user", "I adopted a dog too.")
+    add_message(conn, session["id"], "assistant", "Two pets!")
+    memory = walk.page.request.get(walk.server.url + MEMORY_URL).json()["content"]
+    walk.model.update.extend([
+        replies.tool_use([("write_file", {"filename": "memory.md",
+                                          "content": memory + "- Has a dog.\n"})]),
+        replies.text("Noted the dog.")])
+    walk.api("POST", "/api/personas/default/cortex/update")
+    (job,) = provider.get_cortex_worker(walk.app).run_pending()
+    assert job["proposal_id"], job
+    walk.open("/settings?persona=default#memory")
+    expect(walk.page.locator("#proposals-count")).to_have_text("1")
+    walk.check("settings: memory review with a proposal")
+
+
+def _language_theme_and_phone_states(walk: Walk) -> None:
+    page = walk.page
+    walk.api("PUT", "/api/settings", language="de")
+    walk.open("/")
+    walk.check("German: chat")
+    walk.open("/settings")
+    walk.check("German: settings")
+    walk.api("PUT", "/api/settings", language="en")
+    page.emulate_media(color_scheme="dark")
+    walk.open("/")
+    walk.check("dark: chat")
+    walk.open("/settings?persona=default&file=memory.md&view=history")
+    walk.check("dark: settings with a diff")
+    page.set_viewport_size(PHONE)
+    walk.open("/")
+    walk.check("phone, dark: chat")
+    page.get_by_role("button", name="Open sidebar").click()
+    expect(page.locator("#sidebar")).to_be_in_viewport(ratio=1)
+    walk.check("phone, dark: drawer open")
+    page.emulate_media(color_scheme="light")
+    walk.check("phone: drawer open")
+    walk.open("/settings")
+    walk.check("phone: settings")
+
+
+def test_axe_finds_no_violation_in_any_page_state(browser, server, app, model):
+    with checked_page(browser, viewport=DESKTOP, reduced_motion="reduce") as page:
+        walk = Walk(page, server, app, model)
+        _chat_states(walk)
+        _settings_states(walk)
+        _review_state(walk)
+        _language_theme_and_phone_states(walk)
+    assert len(walk.visited) >= 26, walk.visited
+    assert not walk.found, "axe found violations:\n" + axe.describe(walk.found)
