@@ -123,6 +123,10 @@ def _chat_states(walk: Walk) -> None:
     expect(page.locator("#confirm-dialog")).to_be_visible()
     walk.check("chat: confirm dialog")
     page.locator("#confirm-dialog").get_by_role("button", name="Cancel").click()
+    walk.model.chat.append(replies.overloaded())
+    send(page, "Still there?")
+    expect(page.locator("#messages .msg-error")).to_be_visible()
+    walk.check("chat: a failed reply with Retry")
 
 
 def _settings_states(walk: Walk) -> None:
@@ -135,6 +139,10 @@ def _settings_states(walk: Walk) -> None:
     page.click("#persona-new")
     expect(page.locator("#persona-form")).to_be_visible()
     walk.check("settings: new persona form")
+    page.click("#persona-cancel")
+    page.locator(".persona-card").first.get_by_role("button", name="Edit").click()
+    expect(page.locator("#persona-form")).to_be_visible()
+    walk.check("settings: editing a persona")
     page.click("#persona-cancel")
     _drop(page, "#card-drop", png({"ccv3": b64(V3_CARD)}), "aria.png")
     expect(page.locator("#card-preview")).to_be_visible()
