@@ -42,6 +42,18 @@ def send(page, text: str) -> None:
     page.press("#composer-input", "Enter")
 
 
+def drop_file(page, selector: str, data: bytes, name: str, mime: str = "image/png") -> None:
+    """Drops a file on `selector` the way a person dragging it from their desktop would."""
+    transfer = page.evaluate_handle(
+        """([bytes, name, mime]) => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([new Uint8Array(bytes)], name, { type: mime }));
+            return transfer;
+        }""", [list(data), name, mime])
+    for kind in ("dragenter", "dragover", "drop"):
+        page.dispatch_event(selector, kind, {"dataTransfer": transfer})
+
+
 def last_user_text(body: dict) -> str:
     """The text of the last user turn the fake received."""
     content = body["messages"][-1]["content"]

@@ -1,11 +1,11 @@
-"""axe-core over the page states a person reaches: sign-in, first run, the chat (conversation,
-branches, memory note, search, export, rename, confirm dialog), every settings section (provider
-report, new persona, card import preview, memory updates, review proposal, the cortex editor in
-write, preview and split view, history with its diff, the three-way merge), then German, dark and
-a phone with the drawer open. Any violation of any impact fails (docs/development.md#accessibility).
+"""axe-core over the page states a person reaches: sign-in, first run, the chat (memory note,
+editing, branches, search, export, rename, confirm dialog, a failed reply), every settings
+section (connection report, persona forms, card import preview, the memory editor's views, history
+with its diff, the three-way merge, a review proposal), then German, dark and a phone with the
+drawer open. Any violation of any impact fails (docs/development.md#accessibility).
 
-One browser context walks the states in sequence (each state builds on the last), so the whole
-pass costs one app and one page."""
+One browser context walks the states in sequence (each builds on the last), so the pass costs
+one app and one page. It asks for reduced motion, so axe never reads a colour mid-transition."""
 import pytest
 from playwright.sync_api import expect
 
@@ -13,8 +13,7 @@ from src.utils import provider
 from src.utils.storage.messages import add_message
 from tests.browser import axe
 from tests.browser.conftest import API_KEY, checked_page
-from tests.browser.support import READY, REPLY_DONE, send
-from tests.browser.test_cards import _drop
+from tests.browser.support import READY, REPLY_DONE, drop_file, send
 from tests.fakes.claude import replies
 from tests.portability.support import V3_CARD, b64, png
 
@@ -28,8 +27,7 @@ DESKTOP = {"width": 1280, "height": 860}
 
 @pytest.fixture
 def api_key():
-    """No key at first, so the first-run card is one of the states."""
-    return None
+    """No key at first (None), so the first-run card is one of the states."""
 
 
 @pytest.fixture
@@ -55,10 +53,12 @@ class Walk:
             self.found[state] = found
 
     def open(self, path: str) -> None:
+        """Loads a page (a new document: a URL differing only by its #fragment would not be)."""
         self.page.goto(self.server.url + path)
         self.page.wait_for_selector(READY)
 
-    def api(self, method: str, path: str, **data):
+    def api(self, method: str, path: str, **data) -> dict:
+        """A JSON request with the page's sign-in cookie; anything but a 2xx fails the test."""
         response = self.page.request.fetch(self.server.url + path, method=method, data=data)
         assert response.ok, response.text()
         return response.json()
@@ -81,6 +81,7 @@ def _memory_with_an_edit(walk: Walk) -> None:
 
 
 def _chat_states(walk: Walk) -> None:
+    """Signs in, enters the key on the first-run card, then chats its way through the states."""
     page = walk.page
     page.goto(walk.server.url + "/")
     expect(page.get_by_label("Access token")).to_be_visible()
@@ -130,6 +131,7 @@ def _chat_states(walk: Walk) -> None:
 
 
 def _settings_states(walk: Walk) -> None:
+    """The settings page whole, then each of its panels and editor states opened in turn."""
     page = walk.page
     walk.open("/settings")
     walk.check("settings: general, personas, memory, data")
@@ -144,7 +146,7 @@ def _settings_states(walk: Walk) -> None:
     expect(page.locator("#persona-form")).to_be_visible()
     walk.check("settings: editing a persona")
     page.click("#persona-cancel")
-    _drop(page, "#card-drop", png({"ccv3": b64(V3_CARD)}), "aria.png")
+    drop_file(page, "#card-drop", png({"ccv3": b64(V3_CARD)}), "aria.png")
     expect(page.locator("#card-preview")).to_be_visible()
     walk.check("settings: card import preview")
     page.click("#card-cancel")
@@ -200,6 +202,7 @@ def _review_state(walk: Walk) -> None:
 
 
 def _language_theme_and_phone_states(walk: Walk) -> None:
+    """Both pages in German, in dark, and at 375 px with the drawer open (dark, then light)."""
     page = walk.page
     walk.api("PUT", "/api/settings", language="de")
     walk.open("/")

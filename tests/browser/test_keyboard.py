@@ -16,6 +16,14 @@ MEASURE = (Path(__file__).parent / "focus.js").read_text(encoding="utf-8")
 MAX_STOPS = 250
 MIN_RATIO = 3.0
 MIN_WIDTH = 2.0
+# A number per focused element (0: nothing focused), kept outside the DOM.
+_STOP_KEY = """() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 0;
+    window.__tabStops ||= new WeakMap();
+    if (!window.__tabStops.has(el)) window.__tabStops.set(el, (window.__tabCount = (window.__tabCount || 0) + 1));
+    return window.__tabStops.get(el);
+}"""
 
 
 def _tab_stops(page) -> list[dict]:
@@ -23,12 +31,10 @@ def _tab_stops(page) -> list[dict]:
     focus indicator of every element it stops at."""
     page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
     stops: list[dict] = []
-    seen: set[str] = set()
+    seen: set[int] = set()
     for _ in range(MAX_STOPS):
         page.keyboard.press("Tab")
-        key = page.evaluate("() => { const el = document.activeElement;"
-                            " if (!el || el === document.body) return '';"
-                            " el.dataset.tabStop ||= String(Math.random()); return el.dataset.tabStop; }")
+        key = page.evaluate(_STOP_KEY)
         if not key:
             continue
         if key in seen:
@@ -47,6 +53,7 @@ def _conversation(page, server, model) -> None:
 
 
 def _weak(stops: list[dict]) -> list[dict]:
+    """The stops whose ring is missing, too thin, or under 3:1."""
     return [s for s in stops if s["width"] < MIN_WIDTH or s["ratio"] < MIN_RATIO]
 
 
@@ -100,7 +107,8 @@ def _focused_in(page, selector: str) -> bool:
                          selector)
 
 
-def test_the_phone_drawer_keeps_the_focus_until_escape_returns_it_to_the_toggle(phone, server):
+def test_the_phone_drawer_keeps_the_focus_until_escape_returns_it_to_the_toggle(phone, server,
+                                                                               artifacts):
     open_page(phone, server)
     toggle = phone.get_by_role("button", name="Open sidebar")
     phone.evaluate("() => document.activeElement?.blur()")
@@ -117,6 +125,7 @@ def test_the_phone_drawer_keeps_the_focus_until_escape_returns_it_to_the_toggle(
         phone.keyboard.press(key)
         assert _focused_in(phone, "#sidebar"), f"{key} left the open drawer"
     assert phone.evaluate("() => document.getElementById('main').inert")
+    phone.screenshot(path=artifacts / "focus-phone-drawer.png")
 
     phone.keyboard.press("Escape")
     expect(phone.locator("#sidebar")).not_to_be_in_viewport()
