@@ -6,13 +6,15 @@ drawer open. Any violation of any impact fails (docs/development.md#accessibilit
 
 One browser context walks the states in sequence (each builds on the last), so the pass costs
 one app and one page. It asks for reduced motion, so axe never reads a colour mid-transition."""
+import time
+
 import pytest
 from playwright.sync_api import expect
 
 from src.utils import provider
 from src.utils.storage.messages import add_message
 from tests.browser import axe
-from tests.browser.conftest import API_KEY, checked_page
+from tests.browser.conftest import API_KEY, TIMEOUT_MS, checked_page, settle
 from tests.browser.support import READY, REPLY_DONE, drop_file, send
 from tests.fakes.claude import replies
 from tests.portability.support import V3_CARD, b64, png
@@ -227,12 +229,29 @@ def _language_theme_and_phone_states(walk: Walk) -> None:
     walk.check("phone: settings")
 
 
+def _csp_still_watched(page, problems: list[str]) -> None:
+    """After the walk, an inline script is still refused and its violation still reaches the
+    watcher: running axe loosened neither the page's CSP nor the check that fails on it."""
+    before = len(problems)
+    page.evaluate("""() => { const script = document.createElement('script');
+        script.textContent = 'window.__inlineRan = true'; document.head.append(script); }""")
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while len(problems) == before and time.monotonic() < deadline:
+        settle(page)
+    provoked = problems[before:]
+    assert provoked and all("CSP violation" in p and "script-src" in p for p in provoked), provoked
+    assert page.evaluate("() => window.__inlineRan") is None
+    del problems[before:]
+
+
 def test_axe_finds_no_violation_in_any_page_state(browser, server, app, model):
-    with checked_page(browser, viewport=DESKTOP, reduced_motion="reduce") as page:
+    problems: list[str] = []
+    with checked_page(browser, problems=problems, viewport=DESKTOP, reduced_motion="reduce") as page:
         walk = Walk(page, server, app, model)
         _chat_states(walk)
         _settings_states(walk)
         _review_state(walk)
         _language_theme_and_phone_states(walk)
+        _csp_still_watched(page, problems)
     assert len(walk.visited) >= 26, walk.visited
     assert not walk.found, "axe found violations:\n" + axe.describe(walk.found)
