@@ -137,3 +137,13 @@ def test_a_backup_holds_the_books(client):
             assert sorted(conn.execute("SELECT book_id FROM persona_world_books "
                                        "WHERE persona_id = ?", (persona["id"],))) == \
                 sorted([(b,) for b in (shared["id"], 1)])
+
+
+def test_saving_an_entry_unchanged_changes_nothing_in_the_export(client):
+    persona = _import(client)
+    book = client.get(f"/api/personas/{persona['id']}/world-books").get_json()["books"][0]
+    for entry in book["entries"]:
+        body = {k: v for k, v in entry.items() if k not in ("id", "book_id")}
+        assert client.patch(f"/api/world-books/{book['id']}/entries/{entry['id']}",
+                            json=body).status_code == 200
+    assert _exported(client, persona["id"])["data"]["character_book"] == BOOK

@@ -205,7 +205,10 @@ def _entry_changes(body: dict) -> dict:
 
 
 def _apply(data: dict, changes: dict) -> dict:
-    """`data` with the changes written where SillyTavern and the card spec read them."""
+    """`data` with the changes written where SillyTavern and the card spec read them; a field
+    already at the given value is left alone, so saving an unchanged form changes nothing."""
+    current = _entry_view({"id": 0, "book_id": 0, "data": data})
+    changes = {key: value for key, value in changes.items() if current.get(key) != value}
     data = dict(data)
     ext = dict(data["extensions"]) if isinstance(data.get("extensions"), dict) else None
     for field in ("keys", "secondary_keys", "content", "comment", "enabled", "constant",
