@@ -4,7 +4,7 @@ import re
 
 from tests.chat.chat_support import ChatSocketClient, chat_requests
 
-WORLD = re.compile(r"<world_info>\n(.*?)\n</world_info>", re.S)
+WORLD = re.compile(r"<world_info>\n(.*?)\n</world_info>", re.DOTALL)
 
 
 def persona_with_book(client, entries: list[dict], name: str = "Mira", **book) -> dict:

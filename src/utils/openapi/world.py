@@ -1,7 +1,17 @@
 """World info: lorebooks, their entries, which personas use them (docs/world-info.md)."""
 from ..limits import WORLD_LISTS, WORLD_RANGES, WORLD_TEXT
-from .common import (PERSONA_PARAM, TIMESTAMP, errors, json_body, json_response, nullable, obj,
-                     operation, path_param, ref)
+from .common import (
+    PERSONA_PARAM,
+    TIMESTAMP,
+    errors,
+    json_body,
+    json_response,
+    nullable,
+    obj,
+    operation,
+    path_param,
+    ref,
+)
 
 _BOOK_PARAM = path_param("bid", {"type": "integer", "minimum": 0}, "A book id.")
 _ENTRY_PARAM = path_param("eid", {"type": "integer", "minimum": 0}, "An entry id.")

@@ -67,7 +67,7 @@ def read_book(book_id: int, data: dict, rows: list[dict]) -> Book:
 
 def read_entry(book_id: int, entry_id: int, data: dict) -> Entry:
     """An entry object with SillyTavern's precedence and defaults applied."""
-    ext = data.get("extensions") if isinstance(data.get("extensions"), dict) else {}
+    ext = extensions_of(data)
     depth = _int(ext.get("scan_depth"))
     return Entry(
         book_id=book_id, id=entry_id,
@@ -87,7 +87,7 @@ def read_entry(book_id: int, entry_id: int, data: dict) -> Entry:
 
 def logic_of(data: dict) -> int:
     """`extensions.selectiveLogic` (0-3) where the card carries it, else AND ANY."""
-    ext = data.get("extensions") if isinstance(data.get("extensions"), dict) else {}
+    ext = extensions_of(data)
     value = _int(ext.get("selectiveLogic"))
     return value if value in (AND_ANY, NOT_ALL, NOT_ANY, AND_ALL) else AND_ANY
 
@@ -95,11 +95,17 @@ def logic_of(data: dict) -> int:
 def position_of(data: dict) -> str:
     """`before_char` or `after_char`: SillyTavern's numeric `extensions.position` wins (0 before,
     1 after; its other places, author's note and depth, have no counterpart here: after)."""
-    ext = data.get("extensions") if isinstance(data.get("extensions"), dict) else {}
+    ext = extensions_of(data)
     number = _int(ext.get("position"))
     if number is not None:
         return "before_char" if number == 0 else "after_char"
     return "before_char" if data.get("position") == "before_char" else "after_char"
+
+
+def extensions_of(data: dict) -> dict:
+    """The entry's `extensions` object ({} when it has none or it is not an object)."""
+    ext = data.get("extensions")
+    return ext if isinstance(ext, dict) else {}
 
 
 def _flag(first, second, default: bool) -> bool:

@@ -11,8 +11,8 @@ MAX_RECURSION times, and stops when a pass activates nothing new.
 """
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .world_entries import AND_ALL, AND_ANY, NOT_ALL, NOT_ANY, Book, Entry
 
