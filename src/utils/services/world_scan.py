@@ -18,6 +18,7 @@ from .world_entries import AND_ALL, AND_ANY, NOT_ALL, NOT_ANY, Book, Entry
 
 MAX_RECURSION = 3
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
 
 
 def estimate_tokens(text: str) -> int:
@@ -56,8 +57,8 @@ def activate(books: list[Book], messages: list[str],
     fired: list[Fired] = []
     recursed: list[str] = []
     for step in range(MAX_RECURSION + 1):
-        found = [hit for hit in (_check(entry, by_id[entry.book_id], messages, recursed, step,
-                                        resolve)
+        texts = _Texts(messages, recursed)
+        found = [hit for hit in (_check(entry, by_id[entry.book_id], texts, step, resolve)
                                  for entry in pending if entry.book_id not in closed) if hit]
         new = _within_budget(found, by_id, used, closed)
         fired += new
@@ -69,7 +70,41 @@ def activate(books: list[Book], messages: list[str],
     return fired
 
 
-def _check(entry: Entry, book: Book, messages: list[str], recursed: list[str], step: int,
+class Haystack:
+    """A scan text (case-folded unless case-sensitive) and, built on first use, its set of
+    words, so a one-word key is a set lookup rather than a search through the text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._words: set[str] | None = None
+
+    @property
+    def words(self) -> set[str]:
+        """Every maximal run of word characters in the text."""
+        if self._words is None:
+            self._words = set(_WORD.findall(self.text))
+        return self._words
+
+
+class _Texts:
+    """The scan texts of one pass, each built once however many entries and keys read it: a
+    book of a thousand entries costs a thousand lookups, not a thousand joins."""
+
+    def __init__(self, messages: list[str], recursed: list[str]):
+        self._messages, self._recursed = messages, recursed
+        self._cache: dict[tuple[int, bool, bool], Haystack] = {}
+
+    def get(self, depth: int, recursive: bool, case_sensitive: bool) -> Haystack:
+        """The last `depth` messages (plus the recursion text), folded unless case-sensitive."""
+        key = (depth, recursive, case_sensitive)
+        if key not in self._cache:
+            parts = self._messages[:depth] + (self._recursed if recursive else [])
+            text = "\n".join(parts)
+            self._cache[key] = Haystack(text if case_sensitive else text.lower())
+        return self._cache[key]
+
+
+def _check(entry: Entry, book: Book, texts: _Texts, step: int,
            resolve: Callable[[str], str]) -> Fired | None:
     """`entry` activated in this pass (with its matched key), or None."""
     if step and entry.exclude_recursion:
@@ -82,9 +117,8 @@ def _check(entry: Entry, book: Book, messages: list[str], recursed: list[str], s
     if entry.constant:
         return Fired(entry, None, content, estimate_tokens(content))
     depth = book.scan_depth if entry.scan_depth is None else entry.scan_depth
-    parts = messages[:depth] + (recursed if book.recursive else [])
-    haystack = "\n".join(parts)
-    if not haystack or not entry.keys:
+    haystack = texts.get(depth, book.recursive, entry.case_sensitive)
+    if not haystack.text or not entry.keys:
         return None
     key = next((k for k in entry.keys if matches(haystack, resolve(k), entry)), None)
     if key is None or not _secondary(entry, haystack, resolve):
@@ -92,7 +126,7 @@ def _check(entry: Entry, book: Book, messages: list[str], recursed: list[str], s
     return Fired(entry, key, content, estimate_tokens(content))
 
 
-def _secondary(entry: Entry, haystack: str, resolve: Callable[[str], str]) -> bool:
+def _secondary(entry: Entry, haystack: Haystack, resolve: Callable[[str], str]) -> bool:
     """SillyTavern's selective logic; no secondary keys (or not selective) always passes."""
     if not entry.selective or not entry.secondary_keys:
         return True
@@ -108,17 +142,33 @@ def _secondary(entry: Entry, haystack: str, resolve: Callable[[str], str]) -> bo
     return False
 
 
-def matches(haystack: str, key: str, entry: Entry) -> bool:
-    """SillyTavern's `matchKeys` for plain keys: case folded unless case-sensitive; whole words
-    bounded by non-word characters; a key of several words is a plain substring."""
+def matches(haystack: Haystack, key: str, entry: Entry) -> bool:
+    """SillyTavern's `matchKeys` for plain keys on a haystack already folded unless the entry is
+    case-sensitive: whole words are bounded by the text's ends or a non-word character (its
+    "(?:^|non-word)key(?:$|non-word)" pattern), and a key of several words is a plain
+    substring."""
     key = key.strip()
     if not key:
         return False
     if not entry.case_sensitive:
-        haystack, key = haystack.lower(), key.lower()
-    if not entry.whole_words or len(_SPACE.split(key)) > 1:
-        return key in haystack
-    return re.search(rf"(?:^|\W){re.escape(key)}(?:$|\W)", haystack) is not None
+        key = key.lower()
+    if not entry.whole_words or _SPACE.search(key):
+        return key in haystack.text
+    if _WORD.fullmatch(key):
+        return key in haystack.words
+    text, start = haystack.text, haystack.text.find(key)
+    while start != -1:
+        end = start + len(key)
+        if (start == 0 or not _is_word(text[start - 1])) and \
+                (end == len(text) or not _is_word(text[end])):
+            return True
+        start = text.find(key, start + 1)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    """A word character as a regular expression's word class sees it (letters, digits, `_`)."""
+    return char.isalnum() or char == "_"
 
 
 def _within_budget(found: list[Fired], books: dict[int, Book], used: dict[int, int],
