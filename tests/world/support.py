@@ -7,9 +7,10 @@ from tests.chat.chat_support import ChatSocketClient, chat_requests
 WORLD = re.compile(r"<world_info>\n(.*?)\n</world_info>", re.DOTALL)
 
 
-def persona_with_book(client, entries: list[dict], name: str = "Mira", **book) -> dict:
+def persona_with_book(client, entries: list[dict], name: str = "Mira", language: str = "en",
+                      **book) -> dict:
     """A new persona whose own book holds `entries` (REST bodies); returns `{persona, book}`."""
-    persona = client.post("/api/personas", json={"name": name}).get_json()
+    persona = client.post("/api/personas", json={"name": name, "language": language}).get_json()
     response = client.post("/api/world-books", json={"persona_id": persona["id"], **book})
     assert response.status_code == 201, response.get_json()
     created = response.get_json()

@@ -210,3 +210,11 @@ def test_card_placeholders_are_filled_in_entries(chat, client):
     talk = chat([{"keys": ["{{user}}'s ship"], "content": "{{char}} built {{user}}'s ship."}])
     talk.say("Where is Sam's ship?")
     assert talk.fired() == ["Mira built Sam's ship."]
+
+
+def test_a_german_persona_gets_the_german_section(chat):
+    talk = chat([{"keys": ["Leuchtturm"], "content": "Der Leuchtturm steht auf dem Felsen."}],
+                language="de")
+    talk.say("Erzähl vom Leuchtturm!")
+    assert talk.fired() == ["Der Leuchtturm steht auf dem Felsen."]
+    assert "## Weltwissen" in split_system(talk.request())[1]
