@@ -35,7 +35,7 @@ function worldUsed(message) {
   const fired = message.role === 'assistant' && Array.isArray(message.world_info) ? message.world_info : [];
   if (!fired.length) return null;
   const items = fired.map((entry) => h('li', { dataset: { entryId: entry.entry_id } },
-    h('strong', { text: entry.name || entry.key || `#${entry.entry_id}` }), ' ',
+    entry.name ? h('strong', { text: entry.name }) : null, entry.name ? ' ' : null,
     h('span', { class: 'muted', text: entry.key == null ? t('chat.message.world_constant') : t('chat.message.world_key', { key: entry.key }) }),
     h('p', { class: 'msg-world-text', text: entry.content })));
   return h('details', { class: 'msg-memory msg-world' },

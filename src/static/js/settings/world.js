@@ -55,7 +55,9 @@ export class WorldSettings {
     const attached = new Set(this.books.map((book) => book.id));
     byId('world-attach-select').replaceChildren(...all.filter((book) => !attached.has(book.id))
       .map((book) => h('option', { value: book.id, text: book.name || t('settings.world.unnamed') })));
-    byId('world-attach').disabled = !byId('world-attach-select').options.length;
+    const none = !byId('world-attach-select').options.length;
+    byId('world-attach-select').hidden = none;
+    byId('world-attach').hidden = none;
     byId('world-book').replaceChildren(...this.books.map((book) => h('option', {
       value: book.id, text: this.label(book) })));
     byId('world-create-own').hidden = this.books.some((book) => book.persona_id === this.persona.id);
@@ -90,7 +92,7 @@ export class WorldSettings {
     return h('li', { class: 'world-entry', dataset: { entryId: entry.id } },
       h('span', { class: 'world-entry-title', text: title }),
       ...flags.map((flag) => h('span', { class: 'badge', text: flag })),
-      h('span', { class: 'muted small', text: entry.keys.join(', ') }),
+      entry.comment ? h('span', { class: 'muted small', text: entry.keys.join(', ') }) : null,
       h('span', { class: 'world-entry-actions' },
         h('button', { type: 'button', class: 'btn btn-quiet btn-small', 'aria-label': t('settings.world.edit_label', { name: title }),
           onClick: () => this.editEntry(entry) }, icon('pencil', 14), t('settings.world.edit')),
