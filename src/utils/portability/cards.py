@@ -4,7 +4,8 @@ Follows character-card-spec-v2 `spec_v2.md` and character-card-spec-v3 `SPEC_V3.
 card's fields live in `data`; `extensions` is kept verbatim (our own key, `persona_cortex`, is
 read and removed, so private memories are never stored where an export would repeat them); every
 other field of `data` that has no persona column is kept under the persona's `card` object, so an
-export gives it back unchanged.
+export gives it back unchanged. The lorebook (`character_book`) is taken out of `card` when the
+persona is created and kept in the world info tables (`books.py`, docs/world-info.md).
 """
 import base64
 import binascii
