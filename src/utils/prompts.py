@@ -15,7 +15,7 @@ LANGUAGES = ("en", "de")
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 _SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
 _FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting|example_dialogue|"
-                          r"post_history_instructions)", re.I)
+                          r"post_history_instructions|world_info)", re.I)
 _DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
 _WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 

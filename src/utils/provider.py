@@ -28,6 +28,7 @@ from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
+from .services.world_books import WorldBookService
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.connection_test import ConnectionTester
@@ -59,6 +60,7 @@ def init_services(app: Flask) -> dict:
     services["connection_tester"] = ConnectionTester(services["settings"], services["api_client"])
     services["personas"] = _build_persona_service(services)
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
+    services["world_books"] = WorldBookService(services["db"], services["personas"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
     services["conversation_tools"] = ConversationTools(services["db"])
     services.update(_build_cortex_updates(config, services))
@@ -241,6 +243,11 @@ def get_persona_service(app: Flask | None = None) -> PersonaService:
 def get_card_service(app: Flask | None = None) -> CardService:
     """Character card import/export and avatars."""
     return _get("cards", app)
+
+
+def get_world_book_service(app: Flask | None = None) -> WorldBookService:
+    """Lorebooks (world info): books, entries, and which personas use them."""
+    return _get("world_books", app)
 
 
 def get_backup_service(app: Flask | None = None) -> BackupService:

@@ -37,7 +37,7 @@ def test_drop_a_card_preview_create_chat_and_export(page, server, model):
     expect(page.locator("#card-preview-name")).to_have_text("Aria")
     expect(page.locator("#card-preview-greeting")).to_contain_text("*Ari opens the door.*")
     expect(page.locator("#card-preview-avatar")).to_be_visible()
-    expect(page.locator("#card-preview-ignored")).to_contain_text("lorebook")
+    expect(page.locator("#card-preview-ignored")).to_contain_text("agnai/voice")
     personas = page.request.get(server.url + "/api/personas").json()["personas"]
     assert [p["name"] for p in personas] == ["Mira"], "the preview must not create anything"
 

@@ -25,12 +25,14 @@ def app_config(app_config, data_dir):
 
 
 @pytest.fixture
-def victim(make_persona, make_session, add_messages) -> dict:
-    """A persona with a session holding two messages."""
+def victim(client, make_persona, make_session, add_messages) -> dict:
+    """A persona with a session holding two messages and a lorebook with one entry."""
     pid = make_persona("Victim")["id"]
     sid = make_session(pid)["id"]
     messages = add_messages(sid, 2)
-    return {"pid": pid, "sid": sid, "mid": messages[0]["id"]}
+    book = client.post("/api/world-books", json={"persona_id": pid}).get_json()["id"]
+    entry = client.post(f"/api/world-books/{book}/entries", json={"content": "x"}).get_json()
+    return {"pid": pid, "sid": sid, "mid": messages[0]["id"], "bid": book, "eid": entry["id"]}
 
 
 @pytest.fixture

@@ -33,7 +33,11 @@ def test_a_v2_card_keeps_every_field_and_unknown_extensions_verbatim(client):
     assert persona["post_history_instructions"] == data["post_history_instructions"]
     assert persona["tags"] == ["fantasy", "sea"]
     assert persona["extensions"] == data["extensions"]
-    assert persona["card"]["character_book"] == data["character_book"]
+    assert "character_book" not in persona["card"]  # it became the persona's own book
+    book = client.get(f"/api/personas/{persona['id']}/world-books").get_json()["books"][0]
+    assert book["persona_id"] == persona["id"] and book["name"] == "Coast"
+    assert [(e["keys"], e["content"]) for e in book["entries"]] == [(["lamp"],
+                                                                    "The lamp is old.")]
     assert persona["card"]["creator"] == "someone"
     assert persona["card"]["character_version"] == "1.2"
     assert persona["use_card_prompts"] is True
@@ -96,7 +100,7 @@ def test_preview_shows_what_would_be_created_and_stores_nothing(client, snapshot
     assert preview["persona"]["greeting"] == V3_CARD["data"]["first_mes"]
     assert preview["persona"]["avatar_url"].startswith("data:image/png;base64,")
     assert preview["includes_memories"] is False and preview["name_clash"] is False
-    assert any("lorebook" in note for note in preview["ignored"])
+    assert not any("lorebook" in note for note in preview["ignored"])  # used at chat time
     assert any("agnai/voice" in note for note in preview["ignored"])
     assert snapshot() == before
 

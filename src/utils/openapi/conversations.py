@@ -91,6 +91,10 @@ SCHEMAS = {
             "description": "Replies only: the cortex revision of each file that was in the "
                            "reply's prompt (`{\"memory.md\": 12, \"soul.md\": 4, …}`); null "
                            "when the cortex was off."}),
+        "world_info": nullable({
+            "type": "array", "items": ref("FiredEntry"),
+            "description": "Replies only: the world info entries that were in the reply's "
+                           "prompt, in prompt order (docs/world-info.md); null when none fired."}),
     }, required=("id", "session_id", "persona_id", "role", "content", "status", "created_at")),
     "MessageDetail": {"allOf": [{"$ref": "#/components/schemas/Message"}, obj({
         "memory": {"type": "array", "description": "Cortex revisions anchored to this message: "

@@ -4,7 +4,8 @@ Follows character-card-spec-v2 `spec_v2.md` and character-card-spec-v3 `SPEC_V3.
 card's fields live in `data`; `extensions` is kept verbatim (our own key, `persona_cortex`, is
 read and removed, so private memories are never stored where an export would repeat them); every
 other field of `data` that has no persona column is kept under the persona's `card` object, so an
-export gives it back unchanged.
+export gives it back unchanged. The lorebook (`character_book`) is taken out of `card` when the
+persona is created and kept in the world info tables (`books.py`, docs/world-info.md).
 """
 import base64
 import binascii
@@ -12,6 +13,7 @@ import json
 import time
 from datetime import datetime
 
+from . import books
 from .errors import MAX_CARD_JSON, invalid_card, too_large
 
 OUR_EXTENSION = "persona_cortex"
@@ -24,8 +26,7 @@ _MAPPED = {"name": "name", "description": "description", "personality": "persona
            "post_history_instructions": "post_history_instructions"}
 _LISTS = {"alternate_greetings": "alternate_greetings", "tags": "tags"}
 _V1_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_example")
-_UNUSED = {"character_book": "the lorebook (character_book) is kept, not used in prompts",
-           "group_only_greetings": "group-only greetings are kept, not used (no group chats)",
+_UNUSED = {"group_only_greetings": "group-only greetings are kept, not used (no group chats)",
            "creator_notes_multilingual": "translated creator notes are kept, only `creator_notes`"
                                          " is shown"}
 
@@ -79,6 +80,9 @@ def parse(card: dict) -> dict:
         fields["card"]["assets"] = [a for a in data["assets"] if not (
             isinstance(a, dict) and str(a.get("uri", "")).startswith(("embeded://", "data:")))]
     ignored += [note for key, note in _UNUSED.items() if data.get(key)]
+    if data.get("character_book") and not books.usable(data["character_book"]):
+        ignored.append("the lorebook (character_book) is not a book with a list of entries: "
+                       "it is kept, not used")
     ignored += [f"extension `{key}` is kept, not used" for key in extensions]
     if version == 3 and _newer(card.get("spec_version")):
         ignored.append(f"the card uses a newer spec version ({card.get('spec_version')}); "

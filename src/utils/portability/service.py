@@ -21,7 +21,7 @@ from ..services.ids import new_id
 from ..services.persona_service import ID_LENGTH, LANGUAGES
 from ..storage import avatars as avatar_store
 from ..storage import personas as persona_store
-from . import archive, card_files, cards, images, letta
+from . import archive, books, card_files, cards, images, letta
 from .archive_service import ArchiveService
 from .safezip import SafeZip
 from .errors import invalid_card
@@ -68,7 +68,7 @@ class CardService:
     def export(self, persona_id: str, fmt: str, include_memories: bool) -> tuple[bytes, str, str]:
         """`(bytes, mime, filename)` of the persona as a card file."""
         check.choice("format", fmt, tuple(FORMATS))
-        persona = self._personas.get(persona_id)
+        persona = books.with_book(self._db.conn(), self._personas.get(persona_id))
         if fmt == "archive":
             return self._archives.export(persona, include_memories), FORMATS[fmt], \
                 f"{_slug(persona['name'])}.persona.zip"
@@ -137,9 +137,12 @@ class CardService:
         the same transaction. All or nothing: on any failure no row, file or lock file is left."""
         persona_id = new_id(ID_LENGTH)
         directory = self._cortex.get_cortex_path(persona_id)
+        fields, book = books.split(fields)
         try:
             with self._cortex.lock(persona_id), self._db.transaction() as conn:
                 persona_store.create_persona(conn, persona_id, fields)
+                if book is not None:
+                    books.store_own(conn, persona_id, book)
                 if avatar:
                     avatar_store.put_avatar(conn, persona_id, avatar)
                 seed(conn, persona_id, directory)

@@ -10,6 +10,7 @@ from ..storage import messages as message_store
 from ..storage import personas as persona_store
 from . import greetings
 from . import prompt_builder as prompts
+from . import world_info
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +35,13 @@ class ChatPrompt:
         user_name = prompts.user_name_for(persona, app, language)
         cortex, used = self._cortex_text(persona["id"])
         message_store.set_cortex_revisions(conn, reply_id, used)
-        system = prompts.system_blocks(persona, user_name, cortex, language, self._clock())
         parent = message_store.get_message(conn, reply_id)["parent_id"]
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
+        fired = world_info.fire(conn, persona, user_name, history)
+        message_store.set_world_info(conn, reply_id, [hit.record() for hit in fired])
+        system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
+                                       [hit.content for hit in fired])
         history = prompts.with_post_history(
             history, prompts.post_history_instructions(persona, user_name))
         if prefix.strip() and history:
@@ -84,6 +88,15 @@ def _revisions(raw) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
+def _world_info(raw) -> list | None:
+    """An assistant message's fired world info entries (list), or None (none fired)."""
+    try:
+        value = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return value if isinstance(value, list) else None
+
+
 def public(message: dict, siblings: dict | None = None) -> dict:
     """A message as the API shows it: `status` "streaming" while generated, `error` as an
     object, `edited` as a boolean, and the ids of its alternatives (`siblings`)."""
@@ -94,6 +107,7 @@ def public(message: dict, siblings: dict | None = None) -> dict:
     shown["error"] = error_of(message)
     if message["role"] == "assistant":
         shown["cortex_revisions"] = _revisions(message.get("cortex_revisions"))
+        shown["world_info"] = _world_info(message.get("world_info"))
     if siblings is not None:
         shown["siblings"] = siblings.get(message["parent_id"], [message["id"]])
     return shown

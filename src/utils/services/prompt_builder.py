@@ -1,7 +1,8 @@
 """Chat prompts from the texts in `src/instructions/prompts/` (helpers in `utils/prompts.py`).
 
-The system prompt is two blocks: a stable prefix (persona and cortex) marked for prompt caching,
-then the current time, which changes every turn and so must come after the cache breakpoint.
+The system prompt is a stable prefix (persona and cortex) marked for prompt caching, then what
+changes from turn to turn and so must come after the cache breakpoint: the world info entries the
+conversation activated (docs/world-info.md), then the current time.
 The shared helpers are re-exported so chat code keeps one name for its prompt vocabulary.
 """
 import re
@@ -18,8 +19,10 @@ _EMPTY = {"en": "(empty)", "de": "(leer)"}
 
 
 def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
-                  language: str, now: datetime) -> list[SystemBlock]:
-    """The cached persona+cortex prefix, then the current time; `cortex=None` injects nothing.
+                  language: str, now: datetime, world: list[str] | None = None
+                  ) -> list[SystemBlock]:
+    """The cached persona+cortex prefix, then the world info entries `world` (none: no block),
+    then the current time; `cortex=None` injects nothing.
 
     Character-card fields are resolved (`{{char}}`, `{{user}}`) and placed in their own
     sections; `creator_notes` is for people only and never enters a prompt.
@@ -34,7 +37,17 @@ def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
                     {"cortex": cortex is not None, **sections})
     stable = re.sub(r"\n{3,}", "\n\n", stable).strip()
     moment = render(load_prompt("chat_time", language), {"now": format_time(now, language)})
-    return [SystemBlock(stable, cache=True), SystemBlock(moment.strip())]
+    blocks = [SystemBlock(stable, cache=True)]
+    if world:
+        blocks.append(SystemBlock(world_text(persona["name"], world, language)))
+    return [*blocks, SystemBlock(moment.strip())]
+
+
+def world_text(char_name: str, entries: list[str], language: str) -> str:
+    """The world info section: the entries' texts in prompt order, one per line as SillyTavern
+    joins them, fenced so none can close the section."""
+    values = {"char_name": char_name, "entries": fence("\n".join(entries))}
+    return render(load_prompt("chat_world", language), values).strip()
 
 
 _CARD_SECTIONS = ("greeting", "personality", "scenario", "example_dialogue")

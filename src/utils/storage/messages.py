@@ -10,7 +10,7 @@ from .sessions import touch_session
 from . import tree
 
 COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
-           "streaming, stop_reason, error, cortex_revisions")
+           "streaming, stop_reason, error, cortex_revisions, world_info")
 _COLUMNS = COLUMNS
 _PARENT = object()
 
@@ -155,6 +155,13 @@ def set_cortex_revisions(conn: sqlite3.Connection, message_id: int,
     with transaction(conn):
         conn.execute("UPDATE messages SET cortex_revisions = ? WHERE id = ?",
                      (json.dumps(revisions) if revisions is not None else None, message_id))
+
+
+def set_world_info(conn: sqlite3.Connection, message_id: int, fired: list[dict]) -> None:
+    """Records the world info entries a reply's prompt held (None when there were none)."""
+    with transaction(conn):
+        conn.execute("UPDATE messages SET world_info = ? WHERE id = ?",
+                     (json.dumps(fired, ensure_ascii=False) if fired else None, message_id))
 
 
 def request_stop(conn: sqlite3.Connection, message_id: int) -> bool:

@@ -24,7 +24,23 @@ export function bubble(message, persona = null) {
   }
   const used = memoryUsed(message);
   if (used) el.querySelector('.msg-meta').append(used);
+  const world = worldUsed(message);
+  if (world) el.querySelector('.msg-meta').append(world);
   return el;
+}
+
+/** "World info used": the lorebook entries that were in a reply's prompt, each with what
+ * brought it in (its key, or "always in") and, opened, its text as it was sent. */
+function worldUsed(message) {
+  const fired = message.role === 'assistant' && Array.isArray(message.world_info) ? message.world_info : [];
+  if (!fired.length) return null;
+  const items = fired.map((entry) => h('li', { dataset: { entryId: entry.entry_id } },
+    entry.name ? h('strong', { text: entry.name }) : null, entry.name ? ' ' : null,
+    h('span', { class: 'muted', text: entry.key == null ? t('chat.message.world_constant') : t('chat.message.world_key', { key: entry.key }) }),
+    h('p', { class: 'msg-world-text', text: entry.content })));
+  return h('details', { class: 'msg-memory msg-world' },
+    h('summary', { text: t('chat.message.world_used'), title: t('chat.message.world_used_title') }),
+    h('ul', { class: 'msg-memory-list msg-world-list' }, ...items));
 }
 
 const MEMORY_FILES = ['memory.md', 'soul.md', 'relationship.md'];

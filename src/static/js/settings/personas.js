@@ -6,6 +6,7 @@ import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { avatar } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { AvatarControls, CardImport, exportControls } from './cards.js';
+import { WorldSettings } from './world.js';
 import { LANG, t } from '../lib/i18n.js';
 
 const FIELDS = { name: 'p-name', user_name: 'p-user-name', language: 'p-language',
@@ -24,6 +25,7 @@ export class PersonaSettings {
     this.editing = null;
     this.cards = new CardImport({ onImported: () => this.load() });
     this.avatarControls = new AvatarControls({ onChange: () => this.load() });
+    this.world = new WorldSettings();
     byId('persona-new').addEventListener('click', () => this.openForm(null));
     byId('persona-cancel').addEventListener('click', () => this.closeForm());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
@@ -70,6 +72,7 @@ export class PersonaSettings {
     }
     byId('p-use-card-prompts').checked = persona ? persona.use_card_prompts !== false : true;
     this.avatarControls.show(persona);
+    this.world.show(persona).catch((err) => toast(err.message, { error: true }));
     this.form.hidden = false;
     this.form.scrollIntoView({ block: 'nearest' });
     byId('p-name').focus();
@@ -77,6 +80,7 @@ export class PersonaSettings {
 
   closeForm() {
     this.form.hidden = true;
+    this.world.hide();
     this.editing = null;
     byId('persona-new').focus();
   }

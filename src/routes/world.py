@@ -1,0 +1,91 @@
+"""World info books over REST (docs/world-info.md): thin views over WorldBookService."""
+from flask import Blueprint, jsonify
+
+from ..utils.provider import get_world_book_service
+from .errors import ApiError, json_body
+from .guards import no_body_or_json, persona_id
+
+bp = Blueprint("world", __name__, url_prefix="/api")
+_MAX_ID = 2**63 - 1
+
+
+def _id(value: int, what: str) -> int:
+    """A path id SQLite can hold; larger numbers are unknown ids (404), never an overflow."""
+    if value > _MAX_ID:
+        raise ApiError(404, f"{what}_not_found", f"No such {what}.")
+    return value
+
+
+@bp.get("/world-books")
+def list_books():
+    """Every book (without entries)."""
+    return jsonify({"books": get_world_book_service().list_books()})
+
+
+@bp.post("/world-books")
+def create_book():
+    """A new shared book, or a persona's own book (`persona_id`); 201 with the book."""
+    return jsonify(get_world_book_service().create(json_body())), 201
+
+
+@bp.get("/world-books/<int:bid>")
+def get_book(bid: int):
+    """One book with its entries."""
+    return jsonify(get_world_book_service().get(_id(bid, "book")))
+
+
+@bp.patch("/world-books/<int:bid>")
+def update_book(bid: int):
+    """Changes the book's settings given in the body."""
+    return jsonify(get_world_book_service().update(_id(bid, "book"), json_body()))
+
+
+@bp.delete("/world-books/<int:bid>")
+def delete_book(bid: int):
+    """Deletes the book and its entries."""
+    no_body_or_json()
+    get_world_book_service().delete(_id(bid, "book"))
+    return jsonify({"id": bid, "deleted": True})
+
+
+@bp.post("/world-books/<int:bid>/entries")
+def add_entry(bid: int):
+    """Appends an entry; 201 with it."""
+    return jsonify(get_world_book_service().add_entry(_id(bid, "book"), json_body())), 201
+
+
+@bp.patch("/world-books/<int:bid>/entries/<int:eid>")
+def update_entry(bid: int, eid: int):
+    """Changes the entry fields given in the body."""
+    return jsonify(get_world_book_service().update_entry(_id(bid, "book"), _id(eid, "entry"),
+                                                         json_body()))
+
+
+@bp.delete("/world-books/<int:bid>/entries/<int:eid>")
+def delete_entry(bid: int, eid: int):
+    """Deletes one entry."""
+    no_body_or_json()
+    get_world_book_service().delete_entry(_id(bid, "book"), _id(eid, "entry"))
+    return jsonify({"id": eid, "deleted": True})
+
+
+@bp.get("/personas/<pid>/world-books")
+def persona_books(pid: str):
+    """The books the persona uses, its own first, with their entries."""
+    return jsonify({"books": get_world_book_service().of_persona(persona_id(pid))})
+
+
+@bp.put("/personas/<pid>/world-books/<int:bid>")
+def attach_book(pid: str, bid: int):
+    """Makes the persona use the book; returns its books."""
+    pid = persona_id(pid)
+    json_body(required=False)
+    return jsonify({"books": get_world_book_service().attach(pid, _id(bid, "book"))})
+
+
+@bp.delete("/personas/<pid>/world-books/<int:bid>")
+def detach_book(pid: str, bid: int):
+    """Stops the persona using the book; returns its books."""
+    pid = persona_id(pid)
+    no_body_or_json()
+    return jsonify({"books": get_world_book_service().detach(pid, _id(bid, "book"))})
