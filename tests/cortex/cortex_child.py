@@ -3,13 +3,15 @@
     python -m tests.cortex.cortex_child crash <data_dir> <persona_id> <seed>
     python -m tests.cortex.cortex_child edit  <data_dir> <persona_id> <tag> <count>
     python -m tests.cortex.cortex_child write <data_dir> <persona_id> <tag> <count>
+    python -m tests.cortex.cortex_child step  <data_dir> <persona_id> <tag>
 
 `crash` writes forever, printing `rev <id>` after each write, until it is killed. `edit` and
 `write` print `ready`, wait for a line on stdin, then append `<tag>-<i>` lines: `edit` through
 edit_file, `write` through read + write_file(expected_revision=…) retried on conflict. Each
 success prints `ok <rev> <i>`; the end prints `done <conflicts>`. An `edit` count of 0 means
 "until the file `<data_dir>/stop-editing` exists", so a racing test knows the editor ran
-throughout.
+throughout. `step` prints `ready` and makes one edit_file (`<tag>-<i>`, printing `ok <rev> <i>`)
+per line it reads, until stdin closes: a test decides when each edit starts.
 """
 import os
 import random
@@ -67,6 +69,15 @@ def _write(service: CortexService, persona_id: str, tag: str, count: int) -> Non
     print(f"done {conflicts}", flush=True)
 
 
+def _step(service: CortexService, persona_id: str, tag: str) -> None:
+    for i, _ in enumerate(sys.stdin):
+        line = f"{tag}-{i}\n"
+        rev = service.edit_file(persona_id, FILENAME, lambda text, line=line: text + line,
+                                author="ai", summary=line.strip())
+        print(f"ok {rev} {i}", flush=True)
+    print("done 0", flush=True)
+
+
 def main(argv: list[str]) -> int:
     mode, data_dir, persona_id, *rest = argv
     service = CortexService(data_dir, Database(os.path.join(data_dir, "app.db")))
@@ -74,6 +85,9 @@ def main(argv: list[str]) -> int:
         _crash(service, persona_id, int(rest[0]))
         return 0
     print("ready", flush=True)
+    if mode == "step":
+        _step(service, persona_id, rest[0])
+        return 0
     sys.stdin.readline()
     {"edit": _edit, "write": _write}[mode](service, persona_id, rest[0], int(rest[1]))
     return 0
