@@ -8,15 +8,13 @@
 `crash` writes forever, printing `rev <id>` after each write, until it is killed. `edit` and
 `write` print `ready`, wait for a line on stdin, then append `<tag>-<i>` lines: `edit` through
 edit_file, `write` through read + write_file(expected_revision=…) retried on conflict. Each
-success prints `ok <rev> <i>`; the end prints `done <conflicts>`. An `edit` count of 0 means
-"until the file `<data_dir>/stop-editing` exists", so a racing test knows the editor ran
-throughout. `step` prints `ready` and makes one edit_file (`<tag>-<i>`, printing `ok <rev> <i>`)
-per line it reads, until stdin closes: a test decides when each edit starts.
+success prints `ok <rev> <i>`; the end prints `done <conflicts>`. `step` prints `ready`, then
+makes one edit_file (`<tag>-<i>`, printing `ok <rev> <i>`) per line it reads until stdin closes:
+the test decides when each edit starts.
 """
 import os
 import random
 import sys
-import time
 
 from src.utils.cortex import CORTEX_FILES, CortexService, RevisionConflict
 from src.utils.storage import Database
@@ -41,16 +39,16 @@ def _crash(service: CortexService, persona_id: str, seed: int) -> None:
 
 
 def _edit(service: CortexService, persona_id: str, tag: str, count: int) -> None:
-    stop_flag = os.path.join(os.path.dirname(service.paths.root), "stop-editing")
-    i = -1
-    while (i := i + 1) < count or (count == 0 and not os.path.exists(stop_flag)):
-        line = f"{tag}-{i}\n"
-        rev = service.edit_file(persona_id, FILENAME, lambda text, line=line: text + line,
-                                author="ai", summary=line.strip())
-        print(f"ok {rev} {i}", flush=True)
-        if count == 0:
-            time.sleep(0.002)  # pacing, so the racing person is never starved by retries
+    for i in range(count):
+        _edit_once(service, persona_id, tag, i)
     print("done 0", flush=True)
+
+
+def _edit_once(service: CortexService, persona_id: str, tag: str, i: int) -> None:
+    line = f"{tag}-{i}\n"
+    rev = service.edit_file(persona_id, FILENAME, lambda text: text + line, author="ai",
+                            summary=line.strip())
+    print(f"ok {rev} {i}", flush=True)
 
 
 def _write(service: CortexService, persona_id: str, tag: str, count: int) -> None:
@@ -71,10 +69,7 @@ def _write(service: CortexService, persona_id: str, tag: str, count: int) -> Non
 
 def _step(service: CortexService, persona_id: str, tag: str) -> None:
     for i, _ in enumerate(sys.stdin):
-        line = f"{tag}-{i}\n"
-        rev = service.edit_file(persona_id, FILENAME, lambda text, line=line: text + line,
-                                author="ai", summary=line.strip())
-        print(f"ok {rev} {i}", flush=True)
+        _edit_once(service, persona_id, tag, i)
     print("done 0", flush=True)
 
 
