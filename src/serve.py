@@ -9,9 +9,8 @@ import sys
 
 from flask import Flask
 
-from . import commands
+from . import commands, server
 from . import config as config_module
-from . import server
 from .utils.logsafe import configure_logging, register_secret
 from .utils.services.token_rules import WeakToken, checked_token
 

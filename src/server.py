@@ -64,7 +64,7 @@ class Worker(GeventWorker):
         self._settle(addr[0] if isinstance(addr, tuple) else str(addr), id(sock))
         return super().handle_request(listener_name, req, sock, addr)
 
-    def handle_error(self, req, client, addr, exc):
+    def handle_error(self, req, client, addr, exc: BaseException) -> None:
         """A request line or headers over the limits get our JSON error; anything else gunicorn's
         own answer."""
         refusal = _refusal(exc, self.cfg)
@@ -87,17 +87,17 @@ class Worker(GeventWorker):
                 del self._pending[host]
 
 
-def _refusal(exc: Exception, cfg) -> tuple[int, str, str, str] | None:
+def _refusal(exc: BaseException, cfg) -> tuple[int, str, str, str] | None:
     """(status, reason, code, message) for a request gunicorn refuses for its size, else None.
     The message names the limit, never the request's own text."""
     if isinstance(exc, LimitRequestLine):
-        return (414, "URI Too Long", "uri_too_long",
-                f"The request line (method, path and query) is longer than "
-                f"{cfg.limit_request_line} bytes.")
+        message = (f"The request line (method, path and query) is longer than "
+                   f"{cfg.limit_request_line} bytes.")
+        return 414, "URI Too Long", "uri_too_long", message
     if isinstance(exc, LimitRequestHeaders):
-        return (431, "Request Header Fields Too Large", "headers_too_large",
-                f"The request headers are too large: at most {cfg.limit_request_fields} "
-                f"fields of at most {cfg.limit_request_field_size} bytes each.")
+        message = (f"The request headers are too large: at most {cfg.limit_request_fields} "
+                   f"fields of at most {cfg.limit_request_field_size} bytes each.")
+        return 431, "Request Header Fields Too Large", "headers_too_large", message
     return None
 
 

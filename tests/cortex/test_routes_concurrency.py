@@ -25,6 +25,14 @@ def _put_until_stored(client, body: dict, etag: str, line: str) -> int:
         assert etag == f'"{body["revision"]}"'
 
 
+def _queued(start, fd: int, waiting: int, *args):
+    """Starts a writer (`start(*args)`) and returns what that returned once `waiting` writers
+    are blocked on the lock the test holds on `fd`."""
+    started = start(*args)
+    wait_for_waiters(os.fstat(fd).st_ino, waiting)
+    return started
+
+
 def test_put_races_edit_file_from_another_process(app, client, data_dir):
     """The overlap is built, not hoped for: each round the test holds the persona's lock until
     the other process's edit_file and the person's PUT (based on the view before that edit) are
@@ -41,23 +49,18 @@ def test_put_races_edit_file_from_another_process(app, client, data_dir):
         for i in range(ROUNDS):
             response = client.get(FILE)
             view, etag = response.get_json(), response.headers["ETag"]
-            puts = []
-
-            def start_edit():
-                editor.stdin.write(b"go\n")
-
-            def start_put(line=f"person-{i}\n"):
-                puts.append(person.submit(_put_until_stored, person_client, view, etag, line))
-
             # who queues first alternates, so both orders run (the kernel tends to wake in order)
-            starters = (start_edit, start_put) if i % 2 == 0 else (start_put, start_edit)
             with held(path) as fd:
-                for waiting, begin in enumerate(starters, 1):
-                    begin()
-                    wait_for_waiters(os.fstat(fd).st_ino, waiting)
+                if i % 2:
+                    put = _queued(person.submit, fd, 1, _put_until_stored, person_client, view,
+                                  etag, f"person-{i}\n")
+                _queued(editor.stdin.write, fd, 1 + i % 2, b"go\n")
+                if not i % 2:
+                    put = _queued(person.submit, fd, 2, _put_until_stored, person_client, view,
+                                  etag, f"person-{i}\n")
             # released: both writers were in flight at once, waiting for the lock
             assert lines.next().startswith("ok ")
-            assert puts[0].result(timeout=30) in (200, 412)
+            assert put.result(timeout=30) in (200, 412)
         editor.stdin.close()
         assert lines.until("done")[-1] == "done 0"
     assert editor.returncode == 0

@@ -74,7 +74,7 @@ def test_too_many_header_fields_get_a_json_431(server):
 
 def test_requests_at_the_limits_are_served(server):
     path = "/healthz?q=" + "u" * (LINE_LIMIT - len("GET /healthz?q= HTTP/1.1") - 8)
-    status, headers, body = _exchange(server.port, _get(path, "Connection: close"))
+    status, _, body = _exchange(server.port, _get(path, "Connection: close"))
     assert status == 200 and json.loads(body) == {"status": "ok"}
     fields = [f"X-Field-{i}: f" for i in range(FIELDS_LIMIT - 2)]  # Host and Connection count
     status, _, body = _exchange(server.port, _get("/healthz", "Connection: close", *fields))
