@@ -9,8 +9,8 @@ page and one streamed chat turn against the Claude fake, and its whole process g
 The second test breaks that venv by hand and checks that `scripts/setup.sh` repairs it although
 its install stamp is there.
 
-This is the slowest test of the suite by design (a venv and a pip install from pip's cache,
-about half a minute on the 2-core machine): docs/development.md#tests.
+The slowest tests of the suite by design (a venv and two pip installs from pip's cache: about
+1.5 minutes on the shared 2-core machine at load average 7, 6 at 15; docs/development.md#tests).
 """
 import http.client
 import io
