@@ -43,7 +43,7 @@ def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
         assert ws.chat(session["id"], "What do you remember?")[-1]["type"] == "done"
         ws.close()
         bystander.send(type="subscribe", persona_id=other["id"])
-        assert bystander.next()["type"] == "subscribed", "another persona's news leaked"
+        assert bystander.receive()["type"] == "subscribed", "another persona's news leaked"
     assert finished == {"type": "cortex", "job_id": job_id, "persona_id": "default",
                         "status": "done", "files": ["memory.md"], "error": None,
                         "reason": "threshold"}
