@@ -33,11 +33,6 @@ def tool_params(tools: Iterable[ToolDefinition | dict]) -> list[dict]:
     return [tool_param(tool) for tool in tools]
 
 
-def tool_name(tool: ToolDefinition | dict) -> str:
-    """The name of a tool in either form."""
-    return tool["name"] if isinstance(tool, dict) else tool.name
-
-
 def tool_choice_param(choice: ToolChoice | str | None, disable_parallel: bool = False) -> dict | None:
     """The `tool_choice` field; None when the API default (auto, parallel allowed) applies."""
     if choice is None:
@@ -157,11 +152,6 @@ def usage_dict(usage: Any) -> dict[str, int]:
 def _count(usage: Any, key: str) -> int:
     value = _get(usage, key) if usage is not None else None
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def add_usage(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
-    """Sums two usage dicts key by key."""
-    return {key: total.get(key, 0) + more.get(key, 0) for key in {**total, **more}}
 
 
 def chunk_from_event(event: Any) -> ChunkResponse | None:
