@@ -42,6 +42,8 @@ class ToyClient:
 def provider(request):
     """(name, fake, client) for each provider; both are closed after the test."""
     name = request.param
+    fake: FakeClaude
+    client: ApiClient | ToyClient
     if name == "anthropic":
         fake = FakeClaude()
         client = ApiClient(api_key=KEY, base_url=fake.url, timeout=5.0, max_retries=0,
@@ -62,7 +64,7 @@ def provider(request):
 
 
 def test_the_tool_loop_answers_every_call_in_order_and_sums_usage(provider):
-    name, fake, client = provider
+    _, fake, client = provider
     fake.enqueue(replies.tool_use([("read_file", {"filename": "memory.md"}),
                                    ("read_file", {"filename": "soul.md"})]),
                  replies.tool_use([("write_file", {"filename": "memory.md", "content": "- tea"})]),
@@ -80,7 +82,7 @@ def test_the_tool_loop_answers_every_call_in_order_and_sums_usage(provider):
 
 
 def test_a_plain_executor_is_asked_about_tools_it_was_not_offered(provider):
-    name, fake, client = provider
+    _, fake, client = provider
     fake.enqueue(replies.tool_use([("delete_file", {"filename": "memory.md"})]),
                  replies.text("Understood."))
     files = Files()
@@ -108,7 +110,7 @@ def test_a_turn_cut_by_max_tokens_is_asked_again_once_then_refused(provider):
 
 
 def test_a_stream_yields_chunks_then_one_done_with_usage(provider):
-    name, fake, client = provider
+    _, fake, client = provider
     fake.enqueue(replies.text("One two three four.", usage={"output_tokens": 4}))
 
     events = list(client.stream(RequestConfig(system_prompt="s", messages=user())))
@@ -120,7 +122,7 @@ def test_a_stream_yields_chunks_then_one_done_with_usage(provider):
 
 
 def test_a_streamed_turn_cut_by_max_tokens_offers_none_of_its_calls(provider):
-    name, fake, client = provider
+    _, fake, client = provider
     fake.enqueue(replies.tool_use([("read_file", {"filename": "memory.md"}),
                                    ("write_file", '{"filename": "memory.md", "cont')],
                                   stop_reason="max_tokens"))
@@ -134,7 +136,7 @@ def test_a_streamed_turn_cut_by_max_tokens_offers_none_of_its_calls(provider):
 
 
 def test_a_runaway_stream_is_cut_off_with_an_error(provider):
-    name, fake, client = provider
+    _, fake, client = provider
     fake.enqueue(replies.text("x " * 1200, chunks=["x "] * 1200))
 
     events = list(client.stream(RequestConfig(system_prompt="s", messages=user(),
@@ -150,7 +152,7 @@ def test_a_runaway_stream_is_cut_off_with_an_error(provider):
     (replies.stream_error("overloaded_error", "busy", after_events=4), "overloaded"),
 ])
 def test_a_stream_that_does_not_finish_ends_with_one_error(provider, ending, code):
-    name, fake, client = provider
+    _, fake, client = provider
     fake.enqueue(ending)
 
     events = list(client.stream(RequestConfig(system_prompt="s", messages=user())))
@@ -160,7 +162,7 @@ def test_a_stream_that_does_not_finish_ends_with_one_error(provider, ending, cod
 
 
 def test_a_cancel_ends_the_stream_with_the_partial_text_and_hangs_up(provider):
-    name, fake, client = provider
+    _, fake, client = provider
     gate, cancel = threading.Event(), CancelSignal()
     fake.enqueue(replies.gated(replies.text("Part one. Part two."), gate))
     seen = []

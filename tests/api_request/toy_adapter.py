@@ -2,15 +2,22 @@
 `ProviderAdapter`. The engine's tool loop and stream runner run it unchanged
 (tests/api_request/test_engine.py); nothing in `src/` knows it exists."""
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import httpx2
 
 from src.utils.api_request.adapter import Delta, LoopView, Round
 from src.utils.api_request.errors import ApiFailure
 from src.utils.api_request.sdk import abort_connection
-from src.utils.api_request.types import (ApiResponse, RequestConfig, ToolCall, ToolCallDelta,
-                                         ToolDefinition, ToolResult)
+from src.utils.api_request.types import (
+    ApiResponse,
+    RequestConfig,
+    ToolCall,
+    ToolCallDelta,
+    ToolDefinition,
+    ToolResult,
+)
 
 RETRYABLE = {"timeout", "connection_error", "overloaded", "rate_limited", "api_error"}
 CODES = {"overloaded_error": "overloaded", "rate_limit_error": "rate_limited",
@@ -28,7 +35,7 @@ class ToyError(Exception):
 class ToyAdapter:
     """The toy protocol over httpx2 (one client; `close()` releases it)."""
 
-    secret = None
+    secret: str | None = None
 
     def __init__(self, url: str, timeout: float = 5.0):
         self.url, self.timeout = f"{url}/toy", timeout

@@ -8,12 +8,12 @@ history and maps an exception to a §4 failure. A third provider is one more ada
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
 from .errors import ApiFailure
-from .types import (ApiResponse, RequestConfig, ToolCall, ToolCallDelta, ToolDefinition,
-                    ToolResult)
+from .types import ApiResponse, RequestConfig, ToolCall, ToolCallDelta, ToolDefinition, ToolResult
 
 
 class Refused(Exception):
@@ -105,7 +105,7 @@ class ProviderAdapter(Protocol):
     def problem(self, code: str, detail: str | None = None) -> ApiFailure:
         """The failure `code` in this provider's words."""
 
-    def fallback(self, loop: "LoopView", problem: ApiFailure) -> ApiResponse | None:
+    def fallback(self, loop: LoopView, problem: ApiFailure) -> ApiResponse | None:
         """A last resort when the first tool round failed with `problem` (None: no fallback)."""
 
 

@@ -8,12 +8,20 @@ cleanly after `message_delta` gave the stop reason also counts (the runner decid
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from . import raw_stream
 from .adapter import Delta, LoopView, Round
-from .anthropic import (assistant_message, chunk_from_event, message_dict, text_of, tool_calls,
-                        tool_results_message, usage_dict)
+from .anthropic import (
+    assistant_message,
+    chunk_from_event,
+    message_dict,
+    text_of,
+    tool_calls,
+    tool_results_message,
+    usage_dict,
+)
 from .errors import ApiFailure, failure, from_exception
 from .request_builder import build_kwargs
 from .sdk import abort_connection
@@ -43,12 +51,12 @@ class AnthropicAdapter:
                      stop_reason=response.stop_reason, usage=usage_dict(response.usage),
                      raw=message_dict(response), content=response.content)
 
-    def open_stream(self, body: dict) -> "_RawResponse":
+    def open_stream(self, body: dict) -> _RawResponse:
         """The raw streaming response (the request is sent here)."""
         opened = raw_stream.open_stream(self._sdk(), body)
         return _RawResponse(opened, opened.__enter__().http_response)
 
-    def translator(self) -> "_Translation":
+    def translator(self) -> _Translation:
         """A fresh event translator."""
         return _Translation()
 

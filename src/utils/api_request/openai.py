@@ -80,11 +80,12 @@ class DeltaIndexer:
         continuing = call_id is None and (raw in self._by_raw if raw is not None
                                           else self._last is not None)
         if continuing:
-            self._last = self._by_raw[raw] if raw is not None else self._last
-            return self._last, None
+            last = self._by_raw[raw] if raw is not None else self._last
+            self._last = last
+            return last if last is not None else 0, None
         index, self._count = self._count, self._count + 1
         fresh = None if call_id else f"call_{uuid.uuid4().hex[:24]}"
-        self._by_id[call_id or fresh] = index
+        self._by_id[call_id or str(fresh)] = index
         if raw is not None:
             self._by_raw[raw] = index
         self._last = index

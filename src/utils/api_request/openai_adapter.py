@@ -10,13 +10,22 @@ gets the edit-plan fallback (`edit_plan.py`).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from .adapter import Delta, LoopView, RawStream, Refused, Round
 from .edit_plan import run_edit_plan
 from .errors import ApiFailure
-from .openai import (DeltaIndexer, assistant_message, build_kwargs, get_field, parse_tool_calls,
-                     stop_reason, tool_result_messages, usage_dict)
+from .openai import (
+    DeltaIndexer,
+    assistant_message,
+    build_kwargs,
+    get_field,
+    parse_tool_calls,
+    stop_reason,
+    tool_result_messages,
+    usage_dict,
+)
 from .openai_errors import failure, from_exception, refuses_tools
 from .text_calls import UnknownToolText, calls_from_text
 from .types import ApiResponse, RequestConfig, ToolCall, ToolDefinition, ToolResult
@@ -55,7 +64,8 @@ class OpenAIAdapter:
         response = self._endpoint().create(**{**body, self.tokens_field: max_tokens})
         choice = (response.get("choices") or [{}])[0] or {}
         message = choice.get("message") or {}
-        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
         calls = parse_tool_calls(message) or self._recovered(text, body)
         if calls and not message.get("tool_calls"):
             message, text = {**message, "content": None}, ""
@@ -76,7 +86,7 @@ class OpenAIAdapter:
         """The streaming response (the request is sent here)."""
         return self._endpoint().open_stream(body)
 
-    def translator(self) -> "_Translation":
+    def translator(self) -> _Translation:
         """A fresh chunk translator."""
         return _Translation()
 

@@ -8,15 +8,16 @@ the old name) and as `max_tokens` everywhere else (what local servers read).
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
-from .stream_run import run_stream
 from .openai import build_kwargs
 from .openai_adapter import OpenAIAdapter
 from .openai_errors import NotAnApi
 from .openai_sdk import new_client, request_options
 from .sdk import abort_connection
+from .stream_run import run_stream
 from .types import RequestConfig, StreamEvent
 
 MAX_BODY_CHARS = 2_000_000
@@ -65,7 +66,7 @@ class OpenAIBackend:
             raise NotAnApi("not_an_api")
         return data
 
-    def open_stream(self, body: dict) -> "_ChatStream":
+    def open_stream(self, body: dict) -> _ChatStream:
         """One streaming `chat.completions.create` (usage requested)."""
         return _ChatStream(self.sdk.chat.completions.create(
             stream=True, stream_options={"include_usage": True}, **body, **self.options))

@@ -21,7 +21,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..text import scrub
 from .adapter import Delta, ProviderAdapter
@@ -95,7 +96,8 @@ class _StreamState:
 
     def finish(self, stop_reason: str | None) -> list[StreamEvent]:
         """The closing events: tool segments still open, then `done`."""
-        data = {"text": "".join(self.parts), "usage": self.usage, "stop_reason": stop_reason}
+        data: dict[str, Any] = {"text": "".join(self.parts), "usage": self.usage,
+                                "stop_reason": stop_reason}
         if self.tools is None:
             return [StreamEvent("done", data)]
         closing = _segments(self.tools.finalize())
@@ -136,7 +138,7 @@ def run_stream(adapter: ProviderAdapter, config: RequestConfig, model: str,
         return
     try:
         raw = adapter.open_stream(adapter.body(config, model, config.tools))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
         yield error_event(adapter.failure(exc))
         return
     watch = watch_cancel(cancel, raw.abort)
@@ -151,7 +153,7 @@ def run_stream(adapter: ProviderAdapter, config: RequestConfig, model: str,
                 break
     except _OutOfBounds as bound:
         problem = adapter.problem(bound.code, bound.detail)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
         problem = adapter.failure(exc)
     finally:
         if watch is not None:

@@ -50,7 +50,8 @@ def _items(data) -> list | None:
 def _call(item, known: set[str]) -> ToolCall:
     if not isinstance(item, dict):
         raise UnknownToolText("a call in the text is not a JSON object")
-    function = item.get("function") if isinstance(item.get("function"), dict) else item
+    nested = item.get("function")
+    function: dict = nested if isinstance(nested, dict) else item
     name = function.get("name") or item.get("tool")
     arguments = _arguments(item, function)
     if isinstance(arguments, str):

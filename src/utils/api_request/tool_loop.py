@@ -51,7 +51,7 @@ class ToolLoop:
             return self._rounds()
         except Refused as refused:
             return self.fail(refused.problem)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
             problem = self.adapter.failure(exc)
         fallback = None if self.log else self.adapter.fallback(self, problem)
         return fallback if fallback is not None else self.fail(problem)
@@ -109,9 +109,11 @@ class ToolLoop:
         """Runs the calls: a ToolHandler as a batch, a plain executor one by one, guarded."""
         if isinstance(self.executor, ToolHandler):
             return self.executor.execute_batch(calls)
-        executor = self.executor
-        return [run_guarded(call, lambda call=call: executor(call.name, call.arguments))
-                for call in calls]
+        return [self._run_plain(self.executor, call) for call in calls]
+
+    @staticmethod
+    def _run_plain(executor: ToolExecutor, call: ToolCall) -> ToolResult:
+        return run_guarded(call, lambda: executor(call.name, call.arguments))
 
     def record(self, round_num: int, calls: list[ToolCall], results: list[ToolResult]) -> None:
         """Adds calls and their results to the run's tool log (`ApiResponse.tool_results`)."""
