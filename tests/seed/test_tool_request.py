@@ -141,6 +141,19 @@ def test_tool_request_no_tools_error(sdk, api):
     assert sdk.calls == []
 
 
+def test_tool_request_without_a_key_or_with_empty_tools_is_a_stable_code(sdk):
+    """Where the seed's tests look for German text in `error` ("nicht initialisiert",
+    "tool_request()"), ours find the stable code (DESIGN §4) and the text in `error_message`."""
+    asked = []
+    with ApiClient(api_key="") as keyless, ApiClient(api_key=KEY) as keyed:
+        missing_key = keyless.tool_request(_config(), lambda *call: asked.append(call))
+        empty_tools = keyed.tool_request(_config(tools=[]), lambda *call: asked.append(call))
+    assert (missing_key.success, missing_key.error) == (False, "not_configured")
+    assert (empty_tools.success, empty_tools.error) == (False, "invalid_request")
+    assert "tool_request()" in empty_tools.error_message
+    assert asked == [] and sdk.calls == []
+
+
 def test_tool_request_executor_exception(sdk, api):
     def exploding(name, tool_input):
         raise RuntimeError("Platte voll")
