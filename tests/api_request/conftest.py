@@ -82,5 +82,7 @@ class Files:
         self.calls.append((name, arguments))
         if name == "read_file":
             return True, self.files.get(arguments["filename"], "")
+        if name != "write_file":
+            return False, f"Unknown tool: {name}"  # seed 000: the executor knows its tools
         self.files[arguments["filename"]] = arguments["content"]
         return True, "File written."

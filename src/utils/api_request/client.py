@@ -15,9 +15,9 @@ usage work as well as the SDK's models.
 
 One deliberate difference from the seed: on failure `ApiResponse.error` is a stable code
 (`not_configured`, `rate_limited`, `credit_balance_exhausted`, … DESIGN §4) and the text for
-people is in `error_message`; the seed put `str(exception)` into `error`. A second provider (an
-OpenAI-compatible endpoint) fits behind the same methods: only `_new_sdk` and the converters
-(`anthropic.py`, `openai.py`) know a provider's shapes.
+people is in `error_message`; the seed put `str(exception)` into `error`. The provider is chosen
+once per call (`_route`): the Anthropic or the OpenAI-compatible adapter, handed to the one engine
+(`engine.py`, `tool_loop.py`, `stream_run.py`), which knows no provider's shapes.
 """
 from __future__ import annotations
 
@@ -28,17 +28,21 @@ from typing import Any, Callable, Iterator
 import anthropic
 
 from ..logsafe import register_secret
-from .anthropic import message_dict, text_of, usage_dict
-from .context_window import Connection, fit
-from .openai_backend import OpenAIBackend
+from . import engine
+from .adapter import ProviderAdapter
+from .anthropic import text_of, usage_dict
+from .anthropic_adapter import AnthropicAdapter
 from .connection_checks import ConnectionChecks
-from .openai_errors import failure as openai_failure
+from .context_window import Connection, fit
+from .engine import failed
 from .errors import ApiFailure, KeyRemoved, failure, from_exception
 from .handler import ToolHandler
+from .openai_adapter import OpenAIAdapter
+from .openai_backend import OpenAIBackend
+from .openai_errors import failure as openai_failure
 from .request_builder import build_kwargs
 from .sdk import sdk_options
-from .stream_run import error_event, run_stream
-from .tool_loop import ToolLoop
+from .stream_run import error_event
 from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, RequestConfig, StreamEvent,
                     ToolExecutor)
 
@@ -127,21 +131,10 @@ class ApiClient(ConnectionChecks):
     def request(self, config: RequestConfig) -> ApiResponse:
         """One non-streaming request; the text of the reply (without the prefill) in `content`."""
         route = self._route(config)
-        if not isinstance(route, tuple):
-            return _failed(route)
-        config, backend = route
-        if backend is not None:
-            return backend.request(config, self._model(config))
-        sdk, key = self._current()
-        if sdk is None:
-            return _failed(failure("not_configured"))
-        try:
-            response = sdk.messages.create(**build_kwargs(config, self._model(config)))
-        except Exception as exc:
-            return _failed(from_exception(exc, key))
-        return ApiResponse(success=True, content=text_of(response.content),
-                           usage=usage_dict(response.usage), raw_response=message_dict(response),
-                           stop_reason=response.stop_reason)
+        if isinstance(route, ApiFailure):
+            return failed(route)
+        config, adapter = route
+        return engine.request(adapter, config, self._model(config))
 
     def stream(self, config: RequestConfig, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
         """Yields `chunk`s as they arrive, then exactly one `done` or `error`.
@@ -151,39 +144,26 @@ class ApiClient(ConnectionChecks):
         and ends the stream with `done` (stop_reason "cancelled", the partial text).
         """
         route = self._route(config)
-        if not isinstance(route, tuple):
+        if isinstance(route, ApiFailure):
             yield error_event(route)
             return
-        config, backend = route
-        if backend is not None:
-            yield from backend.stream(config, self._model(config), cancel)
-            return
-        sdk, key = self._current()
-        if sdk is None:
-            yield error_event(failure("not_configured"))
-            return
-        kwargs = build_kwargs(config, self._model(config))
-        yield from run_stream(sdk, kwargs, cancel, bool(config.tools), key)
+        config, adapter = route
+        yield from engine.stream(adapter, config, self._model(config), cancel)
 
     def tool_request(self, config: RequestConfig, executor: ToolExecutor | ToolHandler) -> ApiResponse:
-        """Runs the tool_use loop (seed 000) with `executor(name, input) -> (ok, text)` or a ToolHandler."""
-        route = self._route(config)
-        if not isinstance(route, tuple):
-            return _failed(route)
-        config, backend = route
-        if backend is not None:
-            return backend.tool_request(config, self._model(config), executor,
-                                        create=self._openai_create_now)
-        sdk, key = self._current()
-        if sdk is None:
-            return _failed(failure("not_configured"))
-        return ToolLoop(self._create_now, config, self._model(config), executor, key).run()
+        """Runs the tool loop (seed 000) with `executor(name, input) -> (ok, text)` or a
+        ToolHandler; every round uses the key and endpoint as they are then."""
+        route = self._route(config, live=True)
+        if isinstance(route, ApiFailure):
+            return failed(route)
+        config, adapter = route
+        return engine.tool_request(adapter, config, self._model(config), executor)
 
     def check_key(self, key: str) -> ApiResponse:
         """Validates `key` with one tiny request on a temporary client, before anyone stores it."""
         key = (key or "").strip()
         if not key:
-            return _failed(failure("not_configured"))
+            return failed(failure("not_configured"))
         register_secret(key)
         config = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
                                max_tokens=1, request_type="check_key")
@@ -191,7 +171,7 @@ class ApiClient(ConnectionChecks):
             with self._new_sdk(key, max_retries=0) as sdk:
                 response = sdk.messages.create(**build_kwargs(config, self.default_model))
         except Exception as exc:
-            return _failed(from_exception(exc, key))
+            return failed(from_exception(exc, key))
         return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
 
     def _new_sdk(self, key: str, max_retries: int | None = None) -> Any:
@@ -210,28 +190,44 @@ class ApiClient(ConnectionChecks):
         with self._lock:
             return self._sdk, self._key
 
-    def _create_now(self, **kwargs) -> Any:
-        """One `messages.create` with the key as it is now (a tool loop's later rounds too)."""
-        sdk, _ = self._current()
-        if sdk is None:
-            raise KeyRemoved()
-        return sdk.messages.create(**kwargs)
-
-    def _route(self, config: RequestConfig) -> tuple[RequestConfig, OpenAIBackend | None] | ApiFailure:
-        """The request fitted to the window and the backend for it (None: Anthropic), or why not."""
+    def _route(self, config: RequestConfig, live: bool = False
+               ) -> tuple[RequestConfig, ProviderAdapter] | ApiFailure:
+        """The request fitted to the window and the adapter of the configured provider, or why
+        not. `live`: the adapter re-reads the key and endpoint before each round."""
         connection = self.connection()
         fitted = fit(config, connection.window)
         if isinstance(fitted, ApiFailure):
             return fitted
-        if connection.provider != "openai_compatible":
-            self._follow_base_url(connection.base_url)
-            return fitted, None
+        build = self._openai_adapter if connection.provider == "openai_compatible" \
+            else self._anthropic_adapter
+        adapter = build(connection, live)
+        return adapter if isinstance(adapter, ApiFailure) else (fitted, adapter)
+
+    def _anthropic_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
+        self._follow_base_url(connection.base_url)
+        sdk, key = self._current()
+        if sdk is None:
+            return failure("not_configured")
+        return AnthropicAdapter(self._sdk_now if live else (lambda: sdk), key, self.timeout)
+
+    def _openai_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
         if not connection.base_url:
             return openai_failure("not_configured")
-        return fitted, self.openai_backend(connection)
+        backend = self.openai_backend(connection)
+        return OpenAIAdapter(self._endpoint_now if live else (lambda: backend),
+                             connection.api_key, self.timeout, backend.tokens_field)
+
+    def _sdk_now(self) -> Any:
+        """The Anthropic SDK client for the key as it is now (a tool loop's later rounds too)."""
+        sdk, _ = self._current()
+        if sdk is None:
+            raise KeyRemoved()
+        return sdk
 
     def openai_backend(self, connection: Connection) -> OpenAIBackend:
         """The backend for this endpoint and key (one per pair, kept while it is in use)."""
+        if not connection.base_url:
+            raise ValueError("an OpenAI-compatible endpoint needs a base URL")
         register_secret(connection.api_key)
         cache_key = (connection.base_url, connection.api_key)
         with self._lock:  # older pairs stay open for requests in flight; close() ends them all
@@ -242,12 +238,12 @@ class ApiClient(ConnectionChecks):
                 self._backends[cache_key] = backend
         return backend
 
-    def _openai_create_now(self, **kwargs) -> dict:
-        """One round of a tool loop with the endpoint and key as they are now."""
+    def _endpoint_now(self) -> OpenAIBackend:
+        """The endpoint and key as they are now (a tool loop's later rounds too)."""
         connection = self.connection()
         if connection.provider != "openai_compatible" or not connection.base_url:
             raise KeyRemoved()
-        return self.openai_backend(connection).create(**kwargs)
+        return self.openai_backend(connection)
 
     def _follow_base_url(self, base_url: str | None) -> None:
         """The settings' base URL for Anthropic overrides ANTHROPIC_BASE_URL when set."""
@@ -260,6 +256,3 @@ class ApiClient(ConnectionChecks):
         return config.model or self.default_model
 
 
-def _failed(problem: ApiFailure) -> ApiResponse:
-    return ApiResponse(success=False, error=problem.code, error_message=problem.message,
-                       retryable=problem.retryable)
