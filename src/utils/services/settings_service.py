@@ -128,7 +128,7 @@ class SettingsService:
             self._check_key(key, *planned)
         with self._db.transaction():
             result, *target = self._planned(cleaned, "api_key" in patch)
-            if key is not None and target != planned:
+            if key is not None and tuple(target) != planned:
                 raise ServiceError(409, "settings_changed", "The settings changed while the key "
                                    "was being checked: try again.")
             if cleaned:
