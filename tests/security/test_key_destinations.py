@@ -211,7 +211,7 @@ def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener,
                                  "http://127.0.0.1:port/v1", "http://bad host/v1"])
 def test_an_invalid_base_url_is_refused(client, url, snapshot):
     before = snapshot()
-    response = client.put("/api/settings", json={"base_url": url, "api_key": None})
+    response = client.put("/api/settings", json={"base_url": url})
     assert response.status_code == 400
     assert response.get_json()["error"]["field"] == "base_url"
     assert snapshot() == before
