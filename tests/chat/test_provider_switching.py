@@ -91,3 +91,15 @@ def test_test_connection_of_an_endpoint_without_a_model_names_the_one_it_tested(
     assert report["model"] in report["models"]
     assert {r.body["model"] for r in openai_fake.requests if r.method == "POST"} == {
         report["model"]}
+
+
+def test_model_suggestions_come_from_the_chosen_endpoint(client, claude, openai_fake):
+    claude_models = client.get("/api/settings/models").get_json()
+    assert claude_models["provider"] == "anthropic"
+    assert "claude-opus-5-5" in claude_models["models"] and "error" not in claude_models
+    client.put("/api/settings", json={"provider": "openai_compatible",
+                                      "base_url": openai_fake.url, "model": "qwen2.5:7b"})
+    listed = client.get("/api/settings/models").get_json()
+    assert listed == {"provider": "openai_compatible",
+                      "models": ["gpt-4o-mini", "llama3.2:3b", "qwen2.5:7b"]}
+    assert client.get("/api/settings/models?provider=nope").status_code == 400

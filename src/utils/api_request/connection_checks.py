@@ -14,8 +14,8 @@ from .errors import failure, from_exception
 from .openai_backend import OpenAIBackend
 from .openai_errors import failure as openai_failure
 from .openai_errors import from_exception as openai_from_exception
-from .probe import (BUDGET, NotAModelList, empty_report, model_entries, probe_error,
-                    probe_openai, status_of)
+from .probe import (BUDGET, NotAModelList, empty_report, list_openai_models, model_entries,
+                    probe_error, probe_openai, status_of)
 from .request_builder import build_kwargs
 from .sdk import sdk_options
 from .types import ApiResponse, RequestConfig
@@ -56,6 +56,36 @@ class ConnectionChecks:
                                                                None, False)}
             return probe_openai(connection.base_url, connection.api_key, model, self.timeout)
         return self._test_anthropic(connection, model or self.default_model)
+
+    def list_models(self, connection: Connection) -> dict:
+        """`{models, error?}`: the ids the endpoint's `/models` lists (for the settings page's
+        suggestions), under the same rules as the probe (no redirects, a real model list
+        only, our own error words, the time budget)."""
+        register_secret(connection.api_key)
+        if connection.provider == "openai_compatible":
+            if not connection.base_url:
+                return {"models": [], "error": probe_error(openai_failure("not_configured"),
+                                                           None, False)}
+            return list_openai_models(connection.base_url, connection.api_key, self.timeout)
+        if not connection.api_key:
+            return {"models": [], "error": probe_error(failure("not_configured"), None, False,
+                                                       failure)}
+        deadline = Deadline(min(self.timeout, BUDGET))
+        options = sdk_options(connection.api_key, connection.base_url or self._env_base_url,
+                              deadline.remaining(), 0, event_hooks=deadline.hooks())
+        try:
+            with anthropic.Anthropic(**options) as sdk:
+                raw = sdk.models.with_raw_response.list()
+                entries = model_entries(raw.text, raw.headers.get("content-type", ""), "model")
+        except NotAModelList:
+            return {"models": [], "error": {"code": "api_error", "message": NOT_THE_API}}
+        except Exception as exc:
+            problem = from_exception(exc, connection.api_key)
+            return {"models": [], "error": probe_error(problem, status_of(exc),
+                                                       deadline.expired, failure)}
+        finally:
+            deadline.close()
+        return {"models": sorted({entry["id"] for entry in entries})}
 
     def _test_anthropic(self, connection: Connection, model: str) -> dict:
         report = {**empty_report(), "context_window": 200_000, "model": model}

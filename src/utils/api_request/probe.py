@@ -120,6 +120,24 @@ def probe_openai(base_url: str, key: str | None, model: str | None, timeout: flo
         deadline.close()
 
 
+def list_openai_models(base_url: str, key: str | None, timeout: float) -> dict:
+    """`{models, error?}` from the endpoint's `GET /models` alone (no generation)."""
+    deadline = Deadline(min(timeout, BUDGET))
+    backend = OpenAIBackend(base_url, key, deadline.remaining(), 0, event_hooks=deadline.hooks())
+    try:
+        raw = backend.sdk.models.with_raw_response.list(**backend.options)
+        entries = model_entries(raw.text, raw.headers.get("content-type", ""), "model")
+    except NotAModelList:
+        return {"models": [], "error": probe_error(openai_failure("not_an_api"), None, False)}
+    except Exception as exc:
+        return {"models": [], "error": probe_error(from_exception(exc, key), status_of(exc),
+                                                   deadline.expired)}
+    finally:
+        backend.close()
+        deadline.close()
+    return {"models": sorted({entry["id"] for entry in entries})}
+
+
 def _tools(backend: OpenAIBackend, model: str, deadline: Deadline) -> tuple[dict, dict | None]:
     config = RequestConfig(system_prompt="You are a connection test.",
                            messages=[{"role": "user", "content": "Call the ping tool with the "

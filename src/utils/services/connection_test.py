@@ -43,6 +43,14 @@ class ConnectionTester:
             self._settings.model_of(provider)
         return self._api.test_connection(Connection(provider, url, key), model)
 
+    def models(self, provider: str | None) -> dict:
+        """`{provider, models, error?}`: what the provider's saved endpoint lists, asked with
+        the key that belongs to it (the settings page's model suggestions)."""
+        provider = self._settings.provider_of({"provider": provider})
+        url = self._settings.base_url_of(provider)
+        key = self._settings.keys.key_for(provider, url)[0]
+        return {"provider": provider, **self._api.list_models(Connection(provider, url, key))}
+
 
 def _given_key(value) -> str | None:
     """The key a test request brings (None or "": probe without one)."""
