@@ -103,3 +103,12 @@ def test_model_suggestions_come_from_the_chosen_endpoint(client, claude, openai_
     assert listed == {"provider": "openai_compatible",
                       "models": ["gpt-4o-mini", "llama3.2:3b", "qwen2.5:7b"]}
     assert client.get("/api/settings/models?provider=nope").status_code == 400
+
+
+def test_test_connection_to_claude_tests_the_chats_model(client, claude):
+    claude.default = replies.text("ok")
+    report = client.post("/api/settings/test-connection", json={}).get_json()
+    assert report["reachable"] is True and "claude-opus-5-5" in report["models"]
+    assert report["model"] == "claude-opus-5-5" and "error" not in report
+    assert [r.body["model"] for r in claude.requests if r.path == "/v1/messages"] == [
+        "claude-opus-5-5"]

@@ -227,7 +227,11 @@ class ApiClient(ConnectionChecks):
         register_secret(key)
         sdk = self._new_sdk(key, base_url=base_url) if key else None
         with self._lock:
-            self.base_url, self._key, self._sdk = base_url, key, sdk
+            unused = sdk if (base_url, key) == (self.base_url, self._key) else None
+            if unused is None:  # else another thread built the same client first
+                self.base_url, self._key, self._sdk = base_url, key, sdk
+        if unused is not None:
+            unused.close()
 
     def _create_now(self, **kwargs) -> Any:
         """One `messages.create` with the key as it is now (a tool loop's later rounds too)."""

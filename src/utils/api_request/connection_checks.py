@@ -76,7 +76,7 @@ class ConnectionChecks:
         try:
             with anthropic.Anthropic(**options) as sdk:
                 raw = sdk.models.with_raw_response.list()
-                entries = model_entries(raw.text, raw.headers.get("content-type", ""), "model")
+                entries = model_entries(raw, "model")
         except NotAModelList:
             return {"models": [], "error": {"code": "api_error", "message": NOT_THE_API}}
         except Exception as exc:
@@ -98,7 +98,7 @@ class ConnectionChecks:
         try:
             with anthropic.Anthropic(**options) as sdk:
                 raw = sdk.models.with_raw_response.list()
-                entries = model_entries(raw.text, raw.headers.get("content-type", ""), "model")
+                entries = model_entries(raw, "model")
                 report = {**report, "reachable": True,
                           "models": sorted({entry["id"] for entry in entries})}
                 sdk.messages.create(**build_kwargs(_PING, model))

@@ -52,9 +52,12 @@ def empty_report() -> dict[str, Any]:
             "tools": {"non_streaming": False, "streaming": False}}
 
 
-def model_entries(text: str, content_type: str, kind: str | None = None) -> list[dict]:
-    """The entries of a real model list (`{"data": [{"id": …}, …]}`, JSON, ids that look like
-    model ids, each entry's `object`/`type` `kind` when given), else NotAModelList."""
+def model_entries(raw: Any, kind: str | None = None) -> list[dict]:
+    """The entries of a real model list in the SDK's raw response `raw` (`{"data": [{"id": …},
+    …]}`, JSON, ids that look like model ids, each entry's `object`/`type` `kind` when given),
+    else NotAModelList."""
+    content_type = raw.headers.get("content-type", "")
+    text = raw.text() if callable(raw.text) else raw.text  # a method in anthropic's SDK
     if "json" not in content_type or len(text) > MAX_BODY_CHARS:
         raise NotAModelList()
     try:
@@ -98,7 +101,7 @@ def probe_openai(base_url: str, key: str | None, model: str | None, timeout: flo
     try:
         try:
             raw = backend.sdk.models.with_raw_response.list(**backend.options)
-            entries = model_entries(raw.text, raw.headers.get("content-type", ""), "model")
+            entries = model_entries(raw, "model")
         except NotAModelList:
             return {**report, "error": probe_error(openai_failure("not_an_api"), None, False)}
         except Exception as exc:
@@ -126,7 +129,7 @@ def list_openai_models(base_url: str, key: str | None, timeout: float) -> dict:
     backend = OpenAIBackend(base_url, key, deadline.remaining(), 0, event_hooks=deadline.hooks())
     try:
         raw = backend.sdk.models.with_raw_response.list(**backend.options)
-        entries = model_entries(raw.text, raw.headers.get("content-type", ""), "model")
+        entries = model_entries(raw, "model")
     except NotAModelList:
         return {"models": [], "error": probe_error(openai_failure("not_an_api"), None, False)}
     except Exception as exc:
