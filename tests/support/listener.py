@@ -44,7 +44,7 @@ class Listener:
         self._accepting = threading.Thread(target=self._accept, daemon=True)
         self._accepting.start()
 
-    def __enter__(self) -> "Listener":
+    def __enter__(self) -> "Listener":  # noqa: PYI034 - a test helper, never subclassed
         return self
 
     def __exit__(self, *exc) -> None:

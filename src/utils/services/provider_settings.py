@@ -58,7 +58,7 @@ def base_url(value) -> str | None:
     return url.rstrip("/")
 
 
-_HOST_RE = re.compile(r"^(\[[0-9a-f:.]+\]|[0-9a-f:]+|[a-z0-9]([a-z0-9._-]{0,251}[a-z0-9])?)$", re.I)
+_HOST_RE = re.compile(r"^(\[[0-9a-f:.]+\]|[0-9a-f:]+|[a-z0-9]([a-z0-9._-]{0,251}[a-z0-9])?)$", re.IGNORECASE)
 
 
 def endpoint(provider: str, url: str | None) -> str:

@@ -9,7 +9,9 @@ import logging
 import re
 
 from ..api_request import DEFAULT_MODEL, PROVIDERS, Connection
+from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..logsafe import register_secret
+from ..prompts import LANGUAGES
 from ..storage.settings import get_setting, set_setting
 from . import provider_settings
 from . import validation as check
@@ -19,8 +21,6 @@ from .key_ring import KeyRing
 log = logging.getLogger(__name__)
 SETTINGS_KEY = "app"
 EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
-from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
-from ..prompts import LANGUAGES
 DEFAULTS = {"effort": None, "max_tokens": 2048, "context_limit": 40, "language": "en",
             "user_name": ""}
 _KEY_RE = re.compile(r"^[\x21-\x7e]{16,512}$")
@@ -265,7 +265,7 @@ class SettingsService:
         """Defaults overlaid with the stored values that are still valid (the model default
         is the provider's)."""
         valid = self._valid_stored(stored)
-        provider = valid.get("provider", self._defaults["provider"])
+        provider = str(valid.get("provider") or self._defaults["provider"])
         return {**self._defaults, "model": self._models.get(provider), **valid}
 
     def _valid_stored(self, stored) -> dict:
