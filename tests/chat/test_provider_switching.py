@@ -112,3 +112,15 @@ def test_test_connection_to_claude_tests_the_chats_model(client, claude):
     assert report["model"] == "claude-opus-5-5" and "error" not in report
     assert [r.body["model"] for r in claude.requests if r.path == "/v1/messages"] == [
         "claude-opus-5-5"]
+
+
+def test_settings_stored_before_models_followed_providers_can_still_be_changed(
+        app, client, openai_fake):
+    from src.utils import provider
+    from src.utils.storage.settings import set_setting
+
+    set_setting(provider.get_db(app).conn(), "app", {"provider": "openai_compatible",
+                                                     "base_url": openai_fake.url})
+    assert client.put("/api/settings", json={"language": "de"}).status_code == 200
+    fixed = client.put("/api/settings", json={"model": "qwen2.5:7b"}).get_json()
+    assert fixed["model"] == "qwen2.5:7b"

@@ -146,17 +146,19 @@ class SettingsService:
         refuses a change that would leave the model unset or move a key (400 / 409)."""
         stored = get_setting(self._db.conn(), SETTINGS_KEY, {})
         stored = stored if isinstance(stored, dict) else {}
-        result = provider_settings.apply(stored, cleaned, self._merge(stored)["provider"])
+        current = self._merge(stored)["provider"]
+        result = provider_settings.apply(stored, cleaned, current)
         provider = self._merge(result)["provider"]
-        self._fill_model(result, provider)
+        if provider != current:
+            self._fill_model(result, provider)
         url = self._valid_stored(result).get("base_url") or self._env_base_urls.get(provider)
         if "base_url" in cleaned and not key_given:
             self.keys.refuse_move(provider, url)
         return result, provider, url
 
     def _fill_model(self, result: dict, provider: str) -> None:
-        """Every provider has its model stored once chosen (the cortex reads the stored one):
-        its default, or for an endpoint with no default a 400 asking for one."""
+        """A provider switched to has its model stored (the cortex reads the stored one): its
+        own, its default, or for an endpoint with no default a 400 asking for one."""
         if result.get("model"):
             return
         default = self._models.get(provider)
