@@ -1,9 +1,11 @@
 """General settings (stored under the settings key "app") and the API key of each provider.
 
 A PUT is all or nothing: every field is checked before anything is written. A key is checked
-with one cheap upstream call before it is stored; only `configured`, `last4` and `source` are
-ever reported, never the key itself. The provider fields live in provider_settings.py;
-`connection()` is what the API client reads before every request.
+with one cheap upstream call at the URL it will be sent to before it is stored, bound to that
+URL (key_ring.py: a key goes nowhere else); only `configured`, `last4` and `source` are ever
+reported, never the key itself. The provider fields live in provider_settings.py (each
+provider keeps its own URL, model and window); `connection()` is what the API client reads
+before every request: the URL and the key that belongs to it, in one read.
 """
 import logging
 import re
