@@ -55,8 +55,9 @@ def init_services(app: Flask) -> dict:
     services["persona_cleanup"] = _build_cleanup(config, services)
     services["secrets"] = SecretStore(config["DATA_DIR"])
     services.update(_build_access(config, services["db"]))
-    services["api_client"] = _build_api_client(config, services["secrets"], services)
+    services["api_client"] = _build_api_client(config, services)
     services["settings"] = _build_settings_service(config, services)
+    services["settings"].bind_stored_keys()
     services["connection_tester"] = ConnectionTester(services["settings"], services["api_client"])
     services["personas"] = _build_persona_service(services)
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
@@ -79,19 +80,13 @@ def _owner_only_dir(path: str) -> None:
         os.chmod(path, 0o700)
 
 
-def _build_api_client(config, secrets: SecretStore, services: dict) -> ApiClient:
-    """A key stored through the UI wins over `ANTHROPIC_API_KEY`; it is looked up before every
-    request, so a key set or removed through any worker process counts in all of them. The
-    provider, base URL, window and OpenAI key come from the settings service, also per request."""
-    env_key = config.get("ANTHROPIC_API_KEY") or None
-    register_secret(env_key)
+def _build_api_client(config, services: dict) -> ApiClient:
+    """The provider, base URL, window and the key that belongs to that URL (a stored key, else
+    the environment's; key_ring.py) come from the settings service before every request, so a
+    key set or removed through any worker process counts in all of them."""
+    register_secret(config.get("ANTHROPIC_API_KEY"))
     register_secret(config.get("OPENAI_API_KEY"))
-
-    def current_key() -> str | None:
-        return secrets.load_api_key() or env_key
-
     return ApiClient(
-        key_source=current_key,
         base_url=config.get("ANTHROPIC_BASE_URL"),
         timeout=float(config["ANTHROPIC_TIMEOUT"]),
         max_retries=int(config["ANTHROPIC_MAX_RETRIES"]),
@@ -121,7 +116,8 @@ def _build_settings_service(config, services: dict) -> SettingsService:
                            default_model=config["MODEL"],
                            env_api_key=config.get("ANTHROPIC_API_KEY"), provider=provider,
                            env_keys={"openai_compatible": config.get("OPENAI_API_KEY") or None},
-                           env_base_urls={"openai_compatible": config.get("OPENAI_BASE_URL")
+                           env_base_urls={"anthropic": config.get("ANTHROPIC_BASE_URL") or None,
+                                          "openai_compatible": config.get("OPENAI_BASE_URL")
                                           or None})
 
 

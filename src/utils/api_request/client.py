@@ -48,6 +48,7 @@ from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, RequestConfig, 
 
 __all__ = ["ApiClient", "MAX_TOOL_ROUNDS", "ToolExecutor", "anthropic"]
 log = logging.getLogger(__name__)
+_CURRENT_URL = object()
 
 
 class ApiClient(ConnectionChecks):
@@ -159,8 +160,9 @@ class ApiClient(ConnectionChecks):
         config, adapter = route
         return engine.tool_request(adapter, config, self._model(config), executor)
 
-    def check_key(self, key: str) -> ApiResponse:
-        """Validates `key` with one tiny request on a temporary client, before anyone stores it."""
+    def check_key(self, key: str, base_url: str | None = None) -> ApiResponse:
+        """Validates `key` with one tiny request on a temporary client, before anyone stores it;
+        at `base_url` (where it will be sent; None: the environment's, else the official URL)."""
         key = (key or "").strip()
         if not key:
             return failed(failure("not_configured"))
@@ -168,27 +170,48 @@ class ApiClient(ConnectionChecks):
         config = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
                                max_tokens=1, request_type="check_key")
         try:
-            with self._new_sdk(key, max_retries=0) as sdk:
+            with self._new_sdk(key, max_retries=0, base_url=base_url or self._env_base_url) as sdk:
                 response = sdk.messages.create(**build_kwargs(config, self.default_model))
         except Exception as exc:
             return failed(from_exception(exc, key))
         return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
 
-    def _new_sdk(self, key: str, max_retries: int | None = None) -> Any:
-        """An SDK client built through this module's `anthropic` name (seed 000's seam)."""
+    def _new_sdk(self, key: str, max_retries: int | None = None,
+                 base_url: str | None | object = _CURRENT_URL) -> Any:
+        """An SDK client built through this module's `anthropic` name (seed 000's seam), for
+        `base_url` (default: the client's; None: the official URL)."""
         retries = self.max_retries if max_retries is None else max_retries
-        return anthropic.Anthropic(**sdk_options(key, self.base_url, self.timeout, retries))
+        url = self.base_url if base_url is _CURRENT_URL else base_url
+        return anthropic.Anthropic(**sdk_options(key, url if isinstance(url, str) else None,
+                                                 self.timeout, retries))
 
     def _current(self) -> tuple[Any, str | None]:
-        if self._key_source is not None:
-            key = self._key_source()
-            key = key.strip() if key else None
-            with self._lock:
-                changed = key != self._key
-            if changed:
-                self.set_api_key(key)
+        """The SDK client and key for Anthropic as configured now. With a connection source,
+        URL and key come from one read of it (the key that belongs to that URL), so a key is
+        never paired with a URL it was not saved for."""
+        if self._connection_source is not None:
+            connection = self._connection_source()
+            if connection.provider != "openai_compatible":
+                self._use(connection.base_url or self._env_base_url, connection.api_key)
+        elif self._key_source is not None:
+            self._use(self.base_url, self._key_source())
         with self._lock:
             return self._sdk, self._key
+
+    def _use(self, base_url: str | None, key: str | None) -> None:
+        """Rebuilds the SDK client when the URL or key changed (requests in flight keep theirs)."""
+        key = key.strip() if key else None
+        with self._lock:
+            if (base_url, key) == (self.base_url, self._key):
+                return
+        register_secret(key)
+        sdk = self._new_sdk(key, base_url=base_url) if key else None
+        with self._lock:
+            unused = sdk if (base_url, key) == (self.base_url, self._key) else None
+            if unused is None:  # else another thread built the same client first
+                self.base_url, self._key, self._sdk = base_url, key, sdk
+        if unused is not None:
+            unused.close()
 
     def _route(self, config: RequestConfig, live: bool = False
                ) -> tuple[RequestConfig, ProviderAdapter] | ApiFailure:
@@ -204,7 +227,6 @@ class ApiClient(ConnectionChecks):
         return adapter if isinstance(adapter, ApiFailure) else (fitted, adapter)
 
     def _anthropic_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
-        self._follow_base_url(connection.base_url)
         sdk, key = self._current()
         if sdk is None:
             return failure("not_configured")
@@ -244,13 +266,6 @@ class ApiClient(ConnectionChecks):
         if connection.provider != "openai_compatible" or not connection.base_url:
             raise KeyRemoved()
         return self.openai_backend(connection)
-
-    def _follow_base_url(self, base_url: str | None) -> None:
-        """The settings' base URL for Anthropic overrides ANTHROPIC_BASE_URL when set."""
-        wanted = base_url or self._env_base_url
-        if wanted != self.base_url:
-            self.base_url = wanted
-            self.set_api_key(self._current()[1])
 
     def _model(self, config: RequestConfig) -> str:
         return config.model or self.default_model

@@ -26,9 +26,10 @@ MAX_BODY_CHARS = 2_000_000
 class OpenAIBackend:
     """The SDK client for one endpoint and key: one round, one stream, the model list."""
 
-    def __init__(self, base_url: str, api_key: str | None, timeout: float, max_retries: int):
+    def __init__(self, base_url: str, api_key: str | None, timeout: float, max_retries: int,
+                 event_hooks: dict | None = None):
         self.base_url, self.api_key, self.timeout = base_url, api_key, timeout
-        self.sdk = new_client(api_key, base_url, timeout, max_retries)
+        self.sdk = new_client(api_key, base_url, timeout, max_retries, event_hooks=event_hooks)
         self.options = request_options(api_key)
         host = urlsplit(base_url).hostname or ""
         self.tokens_field = "max_completion_tokens" if host == "api.openai.com" else "max_tokens"

@@ -33,7 +33,8 @@ export class GeneralSettings {
     this.form = byId('app-settings');
     this.formError = byId('app-error');
     this.provider = 'anthropic';
-    this.providerCard = new ProviderSettings({ onProvider: (provider) => this.useProvider(provider) });
+    this.providerCard = new ProviderSettings({
+      onProvider: (provider, refresh) => this.useProvider(provider, refresh) });
     this.keyForm.addEventListener('submit', (event) => { event.preventDefault(); this.saveKey(); });
     this.keyRemove.addEventListener('click', () => this.removeKey());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
@@ -55,8 +56,9 @@ export class GeneralSettings {
     if (language.dataset.chosen === 'false') language.value = LANG;
   }
 
-  async useProvider(provider) {
-    if (provider === this.provider) return;
+  /** Shows the key card of `provider` (refresh: read its status again, e.g. after a save). */
+  async useProvider(provider, refresh = false) {
+    if (provider === this.provider && !refresh) return;
     this.provider = provider;
     const text = KEY_TEXT[provider];
     byId('key-heading').textContent = t(text.heading);
@@ -64,7 +66,7 @@ export class GeneralSettings {
     this.keyInput.placeholder = t(text.placeholder);
     try {
       const settings = await api.get('/api/settings');
-      this.showKey(settings.provider === provider ? settings.api_key : { configured: false });
+      this.showKey(settings.providers?.[provider]?.api_key || { configured: false });
     } catch {
       // the status line keeps its last state
     }
@@ -142,6 +144,9 @@ export class GeneralSettings {
       if (name === 'effort') body[name] = raw || null;
       else body[name] = NUMBERS.has(name) ? Number(raw) : raw;
     }
+    // The model field shows the chosen provider's model; until that provider is saved, it is
+    // not the model of the provider in use, so it is not sent with the other settings.
+    if (this.providerCard.select.value !== this.providerCard.saved) delete body.model;
     try {
       await api.put('/api/settings', body);
       if (body.language !== LANG) {
