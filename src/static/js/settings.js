@@ -77,6 +77,7 @@ const jobs = new CortexJobs({
     await refreshFiles((job.files || []).filter((name) => FILES.includes(name)));
     await Promise.all([proposals.load(), sleep.status(), sleep.loadArchive()]);
   },
+  onReview: (proposalId) => proposals.reveal(proposalId).catch(report),
 });
 const general = new GeneralSettings();
 const personas = new PersonaSettings({ onChange: (list) => personasChanged(list) });
