@@ -130,3 +130,15 @@ def test_alternate_greetings_can_be_browsed_before_the_first_message(page, serve
     assert "<greeting>\nAhoy, sailor!\n</greeting>" in system_text(model.chat_bodies[-1])
     expect(greeting.get_by_role("button", name="Next greeting")).to_have_count(0)
     expect(greeting).to_contain_text("Ahoy, sailor!")
+
+
+def test_an_archive_previews_as_an_archive_not_as_a_card_version(page, server):
+    exported = page.request.get(
+        server.url + "/api/personas/default/export?format=archive&include_memories=1")
+    assert exported.ok, exported.text()
+    open_page(page, server, "/settings")
+    page.set_input_files("#card-file", files=[{"name": "mira.zip", "mimeType": "application/zip",
+                                               "buffer": exported.body()}])
+    meta = page.locator("#card-preview-meta")
+    expect(meta).to_have_text("Persona Cortex archive · 0 conversations · includes memories")
+    expect(meta).not_to_contain_text("null")

@@ -73,7 +73,8 @@ export class CardImport {
     byId('card-preview-name').textContent = persona.name;
     const extra = persona.alternate_greetings.length;
     byId('card-preview-meta').textContent = [
-      t('settings.cards.meta', { version: preview.spec_version, format: preview.format }),
+      formatLabel(preview),
+      preview.format === 'archive' ? tn('settings.cards.conversations', preview.sessions || 0) : '',
       extra ? tn('settings.cards.more_greetings', extra) : '',
       preview.includes_memories ? t('settings.cards.includes_memories') : '',
     ].filter(Boolean).join(' · ');
@@ -170,4 +171,13 @@ export class AvatarControls {
       toast(err.message, { error: true });
     }
   }
+}
+
+/** What kind of file the preview came from: a card names its spec version; an archive or a Letta
+ * agent file has none (their `spec_version` is null). */
+function formatLabel(preview) {
+  if (preview.spec_version != null) {
+    return t('settings.cards.meta', { version: preview.spec_version, format: preview.format });
+  }
+  return preview.format === 'af' ? t('settings.cards.meta_af') : t('settings.cards.meta_archive');
 }
