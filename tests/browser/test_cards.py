@@ -142,3 +142,35 @@ def test_an_archive_previews_as_an_archive_not_as_a_card_version(page, server):
     meta = page.locator("#card-preview-meta")
     expect(meta).to_have_text("Persona Cortex archive · 0 conversations · includes memories")
     expect(meta).not_to_contain_text("null")
+
+
+def test_a_new_persona_gets_its_picture_from_the_form(page, server):
+    open_page(page, server, "/settings")
+    page.click("#persona-new")
+    page.fill("#p-name", "Theo")
+    page.set_input_files("#p-avatar-file", files=[{
+        "name": "theo.png", "mimeType": "image/png",
+        "buffer": png({"Comment": "private note"}, size=(24, 24))}])
+    expect(page.locator("#p-avatar-view img.avatar-img")).to_be_visible()
+    page.click("#persona-save")
+    tile = page.locator(".persona-card", has_text="Theo")
+    expect(tile.locator("img.avatar-img")).to_be_visible()
+    expect(page.locator("#persona-form")).to_be_hidden()
+    theo = next(p for p in page.request.get(server.url + "/api/personas").json()["personas"]
+                if p["name"] == "Theo")
+    stored = page.request.get(server.url + theo["avatar_url"]).body()
+    assert stored.startswith(b"\x89PNG") and b"private note" not in stored
+
+
+def test_a_refused_picture_for_a_new_persona_is_explained(page, server):
+    open_page(page, server, "/settings")
+    page.click("#persona-new")
+    page.fill("#p-name", "Theo")
+    page.set_input_files("#p-avatar-file", files=[{
+        "name": "theo.png", "mimeType": "image/png", "buffer": b"not a picture at all"}])
+    page.click("#persona-save")
+    expect(page.locator("#persona-error")).to_contain_text("Theo was created, but its picture was refused")
+    expect(page.locator("#persona-form-heading")).to_have_text("Edit Theo")
+    theo = next(p for p in page.request.get(server.url + "/api/personas").json()["personas"]
+                if p["name"] == "Theo")
+    assert theo["avatar_url"] is None

@@ -101,7 +101,8 @@ export class PersonaSettings {
         await api.put(`/api/personas/${seg(this.editing.id)}`, body);
         toast(t('settings.personas.saved', { name: body.name }));
       } else {
-        await api.post('/api/personas', body);
+        const created = await api.post('/api/personas', body);
+        if (!(await this.addPicture(created))) return;
         toast(t('settings.personas.created', { name: body.name }));
       }
     } catch (err) {
@@ -110,6 +111,20 @@ export class PersonaSettings {
     }
     this.closeForm();
     await this.load();
+  }
+
+  /** The picture chosen in the new persona's form, sent once the persona exists. A refused one
+   * leaves the persona without it: the form turns into its edit form with the reason. */
+  async addPicture(created) {
+    try {
+      await this.avatarControls.commit(created);
+      return true;
+    } catch (err) {
+      await this.load();
+      this.openForm(created);
+      this.error.textContent = t('settings.personas.picture_refused', { name: created.name, reason: err.message });
+      return false;
+    }
   }
 
   async remove(persona) {
