@@ -3,7 +3,7 @@
 // draft exists (a memory update, another tab, a restore, a 412 on save) opens the merge view.
 import { ApiError, request, seg } from '../lib/api.js';
 import { byId } from '../lib/dom.js';
-import { renderMarkdown } from '../lib/markdown.js';
+import { renderPinnedPreview } from './cortex_pins.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { ConflictView } from './cortex_conflict.js';
 import { markTabs, moveTab, updateMeter } from './cortex_tabs.js';
@@ -168,7 +168,7 @@ export class CortexEditor {
   }
 
   renderPreview() {
-    if (this.body.dataset.view !== 'edit') renderMarkdown(this.preview, this.text.value);
+    if (this.body.dataset.view !== 'edit') renderPinnedPreview(this.preview, this.text.value);
   }
 
   setView(view) {
