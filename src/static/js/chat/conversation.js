@@ -264,6 +264,7 @@ export class Conversation {
     this.endStream();
     if (frame.code === 'not_configured') this.handlers.keyMissing();
     if (stream.started) {
+      if (stream.text.trim()) markIncomplete(stream.replyEl, true);
       this.reload();
       return;
     }
