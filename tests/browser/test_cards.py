@@ -174,3 +174,23 @@ def test_a_refused_picture_for_a_new_persona_is_explained(page, server):
     theo = next(p for p in page.request.get(server.url + "/api/personas").json()["personas"]
                 if p["name"] == "Theo")
     assert theo["avatar_url"] is None
+
+
+def test_card_text_on_the_settings_page_names_the_person(page, server):
+    created = page.request.post(server.url + "/api/personas", data={
+        "name": "Aria", "description": "{{char}} keeps the lighthouse for {{user}}."})
+    assert created.status == 201, created.text()
+    open_page(page, server, "/settings")
+    tile = page.locator(".persona-card", has_text="Aria")
+    expect(tile).to_contain_text("Aria keeps the lighthouse for User.")
+
+    page.fill("#set-user-name", "Sam")
+    page.get_by_role("button", name="Save settings").click()
+    expect(page.locator("#app-saved")).to_have_text("Saved")
+    page.set_input_files("#card-file", files=[{"name": "aria.json", "mimeType": "application/json",
+                                               "buffer": json.dumps(V3_CARD).encode()}])
+    expect(page.locator("#card-preview-greeting")).to_have_text(
+        "*Ari opens the door.* Come in, Sam, quickly!")
+    page.reload()
+    expect(tile).to_contain_text("Aria keeps the lighthouse for Sam.")
+    expect(tile).not_to_contain_text("{{")

@@ -2,6 +2,9 @@
 // the `{{char}}` / `{{user}}` placeholders filled in the way the prompt fills them.
 import { h, initials } from './dom.js';
 
+// What `{{user}}` reads as while no name is set: the server's card fallback
+// (`prompts.CARD_USER`), so the page shows what the model is sent.
+const NAMELESS = 'User';
 let personName = '';
 
 /** The person's name from the settings, for `{{user}}` where a persona sets none. */
@@ -25,7 +28,7 @@ export function cardText(text, persona) {
   if (!text || !persona) return text || '';
   const nickname = persona.card && typeof persona.card.nickname === 'string' ? persona.card.nickname.trim() : '';
   const char = nickname || persona.name;
-  const user = (persona.user_name || '').trim() || personName || 'you';
+  const user = (persona.user_name || '').trim() || personName || NAMELESS;
   return text
     .replace(/\{\{(\/\/|comment:)[^{}]*\}\}/gi, '')
     .replace(/\{\{char\}\}|<char>|<bot>|(\{\{user\}\}|<user>)/gi, (match, isUser) => (isUser ? user : char));

@@ -3,7 +3,7 @@ import { api, listOf, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
-import { avatar } from '../lib/persona_view.js';
+import { avatar, cardText } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { AvatarControls, CardImport, exportControls } from './cards.js';
 import { LANG, t } from '../lib/i18n.js';
@@ -55,7 +55,7 @@ export class PersonaSettings {
           avatar(persona, 36),
           h('h3', { text: persona.name }),
           persona.id === 'default' ? h('span', { class: 'badge', text: t('settings.personas.default_badge') }) : null),
-        h('p', { text: persona.description || t('settings.personas.no_description') }),
+        h('p', { text: cardText(persona.description, persona) || t('settings.personas.no_description') }),
         h('div', { class: 'persona-card-actions' }, actions), exportControls(persona));
     }));
   }
