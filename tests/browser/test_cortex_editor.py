@@ -30,7 +30,7 @@ def test_edit_memory_with_preview_meter_and_save(page, server):
 
     page.get_by_role("button", name="Write").click()
     page.click("#cortex-save")
-    expect(page.locator("#cortex-status")).to_contain_text("Saved as revision")
+    expect(page.locator("#cortex-status")).to_contain_text("Saved as version #")
     expect(page.locator("#cortex-save")).to_be_disabled()
     assert page.request.get(server.url + FILE_URL).json()["content"] == text
     expect(page.locator("#history-list .history-item").first).to_contain_text("You")
