@@ -1,10 +1,8 @@
 // How a persona looks on a page: its avatar (the picture, or its initials) and card text with
 // the `{{char}}` / `{{user}}` placeholders filled in the way the prompt fills them.
 import { h, initials } from './dom.js';
+import { t } from './i18n.js';
 
-// What `{{user}}` reads as while no name is set: the server's card fallback
-// (`prompts.CARD_USER`), so the page shows what the model is sent.
-const NAMELESS = 'User';
 let personName = '';
 
 /** The person's name from the settings, for `{{user}}` where a persona sets none. */
@@ -28,7 +26,9 @@ export function cardText(text, persona) {
   if (!text || !persona) return text || '';
   const nickname = persona.card && typeof persona.card.nickname === 'string' ? persona.card.nickname.trim() : '';
   const char = nickname || persona.name;
-  const user = (persona.user_name || '').trim() || personName || NAMELESS;
+  // No name set: the server's card fallback (`prompts.CARD_USER`), so the page shows what the
+  // model is sent.
+  const user = (persona.user_name || '').trim() || personName || t('common.nameless_user');
   return text
     .replace(/\{\{(\/\/|comment:)[^{}]*\}\}/gi, '')
     .replace(/\{\{char\}\}|<char>|<bot>|(\{\{user\}\}|<user>)/gi, (match, isUser) => (isUser ? user : char));
