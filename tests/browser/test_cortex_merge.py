@@ -172,6 +172,7 @@ def test_the_merge_view_numbers_versions_as_the_history_does(page, server):
     info = page.locator("#conflict-info")
     expect(info).to_contain_text("Your draft started from version #1; version #2 was saved")
     expect(info).not_to_contain_text(f"{saved['revision']}")
+    expect(page.locator("#history-list .history-item").first.locator(".history-rev")).to_have_text("#2")
     page.get_by_role("button", name="Save merged version").click()
     expect(page.locator("#cortex-status")).to_have_text("Saved the merged version as #3.")
     expect(page.locator("#cortex-rev")).to_have_text("memory.md · version #3")

@@ -40,6 +40,7 @@ const editor = new CortexEditor({
     announce(filename);
     return history.load(personaId, filename, 'latest');
   },
+  onIncoming: (filename) => history.load(personaId, filename, 'latest').catch(report),
   onSelect: (filename) => {
     pins.check();
     sleep.setFile(filename).catch(report);

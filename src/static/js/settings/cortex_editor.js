@@ -26,9 +26,11 @@ function fromCurrent(current) {
 
 /** Edits one persona's three cortex files; `onSaved(filename)` runs after every change. */
 export class CortexEditor {
-  constructor({ onSaved, onSelect }) {
+  /** `onIncoming(filename)`: a save found a newer revision (412), which the history lacks. */
+  constructor({ onSaved, onSelect, onIncoming }) {
     this.onSaved = onSaved;
     this.onSelect = onSelect;
+    this.onIncoming = onIncoming;
     this.personaId = null;
     this.filename = FILES[0];
     this.files = {};
@@ -213,6 +215,7 @@ export class CortexEditor {
       if (err instanceof ApiError && err.status === 412 && err.data?.error?.current) {
         file.incoming = fromCurrent(err.data.error.current);
         this.openMerge();
+        this.onIncoming(filename);
       } else {
         this.setStatus(err.message, 'error');
         this.saveButton.disabled = !this.isDirty(filename);

@@ -55,7 +55,7 @@ export class CortexProposals {
     await this.open(id);
     const title = byId('proposal-title');
     title.tabIndex = -1;
-    this.view.scrollIntoView({ block: 'start' });
+    this.view.scrollIntoView({ block: 'center' });
     title.focus();
   }
 
