@@ -187,6 +187,7 @@ def test_card_text_on_the_settings_page_names_the_person(page, server):
     page.fill("#set-user-name", "Sam")
     page.get_by_role("button", name="Save settings").click()
     expect(page.locator("#app-saved")).to_have_text("Saved")
+    expect(tile).to_contain_text("Aria keeps the lighthouse for Sam.")
     page.set_input_files("#card-file", files=[{"name": "aria.json", "mimeType": "application/json",
                                                "buffer": json.dumps(V3_CARD).encode()}])
     expect(page.locator("#card-preview-greeting")).to_have_text(

@@ -3,11 +3,16 @@
 import { h, initials } from './dom.js';
 import { t } from './i18n.js';
 
+export const PERSON_NAME_CHANGED = 'persona-cortex:person-name';
 let personName = '';
 
-/** The person's name from the settings, for `{{user}}` where a persona sets none. */
+/** The person's name from the settings, for `{{user}}` where a persona sets none. A change is
+ * announced (`PERSON_NAME_CHANGED` on the document), so card text already shown can follow. */
 export function setPersonName(name) {
-  personName = (name || '').trim();
+  const next = (name || '').trim();
+  if (next === personName) return;
+  personName = next;
+  document.dispatchEvent(new Event(PERSON_NAME_CHANGED));
 }
 
 /** The avatar element of `persona`: its picture when it has one, else its initials. */

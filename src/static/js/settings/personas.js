@@ -3,7 +3,7 @@ import { api, listOf, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
-import { avatar, cardText } from '../lib/persona_view.js';
+import { PERSON_NAME_CHANGED, avatar, cardText } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { AvatarControls, CardImport, exportControls } from './cards.js';
 import { LANG, t } from '../lib/i18n.js';
@@ -24,6 +24,7 @@ export class PersonaSettings {
     this.editing = null;
     this.cards = new CardImport({ onImported: () => this.load() });
     this.avatarControls = new AvatarControls({ onChange: () => this.load() });
+    document.addEventListener(PERSON_NAME_CHANGED, () => this.render());
     byId('persona-new').addEventListener('click', () => this.openForm(null));
     byId('persona-cancel').addEventListener('click', () => this.closeForm());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
