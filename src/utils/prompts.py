@@ -17,6 +17,7 @@ _SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
 _FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting|example_dialogue|"
                           r"post_history_instructions|world_info)", re.I)
 _DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
+CARD_USER = "User"
 _WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 
 
@@ -48,8 +49,20 @@ def fence(text: str) -> str:
 
 def user_name_for(persona: dict, app_settings: dict, language: str) -> str:
     """The person's name: the persona's setting, then the app's, then a neutral default."""
-    return (persona.get("user_name") or app_settings.get("user_name")
-            or _DEFAULT_USER[language]).strip()
+    return _set_name(persona, app_settings) or _DEFAULT_USER[language]
+
+
+def card_user_name(persona: dict, app_settings: dict) -> str:
+    """What `{{user}}` stands for in card text: the person's name, else "User", the name other
+    card apps give a nameless person. Card text puts `{{user}}` where a name goes ("Ahoy,
+    {{user}}!", "{{user}}'s map"), so the prose default "the user" would read "Ahoy, the user!";
+    the browser shows the same fallback (`lib/persona_view.js`)."""
+    return _set_name(persona, app_settings) or CARD_USER
+
+
+def _set_name(persona: dict, app_settings: dict) -> str:
+    names = (persona.get("user_name"), app_settings.get("user_name"))
+    return next((name.strip() for name in names if name and name.strip()), "")
 
 
 def weekday(now: datetime, language: str) -> str:

@@ -84,3 +84,18 @@ def test_notes_of_unknown_sessions_are_404(client):
         response = client.get(f"/api/sessions/{sid}/memory-notes")
         assert response.status_code == 404
         assert response.get_json()["error"]["code"] == "session_not_found"
+
+
+def test_a_line_restored_away_leaves_the_note_and_a_note_with_none_left_goes(
+        client, cortex, make_session, add_messages):
+    sid = make_session()["id"]
+    msgs = add_messages(sid, 4)
+    before = cortex.write_file("default", "memory.md", MEMORY)
+    cortex.write_file("default", "memory.md", MEMORY + "- Jonas has a cat, Miso.\n- He plays chess.\n",
+                      author="ai", job_id="job1", message_range=(msgs[0]["id"], msgs[1]["id"]))
+    cortex.write_file("default", "memory.md", MEMORY + "- He plays chess.\n")
+    (note,) = _notes(client, sid)
+    assert note["files"][0]["added"] == ["- He plays chess."]
+
+    cortex.restore("default", "memory.md", before)
+    assert _notes(client, sid) == []

@@ -67,6 +67,14 @@ def latest_revision(conn: sqlite3.Connection, persona_id: str, filename: str):
         "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
 
 
+def version_of(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int) -> int:
+    """The file's own number of revision `rev`: 1 for its first committed revision, counting as
+    the history lists them (the history and the merge view show "#3", not the id)."""
+    return conn.execute(
+        "SELECT COUNT(*) FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 1 AND id <= ?", (persona_id, filename, rev)).fetchone()[0]
+
+
 def newest_id(conn: sqlite3.Connection, persona_id: str, filename: str) -> int | None:
     """The id of the file's newest row, committed or pending (a new row of any kind changes it)."""
     return conn.execute(

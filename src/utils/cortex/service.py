@@ -46,9 +46,11 @@ class CortexFile:
     revision: int
     chars: int
     budget: int
+    version: int
 
     def to_dict(self) -> dict:
-        """`{filename, content, revision, chars, budget}`."""
+        """`{filename, content, revision, chars, budget, version}`; `revision` is the id (and the
+        ETag), `version` the file's own number of it, as its history counts ("#3")."""
         return asdict(self)
 
 
@@ -254,7 +256,9 @@ class CortexService:
         return row
 
     def _file(self, row) -> CortexFile:
-        return CortexFile(row["filename"], row["content"], row["id"], row["chars"], self.budget)
+        version = store.version_of(self.db.conn(), row["persona_id"], row["filename"], row["id"])
+        return CortexFile(row["filename"], row["content"], row["id"], row["chars"], self.budget,
+                          version)
 
     def _current(self, persona_id: str, filename: str):
         """Under the lock: the latest revision after reconciling it with the file on disk."""

@@ -13,7 +13,10 @@ SCHEMAS = {
         "revision": {"type": "integer", "minimum": 1,
                      "description": "The newest revision's id; also the ETag."},
         "chars": {"type": "integer", "minimum": 0}, "budget": {"type": "integer", "minimum": 1},
-    }, required=("filename", "content", "revision", "chars", "budget")),
+        "version": {"type": "integer", "minimum": 1,
+                    "description": "The file's own number of this revision (1 for its first), "
+                                   "as its history counts them; what the interface shows."},
+    }, required=("filename", "content", "revision", "chars", "budget", "version")),
     "Revision": obj({
         "rev": {"type": "integer", "minimum": 1}, "author": _AUTHOR, "created_at": TIMESTAMP,
         "summary": {"type": "string"}, "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},

@@ -35,15 +35,16 @@ class ChatPrompt:
         user_name = prompts.user_name_for(persona, app, language)
         cortex, used = self._cortex_text(persona["id"])
         message_store.set_cortex_revisions(conn, reply_id, used)
+        card_user = prompts.card_user_name(persona, app)
         parent = message_store.get_message(conn, reply_id)["parent_id"]
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
         fired = world_info.fire(conn, persona, user_name, history)
         message_store.set_world_info(conn, reply_id, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
-                                       [hit.content for hit in fired])
+                                       [hit.content for hit in fired], card_user)
         history = prompts.with_post_history(
-            history, prompts.post_history_instructions(persona, user_name))
+            history, prompts.post_history_instructions(persona, card_user))
         if prefix.strip() and history:
             history.append({"role": "assistant", "content": prefix})
         return RequestConfig(system_prompt=system, messages=history,

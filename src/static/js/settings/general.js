@@ -3,6 +3,7 @@
 import { api, request } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
+import { setPersonName } from '../lib/persona_view.js';
 import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { keyErrorMessage } from '../chat/key_setup.js';
@@ -45,6 +46,7 @@ export class GeneralSettings {
 
   async load() {
     const settings = await api.get('/api/settings');
+    setPersonName(settings.user_name);
     this.providerCard.load(settings);
     this.showKey(settings.api_key || { configured: false });
     for (const [name, id] of Object.entries(FIELDS)) {
@@ -149,6 +151,7 @@ export class GeneralSettings {
     if (this.providerCard.select.value !== this.providerCard.saved) delete body.model;
     try {
       await api.put('/api/settings', body);
+      setPersonName(body.user_name);
       if (body.language !== LANG) {
         window.location.reload();  // the interface follows the new language at once
         return;
