@@ -14,7 +14,7 @@ import zipfile
 from ..cortex.paths import CORTEX_FILES
 from ..storage import avatars as avatar_store
 from .cards import strict_loads
-from .errors import invalid_archive
+from .errors import invalid_archive, known_version
 from .safezip import SafeZip, ZipLimits
 
 FORMAT = "persona-cortex-persona"
@@ -74,7 +74,7 @@ def read(archive: SafeZip) -> dict:
         raise invalid_archive("bad_manifest", "The archive's manifest is not valid JSON.") \
             from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
-            manifest.get("format_version") != FORMAT_VERSION or \
+            not known_version(manifest.get("format_version"), (FORMAT_VERSION,)) or \
             not isinstance(manifest.get("entries"), list):
         raise invalid_archive("bad_manifest", "This is not a persona archive this app can read.")
     listed = {e.get("path"): e.get("sha256") for e in manifest["entries"] if isinstance(e, dict)}
