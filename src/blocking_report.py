@@ -1,8 +1,9 @@
 """gevent's blocking monitor, switched on by `PERSONA_BLOCKING_REPORT=path` (the robustness tests).
 
 gevent's monitor thread notices when the event loop has not switched greenlets for
-`max_blocking_time` (BLOCK_SECONDS) and reports the blocked stack; every report (repeated each
-period while a block lasts) is appended to the file as one JSON line. Each line also carries how
+`max_blocking_time` (BLOCK_SECONDS); each time it does (again every period while a block lasts),
+the blocked stack is appended to the file as one JSON line (gevent's own report is replaced: see
+`install`). Each line also carries how
 long the loop's thread has gone without a switch (`wall`) and how much CPU that thread used in
 that time (`cpu`, its own thread clock). A block that computes has `cpu` close to `wall`; a loop
 that only waited for a core (a loaded machine, another process running) has `wall` without
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
+import traceback
 from typing import Any
 
 BLOCK_SECONDS = 0.1
@@ -39,26 +42,37 @@ def install(path: str) -> None:
     app is built: its start-up is not a block of the loop)."""
     import gevent
     import greenlet
-    from gevent import events
+    from gevent._monitor import _MonitorEntry
 
     gevent.config.monitor_thread = True
     gevent.config.max_blocking_time = BLOCK_SECONDS
     hub = gevent.get_hub()
-    hub.start_periodic_monitoring_thread()
+    monitor = hub.start_periodic_monitoring_thread()
+    tracer = monitor._greenlet_tracer
     switch = _LastSwitch(greenlet.settrace(None))
     greenlet.settrace(switch)
     clock = time.pthread_getcpuclockid(hub.thread_ident)
 
-    def report(event: object) -> None:
-        """Runs in gevent's monitor thread for every event; writes the blocks."""
-        if not isinstance(event, events.EventLoopBlocked):
+    def check(watched: Any) -> None:
+        """Runs in gevent's monitor thread every BLOCK_SECONDS, in place of gevent's own
+        `monitor_blocking` (same tracer, same test); writes a block with its stack."""
+        blocked = tracer.did_block_hub(watched)
+        if not blocked:
             return
         since, cpu_since = switch.wall, switch.cpu
         record = {"pid": os.getpid(), "since": since,
                   "wall": round(time.perf_counter() - since, 3),
                   "cpu": round(time.clock_gettime(clock) - cpu_since, 3),
-                  "greenlet": str(event.greenlet), "report": "\n".join(map(str, event.info))}
+                  "greenlet": str(blocked[1]), "report": _stack(watched)}
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
 
-    events.subscribers.append(report)
+    # gevent's report also lists every greenlet, walking all of the process's objects
+    # (`gc.get_objects()`) while holding the GIL: the report itself stalled the loop it
+    # reported on, by a few hundred milliseconds each time. The stack alone is enough.
+    monitor._monitoring_functions[0] = _MonitorEntry(check, BLOCK_SECONDS)
+
+
+def _stack(hub: Any) -> str:
+    frame = sys._current_frames().get(hub.thread_ident)
+    return "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"

@@ -13,7 +13,7 @@ from tests.robustness.hostile_uploads import (
     many_entry_zip, persona_archive, upload, zero_card_png, zero_png,
 )
 from tests.robustness.servers import ServerProcess
-from tests.robustness.stall_watch import CHUNK_SECONDS, CHUNKS, cpu_blocks, watch
+from tests.robustness.stall_watch import CHUNK_SECONDS, CHUNKS, blocks, cpu_blocks, watch, where
 
 KEY = "sk-ant-stalls-test-000000000000"
 STALL_SECONDS = 0.5
@@ -76,6 +76,8 @@ def test_hostile_uploads_do_not_stall_the_worker(server, files, kind):
     requests, allowed = _requests(server, files, kind, persona_id)
     stalls = watch(server, session_id, requests)
     print(f"\n{kind}: {stalls.summary()}")
+    for block in blocks(server.blocking_report, since):
+        print(f"  block {block['wall']} s wall, {block['cpu']} s CPU at {where(block)}")
     assert set(stalls.statuses) <= allowed, stalls.summary()
     assert stalls.worst_healthz <= STALL_SECONDS, stalls.summary()
     assert stalls.worst_extra_gap <= STALL_SECONDS, stalls.summary()
