@@ -10,8 +10,8 @@ gevent unless gunicorn's gevent worker already patched the process.
 CPU-heavy steps (decoding a picture, listing a zip, writing a backup) would freeze the worker the
 same way, for as long as they compute. `offload()` runs them, under gevent, in a child process of
 the worker (`heavy_child.py`: its own GIL, so neither a decoder holding the GIL nor a thread
-descheduled while holding it can stall the loop; a thread pool did, for up to 1.5 s on a loaded
-machine), one at a time, behind a bounded queue. A step that finds HEAVY_THREADS + HEAVY_QUEUE
+descheduled while holding it can stall the loop, as a thread of the worker could), one at a
+time, behind a bounded queue. A step that finds HEAVY_THREADS + HEAVY_QUEUE
 steps already admitted is refused at once with `Busy` (a 503 with Retry-After), instead of
 waiting without bound. With plain threads (tests, the development server) steps run in the
 calling thread, HEAVY_THREADS at a time, with the same bound.
@@ -87,7 +87,7 @@ class _HeavyPool:
         if patched():
             if self._child is None:  # gevent's own primitives: waiting for a turn yields
                 from gevent.lock import BoundedSemaphore
-                self._child, self._child_turns = _Child(), BoundedSemaphore(1)
+                self._child, self._child_turns = _Child(), BoundedSemaphore(1)  # one pipe
             with self._child_turns:
                 return self._child.call(fn, args)
         with self._turns:  # plain threads: at most HEAVY_THREADS steps compute at once
