@@ -11,7 +11,11 @@ import pytest
 
 from src.utils.portability.images import MAX_PIXELS
 from tests.robustness.hostile_uploads import (
-    many_entry_zip, persona_archive, upload, zero_card_png, zero_png,
+    many_entry_zip,
+    persona_archive,
+    upload,
+    zero_card_png,
+    zero_png,
 )
 
 IMPORT = "/api/personas/import"

@@ -5,6 +5,7 @@ import hashlib
 import http.client
 import io
 import json
+import random
 import struct
 import uuid
 import zipfile
@@ -61,12 +62,23 @@ def many_entry_zip(count: int = 150_000) -> bytes:
     return b"".join(local) + directory + eocd64 + locator + eocd
 
 
-def persona_archive(messages: int, *, format_version=1, broken_last: bool = False) -> bytes:
-    """A persona archive (archive.py's layout) with one session of `messages` messages; with
-    `broken_last` the last one has an unknown role, so the whole file is read, then refused."""
+WORDS = ["tide", "lamp", "harbour", "storm", "keeper", "rope", "gull", "salt", "night", "shore",
+         "beacon", "wave", "fog", "bell", "anchor", "cliff", "ember", "drift", "lantern", "mast"]
+
+
+def _text(index: int, words: int) -> str:
+    """Varied prose (so a backup of it has something to compress), the same for each index."""
+    return " ".join(random.Random(index).choices(WORDS, k=words))
+
+
+def persona_archive(messages: int, *, format_version=1, broken_last: bool = False,
+                    words: int = 2) -> bytes:
+    """A persona archive (archive.py's layout) with one session of `messages` messages of
+    `words` words; with `broken_last` the last one has an unknown role, so the whole file is
+    read, then refused."""
     rows = [{"id": i + 1, "session_id": "s1", "role": "user" if i % 2 == 0 else "assistant",
-             "content": f"message {i}", "status": "complete", "created_at": "2026-01-01T00:00:00Z"}
-            for i in range(messages)]
+             "content": _text(i, words), "status": "complete",
+             "created_at": "2026-01-01T00:00:00Z"} for i in range(messages)]
     if broken_last and rows:
         rows[-1]["role"] = "system"
     entries = {"persona.json": {"name": "Archived"},

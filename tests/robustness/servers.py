@@ -99,9 +99,11 @@ class ServerProcess:
         """What the server printed so far."""
         return self.log_path.read_text(errors="replace")
 
-    def call(self, method: str, path: str, body=None, headers=None, raw: bool = False):
+    def call(self, method: str, path: str, body=None, headers=None, raw: bool = False,
+             timeout: float = 30):
         """(status, headers, JSON body) of one request (`raw`: the body's bytes)."""
-        with closing(http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)) as conn:
+        with closing(http.client.HTTPConnection("127.0.0.1", self.port,
+                                                timeout=timeout)) as conn:
             data = None if body is None else json.dumps(body)
             conn.request(method, path, data, {"Content-Type": "application/json",
                                                **(headers or {})})

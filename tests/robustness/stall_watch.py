@@ -8,6 +8,7 @@ for a CPU, read from the kernel's scheduler statistics (`/proc/<pid>/task/<tid>/
 run delay). What is left is time the worker was not serving although it could have run:
 blocked in a system call, or computing.
 """
+import itertools
 import json
 import os
 import threading
@@ -20,7 +21,7 @@ from tests.chat.chat_support import SseStream
 
 POLL_SECONDS = 0.02  # pacing of the health poller (not a wait for a condition)
 CHUNK_SECONDS = 0.05  # the fake's pace between stream events
-CHUNKS = 1200  # a minute of streaming: longer than any upload phase
+CHUNKS = 4000  # 200 s of streaming: longer than any upload phase
 
 
 @dataclass
@@ -47,7 +48,7 @@ class Stalls:
         before = [net for t, net in self.chunks if t < self.started][-1:]
         after = [net for t, net in self.chunks if t > self.ended][:1]
         times = before + inside + after
-        gaps = [b - a for a, b in zip(times, times[1:])]
+        gaps = [b - a for a, b in itertools.pairwise(times)]
         return max(gaps, default=self.ended - self.started) - CHUNK_SECONDS
 
     def summary(self) -> str:

@@ -10,10 +10,21 @@ import pytest
 
 from tests.fakes.claude import FakeClaude, replies
 from tests.robustness.hostile_uploads import (
-    many_entry_zip, persona_archive, upload, zero_card_png, zero_png,
+    many_entry_zip,
+    persona_archive,
+    upload,
+    zero_card_png,
+    zero_png,
 )
 from tests.robustness.servers import ServerProcess
-from tests.robustness.stall_watch import CHUNK_SECONDS, CHUNKS, blocks, cpu_blocks, watch, where
+from tests.robustness.stall_watch import (
+    CHUNK_SECONDS,
+    CHUNKS,
+    blocks,
+    cpu_blocks,
+    watch,
+    where,
+)
 
 KEY = "sk-ant-stalls-test-000000000000"
 STALL_SECONDS = 0.5
@@ -33,7 +44,7 @@ def server(fake, tmp_path_factory):
     data = tmp_path_factory.mktemp("stalls")
     with ServerProcess(data / "data", data / "server.log", PERSONA_WORKERS="1",
                        ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=fake.url) as proc:
-        history = persona_archive(20_000)  # a database worth backing up
+        history = persona_archive(20_000, words=120)  # a 15 MB database to back up
         assert upload(proc.port, "/api/personas/import", history)[0] == 201
         yield proc
 
@@ -62,7 +73,8 @@ def _requests(server, files, kind: str, persona_id: str) -> tuple[list, set]:
                         {413}),
         "archive_restore": (lambda: upload(port, "/api/personas/import",
                                            files["long_archive"]), {400, 503}),
-        "backup": (lambda: (server.call("GET", "/api/backup", raw=True)[0], {}), {200, 503}),
+        "backup": (lambda: (server.call("GET", "/api/backup", raw=True, timeout=300)[0], {}),
+                   {200, 503}),
     }
     call, allowed = calls[kind]
     return [lambda: call()[0] for _ in range(PARALLEL)], allowed
