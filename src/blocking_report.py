@@ -47,7 +47,7 @@ def install(path: str) -> None:
     gevent.config.monitor_thread = True
     gevent.config.max_blocking_time = BLOCK_SECONDS
     hub = gevent.get_hub()
-    monitor = hub.start_periodic_monitoring_thread()
+    monitor: Any = hub.start_periodic_monitoring_thread()
     tracer = monitor._greenlet_tracer
     switch = _LastSwitch(greenlet.settrace(None))
     greenlet.settrace(switch)

@@ -9,6 +9,7 @@ from ..utils.provider import get_backup_service, get_card_service
 from .errors import ApiError
 from .guards import no_body_or_json, persona_id
 
+
 class MemoryUploadRequest(Request):
     """Keeps uploaded files in memory (the body limit bounds them) instead of spooling those
     over 500 KB to a temporary file: file writes are blocking calls that gevent cannot make

@@ -33,6 +33,7 @@ class ArchiveService:
     def preview(self, upload: Upload) -> dict:
         """What importing the read archive would create; nothing is stored."""
         parsed, fields, avatar = upload.parsed, upload.fields, upload.avatar
+        assert parsed is not None, "a card, not an archive"
         clash = any(p["name"] == fields["name"] for p in self._personas.list())
         url = images.data_url(avatar) if avatar else None
         return {"format": "archive", "spec_version": None,
@@ -44,6 +45,7 @@ class ArchiveService:
         """Creates the persona with its sessions, messages and cortex history from the read
         archive (`uploads.read_archive`); returns its id."""
         parsed, fields, avatar = upload.parsed, upload.fields, upload.avatar
+        assert parsed is not None, "a card, not an archive"
 
         def seed(conn, persona_id: str, directory: str) -> None:
             latest = archive.restore(conn, persona_id, parsed, lambda: new_id(SESSION_ID_LENGTH))

@@ -16,8 +16,15 @@ import tempfile
 from contextlib import closing
 from datetime import datetime, timezone
 
-from .backup import (DATABASE, FORMAT, FORMAT_VERSION, MANIFEST, SECRETS, known_migrations,
-                     schema_number)
+from .backup import (
+    DATABASE,
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    SECRETS,
+    known_migrations,
+    schema_number,
+)
 from .errors import invalid_archive, known_version
 from .safezip import SafeZip, ZipLimits
 

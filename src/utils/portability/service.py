@@ -47,6 +47,7 @@ class CardService:
         if upload.parsed is not None:
             return self._archives.preview(upload)
         card, fields, avatar = upload.card, upload.fields, upload.avatar
+        assert card is not None, "an archive, not a card"
         clash = any(p["name"] == fields["name"] for p in self._personas.list())
         shown = dict(fields)
         avatar_url = images.data_url(avatar) if avatar else None
@@ -61,6 +62,7 @@ class CardService:
         if upload.parsed is not None:
             return self._personas.get(self._archives.import_archive(upload))
         card, fields, avatar = upload.card, upload.fields, upload.avatar
+        assert card is not None, "an archive, not a card"
         summary = IMPORT_SUMMARY.get(card["format"], CARD_SUMMARY)
         persona_id = self._create(fields, avatar, card["cortex"], summary)
         log.info("Imported a %s card as persona %s", card["format"], persona_id)
