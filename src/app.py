@@ -35,6 +35,7 @@ BLUEPRINTS = (access.bp,  # first: its checks run before every other request hoo
 def create_app(config: dict | None = None) -> Flask:
     """Wires config → storage → services → blueprints; `config` replaces the environment."""
     app = Flask(__name__, instance_relative_config=False)
+    app.request_class = portability.MemoryUploadRequest
     app.config.update(config_module.load(app.instance_path, config))
     configure_logging(app.config["LOG_LEVEL"], bool(app.config.get("LOG_PROMPTS")))
     provider.init_services(app)

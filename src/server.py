@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 
 from gunicorn import util
 from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
@@ -43,6 +44,15 @@ class Worker(GeventWorker):
         super().__init__(*args, **kwargs)
         self._pending: collections.Counter = collections.Counter()
         self._waiting: set[int] = set()
+
+    def run(self):
+        """Serves; with `PERSONA_BLOCKING_REPORT` set, under gevent's blocking monitor
+        (`blocking_report.py`), started here so the app's build is not counted as a block."""
+        path = os.environ.get("PERSONA_BLOCKING_REPORT")
+        if path:
+            from .blocking_report import install
+            install(path)
+        super().run()
 
     def handle(self, listener, client, addr):
         """Refuses a connection at once when its address already has too many half-open ones."""

@@ -1,12 +1,24 @@
 """Character cards, avatars and backups over REST (DESIGN §12): thin views over CardService."""
+import io
 from datetime import datetime, timezone
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Request, Response, jsonify, request
 
 from ..utils.portability.errors import MAX_UPLOAD, invalid_card, too_large
 from ..utils.provider import get_backup_service, get_card_service
 from .errors import ApiError
 from .guards import no_body_or_json, persona_id
+
+
+class MemoryUploadRequest(Request):
+    """Keeps uploaded files in memory (the body limit bounds them) instead of spooling those
+    over 500 KB to a temporary file: file writes are blocking calls that gevent cannot make
+    cooperative, and on a busy disk they froze the worker's loop for half a second per upload."""
+
+    def _get_file_stream(self, total_content_length, content_type, filename=None,
+                         content_length=None):
+        return io.BytesIO()
+
 
 bp = Blueprint("portability", __name__, url_prefix="/api")
 UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar"})

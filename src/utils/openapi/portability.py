@@ -42,15 +42,16 @@ def paths() -> dict:
             {"201": json_response("The new persona.", ref("Persona")),
              "200": json_response("With `preview=1`: what would be created; nothing is stored.",
                                   ref("CardPreview")),
-             **errors("400", "413", "415")}, write=True,
+             **errors("400", "413", "415", "503")}, write=True,
             parameters=[{"name": "preview", "in": "query", "required": False, "schema": _FLAG}],
             requestBody=_FILE_FORM,
             description="Refusals are `400 invalid_card` or `413 too_large` with a `reason`."
-                        " A name clash creates a new persona.")},
+                        " A name clash creates a new persona. `503 server_busy` (with "
+                        "`Retry-After`) when the worker's queue of CPU-heavy steps is full.")},
         "/api/personas/{pid}/export": {"parameters": [PERSONA_PARAM], "get": operation(
             "exportCard", "personas", "The persona as a card file (attachment).",
             {"200": _file("The card.", "image/png", "application/json", "application/zip"),
-             **errors("400", "404")},
+             **errors("400", "404", "503")},
             parameters=[{"name": "format", "in": "query", "required": False, "schema": {
                 "type": "string", "enum": ["png", "json", "charx", "archive"], "default": "png"},
                 "description": "`archive`: the persona with its sessions, messages and cortex "
@@ -69,7 +70,7 @@ def paths() -> dict:
                                            "image/webp"), **errors("404")}),
             "put": operation("putAvatar", "personas",
                              "Set the avatar (PNG, JPEG or WebP; re-encoded, metadata dropped).",
-                             {"200": persona, **errors("400", "404", "413", "415")},
+                             {"200": persona, **errors("400", "404", "413", "415", "503")},
                              write=True, requestBody=_FILE_FORM),
             "delete": operation("deleteAvatar", "personas", "Remove the avatar.",
                                 {"200": persona, **errors("400", "404")}, write=True),
@@ -77,5 +78,6 @@ def paths() -> dict:
         "/api/backup": {"get": operation(
             "downloadBackup", "settings",
             "A backup of all data (zip: SQLite snapshot, cortex files, manifest with checksums;"
-            " never the API key).", {"200": _file("The backup.", "application/zip")})},
+            " never the API key).", {"200": _file("The backup.", "application/zip"),
+                                     **errors("503")})},
     }

@@ -11,14 +11,16 @@ import io
 import json
 import zipfile
 
+from ..cooperative import pause
 from ..cortex.paths import CORTEX_FILES
 from ..storage import avatars as avatar_store
 from .cards import strict_loads
-from .errors import invalid_archive
+from .errors import invalid_archive, known_version
 from .safezip import SafeZip, ZipLimits
 
 FORMAT = "persona-cortex-persona"
 FORMAT_VERSION = 1
+YIELD_EVERY = 500  # rows inserted between two cooperative yields (the transaction stays open)
 MANIFEST = "manifest.json"
 ENTRIES = ("persona.json", "sessions.json", "messages.json", "revisions.json", "state.json")
 LIMITS = ZipLimits(max_entries=16, max_total=256 * 1024 * 1024, max_entry=128 * 1024 * 1024,
@@ -74,7 +76,7 @@ def read(archive: SafeZip) -> dict:
         raise invalid_archive("bad_manifest", "The archive's manifest is not valid JSON.") \
             from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
-            manifest.get("format_version") != FORMAT_VERSION or \
+            not known_version(manifest.get("format_version"), (FORMAT_VERSION,)) or \
             not isinstance(manifest.get("entries"), list):
         raise invalid_archive("bad_manifest", "This is not a persona archive this app can read.")
     listed = {e.get("path"): e.get("sha256") for e in manifest["entries"] if isinstance(e, dict)}
@@ -105,7 +107,9 @@ def restore(conn, new_persona_id: str, parsed: dict, new_session_id) -> dict:
                      (sid, new_persona_id, session["title"], session.get("greeting_index", 0),
                       session["created_at"], session["updated_at"]))
     messages = {}
-    for message in parsed["messages"]:
+    for index, message in enumerate(parsed["messages"], 1):
+        if index % YIELD_EVERY == 0:
+            pause(0)  # a long history: let the worker's other connections run between rows
         cursor = conn.execute(
             "INSERT INTO messages (session_id, persona_id, role, content, status, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",

@@ -1,0 +1,96 @@
+"""No upload stalls a worker (issue 21): one gevent worker of the real server model
+(`python -m src.app`, PERSONA_WORKERS=1) serves five hostile uploads of a heavy kind at once
+while `/healthz` is polled and a chat streams over SSE from the Claude fake (a thread of this
+process). The worst `/healthz` answer and the worst gap between chunks beyond the fake's own
+pace stay within STALL_SECONDS, and gevent's blocking monitor (PERSONA_BLOCKING_REPORT) saw no
+block of the event loop that computed for more than STALL_SECONDS of its own CPU time (blocks
+are judged by CPU, not wall time, so a loaded machine cannot fail this; docs/development.md).
+"""
+import pytest
+
+from tests.fakes.claude import FakeClaude, replies
+from tests.robustness.hostile_uploads import (
+    many_entry_zip,
+    persona_archive,
+    upload,
+    zero_card_png,
+    zero_png,
+)
+from tests.robustness.servers import ServerProcess
+from tests.robustness.stall_watch import (
+    CHUNK_SECONDS,
+    CHUNKS,
+    blocks,
+    cpu_blocks,
+    watch,
+    where,
+)
+
+KEY = "sk-ant-stalls-test-000000000000"
+STALL_SECONDS = 0.5
+PARALLEL = 5
+WORDS = [f"w{i} " for i in range(CHUNKS)]
+
+
+@pytest.fixture(scope="module")
+def fake():
+    with FakeClaude() as claude:
+        claude.default = replies.text("".join(WORDS), chunks=WORDS, event_delay=CHUNK_SECONDS)
+        yield claude
+
+
+@pytest.fixture(scope="module")
+def server(fake, tmp_path_factory):
+    data = tmp_path_factory.mktemp("stalls")
+    with ServerProcess(data / "data", data / "server.log", PERSONA_WORKERS="1",
+                       ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=fake.url) as proc:
+        history = persona_archive(20_000, words=120)  # a 15 MB database to back up
+        assert upload(proc.port, "/api/personas/import", history)[0] == 201
+        yield proc
+
+
+@pytest.fixture(scope="module")
+def files():
+    return {"zero_card": zero_card_png(), "zero_png": zero_png(6000, 6000),
+            "at_cap": zero_png(4096, 4096), "many_entries": many_entry_zip(),
+            "long_archive": persona_archive(150_000, broken_last=True)}
+
+
+def _session(server) -> tuple[str, str]:
+    persona = server.call("POST", "/api/personas", {"name": "Mia"})[2]
+    session = server.call("POST", "/api/sessions", {"persona_id": persona["id"]})[2]
+    return persona["id"], session["id"]
+
+
+def _requests(server, files, kind: str, persona_id: str) -> tuple[list, set]:
+    """PARALLEL calls of one kind (each returns its status) and the statuses allowed."""
+    port, avatar = server.port, f"/api/personas/{persona_id}/avatar"
+    calls = {
+        "card_import": (lambda: upload(port, "/api/personas/import", files["zero_card"]), {413}),
+        "avatar": (lambda: upload(port, avatar, files["zero_png"], "PUT"), {413}),
+        "avatar_at_cap": (lambda: upload(port, avatar, files["at_cap"], "PUT"), {200, 503}),
+        "zip_entries": (lambda: upload(port, "/api/personas/import", files["many_entries"]),
+                        {413}),
+        "archive_restore": (lambda: upload(port, "/api/personas/import",
+                                           files["long_archive"]), {400, 503}),
+        "backup": (lambda: (server.call("GET", "/api/backup", raw=True, timeout=300)[0], {}),
+                   {200, 503}),
+    }
+    call, allowed = calls[kind]
+    return [lambda: call()[0] for _ in range(PARALLEL)], allowed
+
+
+@pytest.mark.parametrize("kind", ["card_import", "avatar", "avatar_at_cap", "zip_entries",
+                                  "archive_restore", "backup"])
+def test_hostile_uploads_do_not_stall_the_worker(server, files, kind):
+    persona_id, session_id = _session(server)
+    since = server.blocking_report.stat().st_size if server.blocking_report.exists() else 0
+    requests, allowed = _requests(server, files, kind, persona_id)
+    stalls = watch(server, session_id, requests)
+    print(f"\n{kind}: {stalls.summary()}")
+    for block in blocks(server.blocking_report, since):
+        print(f"  block {block['wall']} s wall, {block['cpu']} s CPU at {where(block)}")
+    assert set(stalls.statuses) <= allowed, stalls.summary()
+    assert stalls.worst_healthz <= STALL_SECONDS, stalls.summary()
+    assert stalls.worst_extra_gap <= STALL_SECONDS, stalls.summary()
+    assert cpu_blocks(server.blocking_report, since, STALL_SECONDS) == []
