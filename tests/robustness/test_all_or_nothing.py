@@ -9,8 +9,7 @@ from src.app import create_app
 from src.utils import provider
 from src.utils.cortex import jobs
 from src.utils.cortex.staging import EditError, StagedEdits
-from tests.cortex.update_support import (  # noqa: F401  (fixtures)
-    PID, Env, app_config, env, result_text, tool_results)
+from tests.cortex.update_support import PID, Env, result_text, tool_results
 from tests.fakes.claude import replies
 
 MEMORY = "# Memories\n\n## About Jonas\n- Likes green tea.\n\n## Shared experiences\n"

@@ -11,7 +11,6 @@ from src.utils import provider
 from src.utils.services.chat_frames import FRAME_MAX, TYPES, FrameError, parse_frame
 from src.utils.services.chat_socket import ChatSocket
 from tests.chat.chat_support import ChatSocketClient, live_config
-from tests.chat.conftest import make_session, script  # noqa: F401 (fixtures)
 
 LONE = "\ud800"
 CODES = {"invalid_request", "session_not_found", "nothing_to_regenerate", "busy"}
