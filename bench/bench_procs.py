@@ -222,7 +222,7 @@ class MemoryPeak:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "MemoryPeak":
+    def __enter__(self) -> MemoryPeak:
         self._thread.start()
         return self
 

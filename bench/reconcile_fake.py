@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakes.claude import FakeClaude, replies  # noqa: E402
-from tests.fakes.usage import count_tokens  # noqa: E402
+from tests.fakes.claude import FakeClaude, replies
+from tests.fakes.usage import count_tokens
 
 FACT = re.compile(r"FACT: ([^.\n]+)\.")
 MARK = "<cortex_retracted>"

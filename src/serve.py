@@ -9,8 +9,7 @@ import sys
 
 from flask import Flask
 
-from . import config as config_module
-from . import server
+from . import config as config_module, server
 from .utils.logsafe import configure_logging, register_secret
 from .utils.services.token_rules import WeakToken, checked_token
 

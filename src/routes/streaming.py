@@ -6,7 +6,7 @@ far), so a client that lost the connection sends it back as `Last-Event-ID` to
 following: the reply goes on (stop is `POST /api/sessions/<sid>/stop`).
 """
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from flask import Response
 

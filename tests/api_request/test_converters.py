@@ -3,10 +3,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from src.utils.api_request import (SystemBlock, ToolCall, ToolCallAccumulator, ToolCallDelta,
-                                   ToolChoice, ToolDefinition, ToolResult)
-from src.utils.api_request import anthropic as convert
-from src.utils.api_request import openai
+from src.utils.api_request import (
+    SystemBlock,
+    ToolCall,
+    ToolCallAccumulator,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolResult,
+    anthropic as convert,
+    openai,
+)
 from tests.api_request.conftest import READ_FILE
 
 WEATHER = ToolDefinition("get_weather", "The weather in a city.",

@@ -4,7 +4,13 @@ import pytest
 
 from src.utils import provider
 from src.utils.cortex.settings import save_cortex_settings
-from tests.chat.chat_support import BOTH_PROVIDERS, chat_requests, ChatSocketClient, Script, live_config
+from tests.chat.chat_support import (
+    BOTH_PROVIDERS,
+    ChatSocketClient,
+    Script,
+    chat_requests,
+    live_config,
+)
 from tests.fakes.claude import replies
 
 

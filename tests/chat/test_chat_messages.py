@@ -5,8 +5,7 @@ import urllib.request
 
 import pytest
 
-from tests.chat.chat_support import ChatSocketClient, SseStream, chat_requests, \
-    live_config
+from tests.chat.chat_support import ChatSocketClient, SseStream, chat_requests, live_config
 from tests.fakes.claude import replies
 
 

@@ -1,8 +1,16 @@
 """Review mode: a finished update becomes a proposal; accept, edit-then-accept, reject, stale."""
 import pytest
 
-from tests.cortex.review_support import (MEMORY, accept, insert_reply, proposal, proposals,
-                                         reject, replace_reply, review_on)
+from tests.cortex.review_support import (
+    MEMORY,
+    accept,
+    insert_reply,
+    proposal,
+    proposals,
+    reject,
+    replace_reply,
+    review_on,
+)
 from tests.cortex.update_support import PID, prompt_text
 
 

@@ -3,7 +3,13 @@ import os
 
 from src.app import create_app
 from tests.cortex.update_support import (
-    PID, Env, prompt_text, result_text, system_text, tool_results)
+    PID,
+    Env,
+    prompt_text,
+    result_text,
+    system_text,
+    tool_results,
+)
 from tests.fakes.claude import replies
 
 MEMORY = ("# Memories\n\n## Important details about Jonas\n- Likes green tea.\n\n"

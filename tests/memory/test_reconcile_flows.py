@@ -3,6 +3,7 @@ a fact told, remembered, then taken back (deleted, edited, regenerated, its sess
 branch abandoned) leaves memory, by a direct revert when nothing depends on the revision, or by a
 model reconciliation that keeps the person's own edits."""
 import threading
+
 from src.utils import provider
 from tests.chat.chat_support import eventually
 from tests.cortex.update_support import db_rows, second_app

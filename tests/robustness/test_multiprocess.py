@@ -19,8 +19,8 @@ from src.utils.cortex.paths import CortexPaths
 from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.chat.chat_support import ChatSocketClient, SseStream
 from tests.fakes.claude import replies
-from tests.support.concurrency import run_all
 from tests.robustness.servers import ServerProcess, serving
+from tests.support.concurrency import run_all
 
 API_KEY = "sk-ant-multiprocess-0123456789abcdef"
 TURNS = 6

@@ -4,8 +4,7 @@ nothing is stored, and the socket stays usable. Fuzzed with Hypothesis over arbi
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from src.utils import provider
 from src.utils.services.chat_frames import FRAME_MAX, TYPES, FrameError, parse_frame

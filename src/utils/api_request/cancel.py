@@ -6,7 +6,7 @@ for the next delta wakes immediately, with no watcher thread per stream.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 class CancelSignal(threading.Event):

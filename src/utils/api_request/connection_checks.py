@@ -11,8 +11,7 @@ from ..logsafe import register_secret
 from .context_window import Connection
 from .errors import failure, from_exception
 from .openai_backend import OpenAIBackend
-from .openai_errors import failure as openai_failure
-from .openai_errors import from_exception as openai_from_exception
+from .openai_errors import failure as openai_failure, from_exception as openai_from_exception
 from .probe import probe_openai
 from .sdk import sdk_options
 from .types import ApiResponse

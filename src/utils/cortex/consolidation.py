@@ -12,9 +12,9 @@ from .. import prompts
 from ..api_request.types import RequestConfig
 from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
+from .run_request import edit_run_request
 from .staged_apply import NotApplied
 from .staging import StagingConflict
-from .run_request import edit_run_request
 from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)

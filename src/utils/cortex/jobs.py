@@ -11,8 +11,8 @@ import os
 import sqlite3
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from ..storage.clock import utc_now
 from ..storage.db import transaction

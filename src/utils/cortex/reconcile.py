@@ -19,14 +19,12 @@ from .. import prompts
 from ..api_request.types import RequestConfig
 from ..storage.db import transaction
 from ..storage.personas import get_persona
-from . import direct_revert
-from . import provenance
-from . import retractions
+from . import direct_revert, provenance, retractions
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES
+from .run_request import edit_run_request
 from .staged_apply import NotApplied
 from .staging import EditError, StagingConflict
-from .run_request import edit_run_request
 from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)

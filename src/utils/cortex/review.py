@@ -12,11 +12,14 @@ import logging
 from dataclasses import replace
 
 from ..storage.db import transaction
-from . import jobs
-from . import proposals as store
-from . import retractions
-from .errors import (InvalidContent, ProposalConflict, ProposalDecided, ProposalNotFound,
-                     RevisionConflict)
+from . import jobs, proposals as store, retractions
+from .errors import (
+    InvalidContent,
+    ProposalConflict,
+    ProposalDecided,
+    ProposalNotFound,
+    RevisionConflict,
+)
 from .personas_lookup import persona_exists
 from .staged_apply import NotApplied
 from .staging import Edit, StagedEdits, StagingConflict

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from ..storage.clock import utc_now
 from ..storage.db import connect

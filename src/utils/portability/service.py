@@ -11,20 +11,18 @@ import os
 import re
 import shutil
 
+from ..cortex import revisions as revision_store
 from ..cortex.atomic import atomic_write
 from ..cortex.paths import CORTEX_FILES
-from ..cortex import revisions as revision_store
-from ..services import persona_fields
-from ..services import validation as check
+from ..services import persona_fields, validation as check
 from ..services.errors import ServiceError, invalid
 from ..services.ids import new_id
 from ..services.persona_service import ID_LENGTH, LANGUAGES
-from ..storage import avatars as avatar_store
-from ..storage import personas as persona_store
+from ..storage import avatars as avatar_store, personas as persona_store
 from . import archive, card_files, cards, images, letta
 from .archive_service import ArchiveService
-from .safezip import SafeZip
 from .errors import invalid_card
+from .safezip import SafeZip
 
 log = logging.getLogger(__name__)
 FORMATS = {"png": "image/png", "json": "application/json", "charx": "application/zip",

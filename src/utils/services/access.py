@@ -10,10 +10,8 @@ import hashlib
 import hmac
 import math
 import secrets
-import threading
 import time
-from collections import OrderedDict, deque
-from typing import Callable
+from collections.abc import Callable
 
 COOKIE_NAME = "persona_session"
 COOKIE_MAX_AGE = 30 * 24 * 3600

@@ -1,15 +1,13 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from ..api_request.types import RequestConfig
 from ..cortex.settings import load_cortex_settings
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from . import greetings
-from . import prompt_builder as prompts
+from ..storage import messages as message_store, personas as persona_store
+from . import greetings, prompt_builder as prompts
 
 log = logging.getLogger(__name__)
 

@@ -7,17 +7,14 @@ explicit request. The prompt is the branch that ends at the message being answer
 """
 import logging
 import threading
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Callable, Iterator
 
-from ..storage import messages as message_store
-from ..storage import tree
-from . import chat_events as events
-from . import chat_prompt
+from ..storage import messages as message_store, tree
+from . import chat_events as events, chat_prompt
 from .chat_events import ChatEvent
 from .chat_replies import Outcome, failure_outcome, stream_reply
 from .chat_tree import ChatTree, busy, check_text
-from .errors import ServiceError
 from .generations import Generation, GenerationHub
 
 log = logging.getLogger(__name__)

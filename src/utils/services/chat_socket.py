@@ -10,7 +10,7 @@ that finish those jobs, so every send goes through one lock. Nothing here knows 
 import logging
 import socket
 import threading
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from simple_websocket import ConnectionClosed
 

@@ -5,11 +5,10 @@ after a later reply). Listeners (the WebSocket) hear about each title that was a
 """
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from ..api_request.types import RequestConfig
-from ..storage import personas as persona_store
-from ..storage import sessions as session_store
+from ..storage import personas as persona_store, sessions as session_store
 from . import prompt_builder as prompts
 
 log = logging.getLogger(__name__)

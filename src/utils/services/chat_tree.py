@@ -9,10 +9,7 @@ import logging
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
-from ..storage import exchanges
-from ..storage import messages as message_store
-from ..storage import sessions as session_store
-from ..storage import tree
+from ..storage import exchanges, messages as message_store, sessions as session_store, tree
 from .errors import ServiceError, invalid, not_found
 from .ids import is_session_id
 from .validation import encodable

@@ -5,8 +5,7 @@ page can test what it shows before saving it; nothing is stored either way.
 """
 from ..api_request import Connection
 from ..logsafe import register_secret
-from . import provider_settings
-from . import validation as check
+from . import provider_settings, validation as check
 from .errors import invalid
 
 FIELDS = ("provider", "base_url", "api_key", "model")

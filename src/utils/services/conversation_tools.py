@@ -3,9 +3,11 @@ session as Markdown or JSON."""
 import json
 
 from ..limits import SEARCH_QUERY
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from ..storage import sessions as session_store
+from ..storage import (
+    messages as message_store,
+    personas as persona_store,
+    sessions as session_store,
+)
 from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
 from .chat_prompt import public
 from .errors import invalid, not_found

@@ -8,10 +8,8 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from ..storage import deletions
-from ..storage import personas as store
-from . import persona_fields, provider_settings
-from . import validation as check
+from ..storage import deletions, personas as store
+from . import persona_fields, provider_settings, validation as check
 from .errors import ServiceError, invalid, not_found
 from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
 
@@ -19,6 +17,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PERSONA_FILE = (Path(__file__).resolve().parents[2]
                         / "instructions" / "personas" / "default.json")
 from ..prompts import LANGUAGES
+
 ID_LENGTH = 12
 READ_ONLY = ("id", "created_at", "updated_at", "avatar_url")
 

@@ -5,13 +5,9 @@ import sqlite3
 
 from ..cortex import provenance
 from ..limits import SESSION_TITLE
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from ..storage import sessions as store
-from ..storage import tree
-from . import greetings, memory_notes
+from ..storage import messages as message_store, personas as persona_store, sessions as store, tree
+from . import greetings, memory_notes, validation as check
 from .chat_prompt import public
-from . import validation as check
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id, new_id
 

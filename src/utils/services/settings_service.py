@@ -10,9 +10,8 @@ import re
 
 from ..api_request import PROVIDERS, Connection
 from ..logsafe import register_secret
-from . import provider_settings
 from ..storage.settings import get_setting, set_setting
-from . import validation as check
+from . import provider_settings, validation as check
 from .errors import ServiceError, invalid
 
 log = logging.getLogger(__name__)
@@ -20,6 +19,7 @@ SETTINGS_KEY = "app"
 EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
 from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..prompts import LANGUAGES
+
 DEFAULTS = {"effort": None, "max_tokens": 2048, "context_limit": 40, "language": "en",
             "user_name": ""}
 _KEY_RE = re.compile(r"^[\x21-\x7e]{16,512}$")
