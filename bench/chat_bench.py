@@ -84,7 +84,7 @@ class Bench:
         """The baseline's TTFTs and the CPU its processes spent on them."""
         bodies = [self.bodies[i] for i in range(streams)]
         share = [bodies[i::len(self.sdks)] for i in range(len(self.sdks))]
-        busy = [(sdk, part) for sdk, part in zip(self.sdks, share) if part]
+        busy = [(sdk, part) for sdk, part in zip(self.sdks, share, strict=True) if part]
         for sdk, part in busy:
             sdk.send(_json({"bodies": part, "turns": turns, "at": at}))
         answers = [sdk.read() for sdk, _ in busy]

@@ -55,6 +55,6 @@ def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
                         "reason": "threshold"}
     memory = provider.get_cortex_service(app).read_file("default", "memory.md")
     assert memory.startswith("- Lena paddles on the Elbe.\n")
-    update = [r for r in claude.requests if r.tools][0]
+    update = next(r for r in claude.requests if r.tools)
     assert "On the Elbe, near Dresden." in str(update.messages)
     assert "Lena paddles on the Elbe." in str(chat_requests(claude)[-1].system)  # the next prompt

@@ -328,7 +328,7 @@ def test_an_update_never_recreates_the_cortex_of_a_persona_deleted_meanwhile(env
         return replies.text("Stopped.")
 
     claude.default = replies.scripted(model)
-    job, _ = env.trigger.request_update(PID)
+    _job, _ = env.trigger.request_update(PID)
     env.worker.run_pending()
     (refused,) = tool_results(claude.requests[1])
     assert refused["is_error"] and "has been deleted" in result_text(refused)

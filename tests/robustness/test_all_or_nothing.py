@@ -263,7 +263,7 @@ def test_a_persona_deleted_before_the_group_is_applied_gets_nothing_back(env, cl
         return replies.text("Noted.")
 
     claude.default = replies.scripted(model)
-    job, _ = env.trigger.request_update(PID)
+    _job, _ = env.trigger.request_update(PID)
     env.worker.run_pending()
     assert not os.path.exists(directory), "applying recreated a deleted persona's files"
     assert env.revisions() == []

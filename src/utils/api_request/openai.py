@@ -142,7 +142,7 @@ def chat_messages(config: RequestConfig) -> list[dict]:
     if system:
         messages.append({"role": "system", "content": system})
     for message in config.messages:
-        if message.get("role") in ("tool",) or message.get("tool_calls"):
+        if message.get("role") == "tool" or message.get("tool_calls"):
             messages.append(dict(message))
         else:
             messages.append({"role": message["role"], "content": content_text(message.get("content"))})

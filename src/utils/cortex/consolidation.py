@@ -92,5 +92,5 @@ class ConsolidationService:
 def _summary(toolbox, response) -> str:
     parts = [consolidated_summary(f) for f in toolbox.staged.changed_files()]
     names = [f.filename for f in toolbox.staged.changed_files()]
-    text = "; ".join(f"{name} {part}" for name, part in zip(names, parts))
+    text = "; ".join(f"{name} {part}" for name, part in zip(names, parts, strict=True))
     return text or (response.content or "").strip() or "Nothing needed consolidating."

@@ -198,7 +198,7 @@ def seconds_since(timestamp: str | None, now: float) -> float | None:
     """Seconds from a stored ISO timestamp to the epoch time `now` (None without a timestamp)."""
     if not timestamp:
         return None
-    return now - datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    return now - datetime.fromisoformat(timestamp).timestamp()
 
 
 def _one(conn, where: str, params: tuple) -> dict | None:

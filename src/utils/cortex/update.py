@@ -266,7 +266,7 @@ def format_day(now: datetime, language: str) -> str:
 
 def _local(timestamp: str, now: datetime) -> str:
     try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(timestamp)
     except (AttributeError, ValueError):
         return str(timestamp)[:16]
     if moment.tzinfo is None:

@@ -189,7 +189,7 @@ def _newer(spec_version) -> bool:
 
 def _unix(timestamp: str | None) -> int:
     try:
-        return int(datetime.fromisoformat((timestamp or "").replace("Z", "+00:00")).timestamp())
+        return int(datetime.fromisoformat(timestamp or "").timestamp())
     except ValueError:
         return 0
 

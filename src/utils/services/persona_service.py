@@ -8,6 +8,7 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from ..prompts import LANGUAGES
 from ..storage import deletions, personas as store
 from . import persona_fields, provider_settings, validation as check
 from .errors import ServiceError, invalid, not_found
@@ -16,7 +17,6 @@ from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
 log = logging.getLogger(__name__)
 DEFAULT_PERSONA_FILE = (Path(__file__).resolve().parents[2]
                         / "instructions" / "personas" / "default.json")
-from ..prompts import LANGUAGES
 
 ID_LENGTH = 12
 READ_ONLY = ("id", "created_at", "updated_at", "avatar_url")

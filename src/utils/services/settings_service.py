@@ -9,7 +9,9 @@ import logging
 import re
 
 from ..api_request import PROVIDERS, Connection
+from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..logsafe import register_secret
+from ..prompts import LANGUAGES
 from ..storage.settings import get_setting, set_setting
 from . import provider_settings, validation as check
 from .errors import ServiceError, invalid
@@ -17,8 +19,6 @@ from .errors import ServiceError, invalid
 log = logging.getLogger(__name__)
 SETTINGS_KEY = "app"
 EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
-from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
-from ..prompts import LANGUAGES
 
 DEFAULTS = {"effort": None, "max_tokens": 2048, "context_limit": 40, "language": "en",
             "user_name": ""}
