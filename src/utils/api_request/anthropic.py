@@ -73,7 +73,7 @@ def system_param(system: str | list[SystemBlock], cache_system: bool = False) ->
     for block in system:
         if not block.text:
             continue
-        param = {"type": "text", "text": block.text}
+        param: dict[str, Any] = {"type": "text", "text": block.text}
         if block.cache:
             param["cache_control"] = EPHEMERAL
         blocks.append(param)
@@ -103,7 +103,8 @@ def text_of(content: Iterable[Any]) -> str:
 
 def tool_result_block(result: ToolResult) -> dict:
     """A ToolResult as a `tool_result` block; `is_error` only on failures."""
-    block = {"type": "tool_result", "tool_use_id": result.tool_call_id, "content": result.content}
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.tool_call_id,
+                             "content": result.content}
     if result.is_error:
         block["is_error"] = True
     return block

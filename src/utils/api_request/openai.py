@@ -84,14 +84,15 @@ class DeltaIndexer:
         if call_id is not None and call_id in self._by_id:
             self._last = self._by_id[call_id]
             return self._last, None
-        continuing = call_id is None and (raw in self._by_raw if raw is not None
-                                          else self._last is not None)
-        if continuing:
-            self._last = self._by_raw[raw] if raw is not None else self._last
-            return self._last, None
+        if call_id is None:
+            last = self._by_raw.get(raw) if raw is not None else self._last
+            if last is not None:
+                self._last = last
+                return last, None
         index, self._count = self._count, self._count + 1
-        fresh = None if call_id else f"call_{uuid.uuid4().hex[:24]}"
-        self._by_id[call_id or fresh] = index
+        key = call_id or f"call_{uuid.uuid4().hex[:24]}"
+        fresh = None if call_id else key
+        self._by_id[key] = index
         if raw is not None:
             self._by_raw[raw] = index
         self._last = index
@@ -175,6 +176,7 @@ def parse_tool_calls(message: Any) -> list[ToolCall]:
     for position, call in enumerate(_get(message, "tool_calls") or ()):
         function = _get(call, "function") or {}
         raw = _get(function, "arguments")
+        arguments: Any
         if isinstance(raw, dict):
             arguments = raw
         else:

@@ -46,9 +46,9 @@ def probe_openai(base_url: str, key: str | None, model: str | None, timeout: flo
         model = model or (report["models"][0] if report["models"] else None)
         report["context_window"] = _window(entries, model) or _props_window(base_url, timeout)
         if model:
-            report["tools"], problem = _tools(backend, model)
-            if problem is not None:
-                report["error"] = _error(problem)
+            report["tools"], tools_problem = _tools(backend, model)
+            if tools_problem is not None:
+                report["error"] = _error(tools_problem)
         return report
     finally:
         backend.close()

@@ -46,7 +46,9 @@ def _items(data) -> list | None:
 def _call(item, known: set[str]) -> ToolCall:
     if not isinstance(item, dict):
         raise UnknownToolText("a call in the text is not a JSON object")
-    function = item.get("function") if isinstance(item.get("function"), dict) else item
+    function = item.get("function")
+    if not isinstance(function, dict):
+        function = item
     name = function.get("name") or item.get("tool")
     arguments = function.get("arguments", function.get("parameters", item.get("input", {})))
     if isinstance(arguments, str):

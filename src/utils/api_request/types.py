@@ -1,7 +1,7 @@
 """Provider-neutral request, response and tool types: the only shapes that leave this package."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,7 +115,7 @@ class RequestConfig:
     stream: bool = False
     prefill: str | None = None
     request_type: str = "generic"
-    tools: list[ToolDefinition | dict] | None = None
+    tools: Sequence[ToolDefinition | dict] | None = None
     tool_choice: ToolChoice | None = None
     disable_parallel_tool_use: bool = False
     effort: str | None = None

@@ -173,7 +173,7 @@ def _render(conn, retracted: dict, char_name: str, user_name: str) -> str:
         message = texts.get(message_id)
         text = message["content"] if message else (row["content"] or "(text no longer kept)")
         role = message["role"] if message else None
-        name = {"user": user_name, "assistant": char_name}.get(role, "message")
+        name = {"user": user_name, "assistant": char_name}.get(role or "", "message")
         lines.append(f"[{CAUSES.get(row['cause'], 'retracted')}] {name}: {prompts.fence(text)}")
         replacement = texts.get(row["replaced_by"]) if row["replaced_by"] else None
         if replacement and replacement["content"].strip() and not replacement["streaming"]:

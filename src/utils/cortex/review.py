@@ -138,7 +138,7 @@ class ProposalService:
                  ", ".join(e["filename"] for e in entries))
         return self.detail(persona_id, proposal_id)
 
-    def _get(self, persona_id: str, proposal_id: str) -> dict:
+    def _get(self, persona_id: str, proposal_id: object) -> dict:
         proposal = store.get_proposal(self._db.conn(), persona_id, proposal_id) \
             if isinstance(proposal_id, str) else None
         if proposal is None:

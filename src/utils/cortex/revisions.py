@@ -40,6 +40,7 @@ def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, au
         (persona_id, filename, author, content, sha256_of(content), len(content), utc_now(),
          job_id, message_from, message_to, summary or "", 1 if committed else 0,
          (review or {}).get("proposal_id"), (review or {}).get("review"), reverts))
+    assert cursor.lastrowid is not None  # set by the INSERT
     return cursor.lastrowid
 
 

@@ -283,6 +283,7 @@ class CortexService:
                         persona_id, filename, latest["id"])
             atomic_write(path, latest["content"].encode("utf-8"))
             return latest
+        assert st is not None  # read together with raw
         if latest is not None and store.sha256_of(raw) == latest["sha256"]:
             self._snapshots.remember((persona_id, filename), st, latest)
             return latest

@@ -5,6 +5,8 @@ by `contentMediaType`/`contentSchema`); 3.1 tools read it as the schema of one e
 The WebSocket has no Open API operation type: `GET /ws/chat` documents the upgrade, and its
 frames are in `x-websocket`.
 """
+from typing import Any
+
 from .common import (
     PERSONA_ID,
     SESSION_ID,
@@ -96,7 +98,7 @@ def _frame(kind: str, schema: str | None = None) -> dict:
     return {"allOf": [typed, ref(schema)]} if schema else typed
 
 
-_WEBSOCKET = {
+_WEBSOCKET: Any = {  # an `x-websocket` extension, passed through **extra
     "url": "/ws/chat",
     "frame_format": "One JSON object per text frame.",
     "client_frames": {

@@ -1,4 +1,6 @@
 """Personas, sessions and the last message of a session (DESIGN §7)."""
+from typing import Any
+
 from ..services.persona_fields import JSON_LIMITS, MAX_GREETINGS, MAX_TAGS, TAG_LENGTH, TEXT_LIMITS
 from .common import (
     PERSONA_ID,
@@ -18,7 +20,7 @@ from .common import (
 
 _LANGUAGE = {"type": "string", "enum": ["en", "de"]}
 _ONE_LINE = "^[^\r\n\u2028\u2029]*$"
-_PERSONA_FIELDS = {
+_PERSONA_FIELDS: dict[str, dict[str, Any]] = {
     "name": {"type": "string", "minLength": 1, "maxLength": 80, "pattern": _ONE_LINE},
     "user_name": {"type": "string", "maxLength": 80, "pattern": _ONE_LINE},
     "language": _LANGUAGE,

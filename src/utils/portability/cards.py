@@ -11,6 +11,7 @@ import binascii
 import json
 import time
 from datetime import datetime
+from typing import Any
 
 from .errors import MAX_CARD_JSON, invalid_card, too_large
 
@@ -62,7 +63,8 @@ def decode_json(raw: bytes, where: str = "card") -> dict:
 def parse(card: dict) -> dict:
     """`{version, fields, cortex, ignored}` from a card object; 400 `invalid_card` if it is none."""
     version, data = _version_and_data(card)
-    fields, ignored = {}, []
+    fields: dict[str, Any] = {}
+    ignored: list[str] = []
     for key, field in _MAPPED.items():
         fields[field] = _string(data, key, required=key == "name")
     for key, field in _LISTS.items():

@@ -35,7 +35,7 @@ class AccessGate:
 
     def token_matches(self, given: str | None) -> bool:
         """True when `given` is the access token (constant time, whatever its length)."""
-        if not self.enabled or not isinstance(given, str):
+        if self._token is None or not isinstance(given, str):
             return False
         return hmac.compare_digest(self._digest(given), self._digest(self._token))
 
@@ -47,7 +47,7 @@ class AccessGate:
 
     def cookie_matches(self, given: str | None) -> bool:
         """True when `given` is the current sign-in cookie value (constant time)."""
-        if not self.enabled or not isinstance(given, str):
+        if self._cookie is None or not isinstance(given, str):
             return False
         return hmac.compare_digest(self._digest(given), self._digest(self._cookie))
 

@@ -26,6 +26,7 @@ class ChatPrompt:
         continued reply already has) as the final assistant turn the model continues."""
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session["persona_id"])
+        assert persona is not None  # a session's persona exists (deleting it deletes the session)
         persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
@@ -33,7 +34,9 @@ class ChatPrompt:
         cortex, used = self._cortex_text(persona["id"])
         message_store.set_cortex_revisions(conn, reply_id, used)
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock())
-        parent = message_store.get_message(conn, reply_id)["parent_id"]
+        reply = message_store.get_message(conn, reply_id)
+        assert reply is not None  # created before its request is built
+        parent = reply["parent_id"]
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
         history = prompts.with_post_history(

@@ -53,7 +53,7 @@ class TitleGenerator:
         conn = self._db.conn()
         session = session_store.get_session(conn, session_id)
         persona = persona_store.get_persona(conn, session["persona_id"]) if session else None
-        if persona is None or session["title"]:
+        if session is None or persona is None or session["title"]:
             return None
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))

@@ -77,6 +77,7 @@ class ChatTree:
             raise not_found("message", str(message_id))
         with self.exclusive(session_id), self._db.transaction():
             leaf = tree.latest_leaf(self._db.conn(), message_id, session_id)
+            assert leaf is not None  # the message itself when it has no children
             tree.set_active(self._db.conn(), session_id, leaf, "switch")
         self.notice(target["persona_id"])
         return leaf

@@ -20,7 +20,9 @@ _ROLE_NAMES = {"user": "You", "assistant": None}
 
 def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
     """Removes the hit markers; returns the plain snippet and the [start, end) of each hit."""
-    text, ranges, start = [], [], None
+    text: list[str] = []
+    ranges: list[list[int]] = []
+    start: int | None = None
     for ch in marked:
         if ch == HIT_START:
             start = len(text)

@@ -30,6 +30,7 @@ class SessionService:
         """A new, untitled session for an existing persona; 404 when the persona is unknown."""
         self._require_persona(persona_id)
         persona = persona_store.get_persona(self._db.conn(), persona_id)
+        assert persona is not None  # required just above
         greeting_index = greetings.check_index(persona, greeting_index)
         for _ in range(5):
             try:
@@ -96,6 +97,7 @@ class SessionService:
         """Picks which of the persona's greetings opens the session (before its first message)."""
         session = self.summary(session_id)
         persona = persona_store.get_persona(self._db.conn(), session["persona_id"])
+        assert persona is not None  # a session's persona exists
         index = greetings.check_index(persona, index)
         if not store.set_greeting_index(self._db.conn(), session_id, index):
             raise greetings.started()
