@@ -9,8 +9,7 @@ import sys
 
 from flask import Flask
 
-from . import commands, server
-from . import config as config_module
+from . import commands, config as config_module, server
 from .utils.logsafe import configure_logging, register_secret
 from .utils.services.token_rules import WeakToken, checked_token
 
@@ -50,13 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     host, port = config["HOST"], int(config["PORT"])
     workers = os.environ.get("PERSONA_WORKERS", "2")
     model = os.environ.get("PERSONA_SERVER_MODEL", "gevent")
-    header_seconds = os.environ.get("PERSONA_HEADER_TIMEOUT", str(server.HEADER_SECONDS))
-    if model not in ("gevent", "gthread") or not header_seconds.isdigit() \
-            or int(header_seconds) < 1:
+    header_text = os.environ.get("PERSONA_HEADER_TIMEOUT", str(server.HEADER_SECONDS))
+    if model not in ("gevent", "gthread") or not header_text.isdigit() \
+            or int(header_text) < 1:
         log.error("PERSONA_SERVER_MODEL must be gevent or gthread and PERSONA_HEADER_TIMEOUT "
                   "a whole number of seconds of at least 1")
         return 2
-    header_seconds = int(header_seconds)
+    header_seconds = int(header_text)
     if not workers.isdigit() or int(workers) < 1:
         log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
         return 2

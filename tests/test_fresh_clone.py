@@ -78,7 +78,7 @@ class Serving:
         self.port = int(env["PERSONA_PORT"])
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
-        self._log = open(log_path, "wb")
+        self._log = open(log_path, "wb")  # noqa: SIM115 - closed in stop(), it outlives __init__
         self.proc = subprocess.Popen(["bash", "-c", SERVE], cwd=clone, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
 

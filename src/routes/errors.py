@@ -65,5 +65,5 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception):
-        log.exception("Unhandled error on %s %s", request.method, request.path)
+        log.error("Unhandled error on %s %s", request.method, request.path, exc_info=err)
         return error_response(500, "internal_error", "Something went wrong on the server.")

@@ -1,6 +1,6 @@
 """Character cards, avatars and backups over REST (DESIGN §12): thin views over CardService."""
 import io
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask import Blueprint, Request, Response, jsonify, request
 
@@ -81,7 +81,7 @@ def delete_avatar(pid: str):
 def download_backup():
     """A backup zip of all data (never the API key) for Settings → Data."""
     body = get_backup_service().to_bytes()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return _attachment(body, "application/zip", f"persona-cortex-backup-{stamp}.zip")
 
 

@@ -7,15 +7,15 @@ may use it.
 """
 import re
 from datetime import datetime
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 PROMPTS_DIR = Path(__file__).resolve().parents[1] / "instructions" / "prompts"
 LANGUAGES = ("en", "de")
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
-_SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
+_SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.DOTALL)
 _FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting|example_dialogue|"
-                          r"post_history_instructions|world_info)", re.I)
+                          r"post_history_instructions|world_info)", re.IGNORECASE)
 _DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
 CARD_USER = "User"
 _WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
@@ -26,7 +26,7 @@ def language_of(*candidates: str | None) -> str:
     return next((c for c in candidates if c in LANGUAGES), "en")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str, language: str) -> str:
     """The text of `<name>_<language>.md` (English when that language has none)."""
     path = PROMPTS_DIR / f"{name}_{language}.md"

@@ -11,31 +11,36 @@ from flask import Flask, current_app
 
 from .api_request import PROVIDERS, ApiClient
 from .cortex import CortexService
-from .cortex.personas_lookup import persona_exists
-from .cortex.service import DEFAULT_BUDGET
-from .cortex.trigger import CortexTrigger
 from .cortex.ownership import ProcessOwner
+from .cortex.personas_lookup import persona_exists
 from .cortex.review import ProposalService
+from .cortex.service import DEFAULT_BUDGET
 from .cortex.sleep import SleepSchedule
+from .cortex.trigger import CortexTrigger
 from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
-from .services.access import (FAILURE_LIMIT, FAILURE_WINDOW, GLOBAL_FAILURE_LIMIT, AccessGate,
-                              FailureLimiter)
 from .portability.backup_service import BackupService
 from .portability.service import CardService
+from .services.access import (
+    FAILURE_LIMIT,
+    FAILURE_WINDOW,
+    GLOBAL_FAILURE_LIMIT,
+    AccessGate,
+    FailureLimiter,
+)
 from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
-from .services.persona_cleanup import PersonaCleanup
-from .services.persona_service import PersonaService
-from .services.world_books import WorldBookService
-from .services.secrets import SecretStore
-from .services.session_leases import SessionLeases
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
+from .services.persona_cleanup import PersonaCleanup
+from .services.persona_service import PersonaService
+from .services.secrets import SecretStore
+from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
 from .services.token_rules import checked_token
+from .services.world_books import WorldBookService
 from .storage import Database
 from .storage.settings import get_setting
 

@@ -65,8 +65,8 @@ def blocked_in_socket_read(thread: threading.Thread) -> bool:
 
 def tool_config(**overrides):
     """A cortex-update style request with the two file tools."""
-    values = dict(system_prompt="You are the persona.", messages=user(), tools=TOOLS,
-                  max_tokens=1000, request_type="cortex_update")
+    values = {"system_prompt": "You are the persona.", "messages": user(), "tools": TOOLS,
+              "max_tokens": 1000, "request_type": "cortex_update"}
     values.update(overrides)
     return RequestConfig(**values)
 

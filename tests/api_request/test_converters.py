@@ -3,11 +3,18 @@ from types import SimpleNamespace
 
 import pytest
 
-from src.utils.api_request import (SystemBlock, ToolCall, ToolCallAccumulator, ToolCallDelta,
-                                   ToolChoice, ToolDefinition, ToolResult)
-from src.utils.api_request import anthropic as convert
+from src.utils.api_request import (
+    SystemBlock,
+    ToolCall,
+    ToolCallAccumulator,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolResult,
+    anthropic as convert,
+    openai,
+)
 from src.utils.api_request.adapter import Usage
-from src.utils.api_request import openai
 from tests.api_request.conftest import READ_FILE
 
 WEATHER = ToolDefinition("get_weather", "The weather in a city.",

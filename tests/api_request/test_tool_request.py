@@ -1,7 +1,6 @@
 """`ApiClient.tool_request()`: the tool_use loop of seed 000, against the fake with the real SDK."""
-from src.utils.api_request import MAX_TOOL_ROUNDS
+from src.utils.api_request import MAX_TOOL_ROUNDS, ToolHandler
 from src.utils.api_request.anthropic import text_of
-from src.utils.api_request import ToolHandler
 from tests.api_request.conftest import READ_FILE, Files, tool_config as config
 from tests.fakes.claude import replies
 

@@ -2,7 +2,6 @@
 previewed, then created; its picture and greeting show in the chat; it exports again; the
 Settings → Data button downloads a backup."""
 import base64
-import io
 import json
 import zipfile
 

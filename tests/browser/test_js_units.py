@@ -13,7 +13,7 @@ from tests.support.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
 
-NOW = dt.datetime(2026, 5, 12, 14, 0, 0, tzinfo=dt.timezone.utc)
+NOW = dt.datetime(2026, 5, 12, 14, 0, 0, tzinfo=dt.UTC)
 
 
 @pytest.fixture(scope="module")

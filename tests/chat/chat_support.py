@@ -5,6 +5,7 @@ import json
 import threading
 import time
 from collections import deque
+from typing import Self
 from urllib.parse import urlsplit
 
 import pytest
@@ -115,7 +116,7 @@ class SseStream:
         self.response.close()
         self.conn.close()
 
-    def __enter__(self) -> "SseStream":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -184,7 +185,7 @@ class ChatSocketClient:
         """Close the socket."""
         self.ws.close()
 
-    def __enter__(self) -> "ChatSocketClient":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

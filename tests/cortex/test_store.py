@@ -6,8 +6,14 @@ import sys
 
 import pytest
 
-from src.utils.cortex import (CORTEX_FILES, CortexService, CortexSizeError, InvalidContent,
-                              RevisionConflict, RevisionNotFound)
+from src.utils.cortex import (
+    CORTEX_FILES,
+    CortexService,
+    CortexSizeError,
+    InvalidContent,
+    RevisionConflict,
+    RevisionNotFound,
+)
 from src.utils.storage import Database
 from src.utils.storage.settings import get_setting, set_setting
 
@@ -183,7 +189,7 @@ def test_external_edit_is_recorded_on_read(service, data_dir):
 
 def test_external_edit_is_recorded_before_a_write_overwrites_it(service, data_dir):
     base = service.write_file(PID, "memory.md", "mine\n")
-    disk(data_dir, "memory.md").write_bytes("outside\r\nedit\r\n".encode())
+    disk(data_dir, "memory.md").write_bytes(b"outside\r\nedit\r\n")
     with pytest.raises(RevisionConflict) as caught:
         service.write_file(PID, "memory.md", "stale view\n", expected_revision=base)
     assert caught.value.current.content == "outside\r\nedit\r\n"

@@ -14,6 +14,7 @@ import sys
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 30.0
@@ -45,7 +46,7 @@ class ServerProcess:
         self.proc: subprocess.Popen | None = None
         self._log = None
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> Self:
         self.start()
         try:
             self.wait_until_up()
@@ -70,7 +71,7 @@ class ServerProcess:
 
     def start(self) -> None:
         """Starts the process without waiting for it (see `serving`)."""
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "wb")  # noqa: SIM115  (closed in wait_stopped)
         self.proc = subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=self.env,
                                      stdout=self._log, stderr=subprocess.STDOUT,
                                      start_new_session=True)

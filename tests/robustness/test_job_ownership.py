@@ -14,7 +14,7 @@ from src.utils import provider
 from src.utils.cortex import jobs
 from src.utils.cortex.ownership import ProcessOwner, owner_alive, owners_dir
 from tests.cortex.support import REPO
-from tests.cortex.update_support import PID, Env, app_config, env  # noqa: F401  (fixtures)
+from tests.cortex.update_support import PID, Env
 from tests.fakes.claude import replies
 
 DEADLINE = 10.0

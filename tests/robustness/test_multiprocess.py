@@ -8,6 +8,7 @@ updates queued through both processes rewrite it too. Afterwards the database is
 message sent is stored once, and the file's revision chain is consistent: each revision is its
 predecessor plus exactly one edit, so no edit was lost or applied to a stale text.
 """
+import itertools
 import sqlite3
 import threading
 import time
@@ -19,8 +20,8 @@ from src.utils.cortex.paths import CortexPaths
 from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.chat.chat_support import ChatSocketClient, SseStream
 from tests.fakes.claude import replies
-from tests.support.concurrency import run_all
 from tests.robustness.servers import ServerProcess, serving
+from tests.support.concurrency import run_all
 
 API_KEY = "sk-ant-multiprocess-0123456789abcdef"
 TURNS = 6
@@ -169,7 +170,7 @@ def _assert_chain(revisions: list[dict], saved: list[str]) -> None:
     assert revisions[0]["author"] == "template"
     assert all(r["committed"] == 1 for r in revisions)
     edits = []
-    for before, after in zip(revisions, revisions[1:]):
+    for before, after in itertools.pairwise(revisions):
         old, new = before["content"], after["content"]
         if after["author"] == "user":
             assert new.startswith(old) and new[len(old):].count("\n") == 1, (before, after)

@@ -8,7 +8,7 @@ history and maps an exception to a §4 failure. A third provider is one more ada
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -84,7 +84,7 @@ class ProviderAdapter(Protocol):
     timeout: float
 
     def body(self, config: RequestConfig, model: str,
-             tools: list[ToolDefinition | dict] | None) -> dict:
+             tools: Sequence[ToolDefinition | dict] | None) -> dict:
         """The request body for `config` (without `stream`), offering `tools` when given."""
 
     def complete(self, body: dict, max_tokens: int) -> Round:

@@ -6,11 +6,19 @@ hand-written data converts the same way as live responses.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..text import scrub, scrub_json
-from .types import (ChunkResponse, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
-                    ToolDefinition, ToolResult)
+from .types import (
+    ChunkResponse,
+    SystemBlock,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolResult,
+)
 
 EPHEMERAL = {"type": "ephemeral"}
 

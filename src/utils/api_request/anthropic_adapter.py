@@ -8,7 +8,7 @@ cleanly after `message_delta` gave the stop reason also counts (the runner decid
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from . import raw_stream
@@ -40,7 +40,7 @@ class AnthropicAdapter:
         self.timeout = timeout
 
     def body(self, config: RequestConfig, model: str,
-             tools: list[ToolDefinition | dict] | None) -> dict:
+             tools: Sequence[ToolDefinition | dict] | None) -> dict:
         """`messages.create`'s keyword arguments (see `request_builder.build_kwargs`)."""
         return build_kwargs(config, model, tools)
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, Self
 
 import anthropic
 
@@ -43,8 +44,14 @@ from .openai_errors import failure as openai_failure
 from .request_builder import build_kwargs
 from .sdk import sdk_options
 from .stream_run import error_event
-from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, RequestConfig, StreamEvent,
-                    ToolExecutor)
+from .types import (
+    DEFAULT_MODEL,
+    MAX_TOOL_ROUNDS,
+    ApiResponse,
+    RequestConfig,
+    StreamEvent,
+    ToolExecutor,
+)
 
 __all__ = ["ApiClient", "MAX_TOOL_ROUNDS", "ToolExecutor", "anthropic"]
 log = logging.getLogger(__name__)
@@ -123,7 +130,7 @@ class ApiClient(ConnectionChecks):
         for backend in backends:
             backend.close()
 
-    def __enter__(self) -> "ApiClient":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -177,7 +184,7 @@ class ApiClient(ConnectionChecks):
         return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
 
     def _new_sdk(self, key: str, max_retries: int | None = None,
-                 base_url: str | None | object = _CURRENT_URL) -> Any:
+                 base_url: str | object | None = _CURRENT_URL) -> Any:
         """An SDK client built through this module's `anthropic` name (seed 000's seam), for
         `base_url` (default: the client's; None: the official URL)."""
         retries = self.max_retries if max_retries is None else max_retries

@@ -12,10 +12,17 @@ from .context_window import Connection
 from .deadline import Deadline
 from .errors import failure, from_exception
 from .openai_backend import OpenAIBackend
-from .openai_errors import failure as openai_failure
-from .openai_errors import from_exception as openai_from_exception
-from .probe import (BUDGET, NotAModelList, empty_report, list_openai_models, model_entries,
-                    probe_error, probe_openai, status_of)
+from .openai_errors import failure as openai_failure, from_exception as openai_from_exception
+from .probe import (
+    BUDGET,
+    NotAModelList,
+    empty_report,
+    list_openai_models,
+    model_entries,
+    probe_error,
+    probe_openai,
+    status_of,
+)
 from .request_builder import build_kwargs
 from .sdk import sdk_options
 from .types import ApiResponse, RequestConfig

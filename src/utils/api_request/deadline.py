@@ -47,7 +47,7 @@ class Deadline:
 
     def _on_request(self, request: Any) -> None:
         left = self.remaining()
-        request.extensions["timeout"] = {phase: left for phase in _PHASES}
+        request.extensions["timeout"] = dict.fromkeys(_PHASES, left)
         request.extensions["trace"] = self._trace
 
     def _trace(self, event: str, info: dict) -> None:

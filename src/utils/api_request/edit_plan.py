@@ -30,13 +30,13 @@ def run_edit_plan(loop: LoopView, adapter: ProviderAdapter, json_mode: dict) -> 
     body = adapter.body(_plan_config(loop), loop.model, None)
     try:
         answer = loop.call({**body, **json_mode})
-    except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
+    except Exception as exc:
         problem = adapter.failure(exc)
         if problem.code != "invalid_request":
             return loop.fail(problem)
         try:
             answer = loop.call(body)
-        except Exception as again:  # noqa: BLE001 - the edge: mapped to a §4 code
+        except Exception as again:
             return loop.fail(adapter.failure(again))
     return _apply(loop, adapter, answer)
 

@@ -20,7 +20,7 @@ def request(adapter: ProviderAdapter, config: RequestConfig, model: str) -> ApiR
     """One non-streaming request; the text of the reply (without the prefill) in `content`."""
     try:
         answer = adapter.complete(adapter.body(config, model, config.tools), config.max_tokens)
-    except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
+    except Exception as exc:
         return failed(adapter.failure(exc))
     return ApiResponse(success=True, content=answer.text, usage=answer.usage,
                        raw_response=answer.raw, stop_reason=answer.stop_reason)

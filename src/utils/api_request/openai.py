@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..text import scrub, scrub_json
-from .types import (RequestConfig, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
-                    ToolDefinition, ToolResult)
+from .types import (
+    RequestConfig,
+    SystemBlock,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolResult,
+)
 
 FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
                   "function_call": "tool_use", "content_filter": "refusal"}
@@ -136,7 +144,7 @@ def chat_messages(config: RequestConfig) -> list[dict]:
     if system:
         messages.append({"role": "system", "content": system})
     for message in config.messages:
-        if message.get("role") in ("tool",) or message.get("tool_calls"):
+        if message.get("role") == "tool" or message.get("tool_calls"):
             messages.append(dict(message))
         else:
             messages.append({"role": message["role"], "content": content_text(message.get("content"))})
@@ -169,6 +177,7 @@ def parse_tool_calls(message: Any) -> list[ToolCall]:
     for position, call in enumerate(get_field(message, "tool_calls") or ()):
         function = get_field(call, "function") or {}
         raw = get_field(function, "arguments")
+        arguments: Any
         if isinstance(raw, dict):
             arguments = raw
         else:

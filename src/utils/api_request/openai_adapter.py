@@ -10,7 +10,7 @@ gets the edit-plan fallback (`edit_plan.py`).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from .adapter import Delta, LoopView, RawStream, Refused, Round
@@ -55,7 +55,7 @@ class OpenAIAdapter:
         self.tokens_field = tokens_field
 
     def body(self, config: RequestConfig, model: str,
-             tools: list[ToolDefinition | dict] | None) -> dict:
+             tools: Sequence[ToolDefinition | dict] | None) -> dict:
         """`chat.completions.create`'s keyword arguments (see `openai.build_kwargs`)."""
         return build_kwargs(config, model, completion_tokens_field=self.tokens_field, tools=tools)
 

@@ -53,8 +53,8 @@ _BY_STATUS = {
     504: "timeout", 529: "overloaded",
 }
 _MODEL_MISSING = re.compile(r"model.*(not found|does not exist|not exist|no such|unknown)|"
-                            r"(not found|unknown|invalid).*model", re.I)
-_TOOLS_REFUSED = re.compile(r"tool|function.?call", re.I)
+                            r"(not found|unknown|invalid).*model", re.IGNORECASE)
+_TOOLS_REFUSED = re.compile(r"tool|function.?call", re.IGNORECASE)
 
 
 class NotAnApi(Exception):

@@ -26,8 +26,7 @@ import httpx2
 from .deadline import Deadline
 from .errors import ApiFailure
 from .openai_backend import MAX_BODY_CHARS, OpenAIBackend
-from .openai_errors import failure as openai_failure
-from .openai_errors import from_exception
+from .openai_errors import failure as openai_failure, from_exception
 from .text_calls import UnknownToolText, calls_from_text
 from .types import RequestConfig, ToolChoice, ToolDefinition
 

@@ -52,7 +52,7 @@ class _BoundedRetryWait(anthropic.Middleware):
         return response
 
 
-class _NoRedirectClient(anthropic.DefaultHttpxClient):  # type: ignore[misc, valid-type]
+class _NoRedirectClient(anthropic.DefaultHttpxClient):
     """The SDK's default HTTP client, closed when dropped like the one the SDK builds itself
     (a client replaced by a new key or URL may still serve a request in flight, so it is not
     closed at once)."""

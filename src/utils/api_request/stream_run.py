@@ -138,7 +138,7 @@ def run_stream(adapter: ProviderAdapter, config: RequestConfig, model: str,
         return
     try:
         raw = adapter.open_stream(adapter.body(config, model, config.tools))
-    except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
+    except Exception as exc:
         yield error_event(adapter.failure(exc))
         return
     watch = watch_cancel(cancel, raw.abort)
@@ -153,7 +153,7 @@ def run_stream(adapter: ProviderAdapter, config: RequestConfig, model: str,
                 break
     except _OutOfBounds as bound:
         problem = adapter.problem(bound.code, bound.detail)
-    except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
+    except Exception as exc:
         problem = adapter.failure(exc)
     finally:
         if watch is not None:

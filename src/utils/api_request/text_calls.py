@@ -16,8 +16,8 @@ import uuid
 from ..text import scrub_json
 from .types import ToolCall
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 _NESTED = ("arguments", "parameters", "input")
 _NOT_ARGUMENTS = {"name", "tool", "type", "id", "function"}
 

@@ -51,7 +51,7 @@ class ToolLoop:
             return self._rounds()
         except Refused as refused:
             return self.fail(refused.problem)
-        except Exception as exc:  # noqa: BLE001 - the edge: mapped to a §4 code
+        except Exception as exc:
             problem = self.adapter.failure(exc)
         fallback = None if self.log else self.adapter.fallback(self, problem)
         return fallback if fallback is not None else self.fail(problem)
@@ -117,7 +117,7 @@ class ToolLoop:
 
     def record(self, round_num: int, calls: list[ToolCall], results: list[ToolResult]) -> None:
         """Adds calls and their results to the run's tool log (`ApiResponse.tool_results`)."""
-        for call, result in zip(calls, results):
+        for call, result in zip(calls, results, strict=True):
             log.info("tool %s [%s] -> success=%s", call.name, call.id, not result.is_error)
             self.log.append({"round": round_num, "tool_name": call.name,
                              "tool_input": call.arguments, "tool_use_id": call.id,

@@ -12,11 +12,14 @@ import logging
 from dataclasses import replace
 
 from ..storage.db import transaction
-from . import jobs
-from . import proposals as store
-from . import retractions
-from .errors import (InvalidContent, ProposalConflict, ProposalDecided, ProposalNotFound,
-                     RevisionConflict)
+from . import jobs, proposals as store, retractions
+from .errors import (
+    InvalidContent,
+    ProposalConflict,
+    ProposalDecided,
+    ProposalNotFound,
+    RevisionConflict,
+)
 from .personas_lookup import persona_exists
 from .staged_apply import NotApplied
 from .staging import Edit, StagedEdits, StagingConflict
@@ -135,7 +138,7 @@ class ProposalService:
                  ", ".join(e["filename"] for e in entries))
         return self.detail(persona_id, proposal_id)
 
-    def _get(self, persona_id: str, proposal_id: str) -> dict:
+    def _get(self, persona_id: str, proposal_id: object) -> dict:
         proposal = store.get_proposal(self._db.conn(), persona_id, proposal_id) \
             if isinstance(proposal_id, str) else None
         if proposal is None:

@@ -6,7 +6,7 @@ commits the row; `pending_revisions` lets the next lock holder settle what a kil
 import difflib
 import hashlib
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from . import provenance
 
@@ -22,7 +22,7 @@ def sha256_of(data: str | bytes) -> str:
 
 def utc_now() -> str:
     """The current time as ISO 8601 UTC with milliseconds, e.g. 2025-01-31T12:00:00.000Z."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, author: str,
@@ -32,7 +32,7 @@ def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, au
     """Adds a revision and returns its id (uncommitted rows stay invisible until committed)."""
     if author not in AUTHORS:
         raise ValueError(f"Unknown revision author {author!r}; use one of {', '.join(AUTHORS)}.")
-    message_from, message_to = message_range if message_range else (None, None)
+    message_from, message_to = message_range or (None, None)
     cursor = conn.execute(
         "INSERT INTO cortex_revisions (persona_id, filename, author, content, sha256, chars, "
         "created_at, job_id, message_from, message_to, summary, committed, proposal_id, review, "
@@ -40,6 +40,7 @@ def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, au
         (persona_id, filename, author, content, sha256_of(content), len(content), utc_now(),
          job_id, message_from, message_to, summary or "", 1 if committed else 0,
          (review or {}).get("proposal_id"), (review or {}).get("review"), reverts))
+    assert cursor.lastrowid is not None  # set by the INSERT
     return cursor.lastrowid
 
 

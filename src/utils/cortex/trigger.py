@@ -9,12 +9,11 @@ so a broken upstream is not hammered; an update requested on demand never waits.
 import logging
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..storage.db import transaction
 from ..storage.settings import get_setting
-from . import jobs
-from . import retractions
+from . import jobs, retractions
 from .paths import validate_persona_id
 from .settings import load_cortex_settings
 

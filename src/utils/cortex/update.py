@@ -10,21 +10,19 @@ prompt caching, so the rounds after the first read it from the cache.
 """
 import logging
 import uuid
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
 from ..storage.personas import get_persona
 from ..storage.settings import get_setting
-from . import jobs
+from . import jobs, pins, provenance
+from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
-from . import pins
-from . import provenance
 from .persona_settings import review_mode
 from .personas_lookup import persona_exists
-from .consolidation import ConsolidationService
 from .reconcile import ReconcileService
 from .review import ProposalService
 from .run_request import USER_MARKER
@@ -268,11 +266,11 @@ def format_day(now: datetime, language: str) -> str:
 
 def _local(timestamp: str, now: datetime) -> str:
     try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(timestamp)
     except (AttributeError, ValueError):
         return str(timestamp)[:16]
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return f"{moment.astimezone(now.tzinfo):%Y-%m-%d %H:%M}"
 
 

@@ -1,6 +1,18 @@
 """The cortex: files with ETag / If-Match, history, restore, settings and update jobs (§5, §7)."""
-from .common import (JOB_ID, PERSONA_ID, PERSONA_PARAM, TIMESTAMP, errors, json_body,
-                     json_response, nullable, obj, operation, path_param, ref)
+from .common import (
+    JOB_ID,
+    PERSONA_ID,
+    PERSONA_PARAM,
+    TIMESTAMP,
+    errors,
+    json_body,
+    json_response,
+    nullable,
+    obj,
+    operation,
+    path_param,
+    ref,
+)
 
 _FILENAME = {"type": "string", "enum": ["memory.md", "soul.md", "relationship.md"]}
 _AUTHOR = {"type": "string", "enum": ["user", "ai", "template", "restore", "external"]}

@@ -36,8 +36,7 @@ _LIMIT = obj({"min": {"type": "integer"}, "max": {"type": "integer"},
 _FORM = {"type": "object", "additionalProperties": _LIMIT}
 
 SCHEMAS = {
-    "Limits": obj({name: _FORM for name in
-                   ("persona", "settings", "cortex_settings", "session", "message", "search")},
+    "Limits": obj(dict.fromkeys(("persona", "settings", "cortex_settings", "session", "message", "search"), _FORM),
                   required=("persona", "settings", "cortex_settings", "session", "message", "search"),
                   description="One source of truth: the services validate with these limits."),
     "ApiKeyStatus": obj({

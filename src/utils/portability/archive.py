@@ -85,7 +85,7 @@ def read(archive: SafeZip) -> dict:
                               "manifest.")
     data = {}
     for name, expected in listed.items():
-        raw = archive.read(name)
+        raw = archive.read(str(name))  # every key is an entry's name: checked above
         if hashlib.sha256(raw).hexdigest() != expected:
             raise invalid_archive("checksum_mismatch", f"The archive entry {name} does not match "
                                   "its checksum.")

@@ -4,7 +4,7 @@ Shape: top-level `agents` (one, whose `block_ids` name its blocks) and `blocks` 
 `value`, `limit` = the cortex budget, `description`), plus the legacy `core_memory` list on the
 agent, so both older and newer `.af` readers find the three blocks.
 """
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 BLOCKS = {
     "memory.md": ("memory", "Facts and shared experiences the persona remembers about the "
@@ -29,7 +29,7 @@ def agent_file(persona: dict, files: dict, budget: int) -> dict:
     return {"agents": [agent], "blocks": blocks, "groups": [], "files": [], "sources": [],
             "tools": [], "mcp_servers": [],
             "metadata": {"exported_by": "persona-cortex"},
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 _LABELS = {"memory": "memory.md", "human": "memory.md", "soul": "soul.md",

@@ -14,7 +14,7 @@ import shutil
 import sqlite3
 import tempfile
 from contextlib import closing
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .backup import (
     DATABASE,
@@ -127,7 +127,7 @@ def _swap(staging: str, data_dir: str) -> str | None:
     moved = None
     if os.path.isdir(data_dir):
         if os.listdir(data_dir):
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             moved = f"{data_dir}.before-restore-{stamp}"
             suffix = 1
             while os.path.exists(moved):

@@ -19,8 +19,7 @@ from ..services import validation as check
 from ..services.errors import ServiceError
 from ..services.ids import new_id
 from ..services.persona_service import ID_LENGTH
-from ..storage import avatars as avatar_store
-from ..storage import personas as persona_store
+from ..storage import avatars as avatar_store, personas as persona_store
 from . import books, card_files, cards, images, letta
 from .archive_service import ArchiveService
 from .uploads import Upload, read_upload

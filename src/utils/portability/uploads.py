@@ -6,8 +6,7 @@ the picture's decode and re-encode), so the services run it as one step off the 
 """
 from dataclasses import dataclass
 
-from ..services import persona_fields
-from ..services import validation as check
+from ..services import persona_fields, validation as check
 from ..services.errors import ServiceError, invalid
 from ..services.persona_service import LANGUAGES
 from . import archive, card_files, images

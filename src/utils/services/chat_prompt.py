@@ -1,16 +1,13 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from ..api_request.types import RequestConfig
 from ..cortex.settings import load_cortex_settings
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from . import greetings
-from . import prompt_builder as prompts
-from . import world_info
+from ..storage import messages as message_store, personas as persona_store
+from . import greetings, prompt_builder as prompts, world_info
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +26,7 @@ class ChatPrompt:
         continued reply already has) as the final assistant turn the model continues."""
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session["persona_id"])
+        assert persona is not None  # a session's persona exists (deleting it deletes the session)
         persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
@@ -36,7 +34,9 @@ class ChatPrompt:
         cortex, used = self._cortex_text(persona["id"])
         message_store.set_cortex_revisions(conn, reply_id, used)
         card_user = prompts.card_user_name(persona, app)
-        parent = message_store.get_message(conn, reply_id)["parent_id"]
+        reply = message_store.get_message(conn, reply_id)
+        assert reply is not None  # created before its request is built
+        parent = reply["parent_id"]
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
         fired = world_info.fire(conn, persona, user_name, history)

@@ -8,8 +8,7 @@ another URL, and naming another URL without its key is `409 key_bound_to_url`. W
 """
 from ..api_request import Connection
 from ..logsafe import register_secret
-from . import provider_settings
-from . import validation as check
+from . import provider_settings, validation as check
 from .errors import invalid
 
 FIELDS = ("provider", "base_url", "api_key", "model")

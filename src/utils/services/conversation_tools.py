@@ -3,9 +3,11 @@ session as Markdown or JSON."""
 import json
 
 from ..limits import SEARCH_QUERY
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from ..storage import sessions as session_store
+from ..storage import (
+    messages as message_store,
+    personas as persona_store,
+    sessions as session_store,
+)
 from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
 from .chat_prompt import public
 from .errors import invalid, not_found
@@ -18,7 +20,9 @@ _ROLE_NAMES = {"user": "You", "assistant": None}
 
 def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
     """Removes the hit markers; returns the plain snippet and the [start, end) of each hit."""
-    text, ranges, start = [], [], None
+    text: list[str] = []
+    ranges: list[list[int]] = []
+    start: int | None = None
     for ch in marked:
         if ch == HIT_START:
             start = len(text)

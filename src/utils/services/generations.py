@@ -13,7 +13,7 @@ Only threads, events and conditions are used, so this works under gthread and ge
 import bisect
 import logging
 import threading
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..api_request import CancelSignal
 from ..storage import messages as message_store

@@ -9,8 +9,15 @@ import re
 from datetime import datetime
 
 from ..api_request.types import SystemBlock
-from ..prompts import (card_user_name, fence, language_of, load_prompt, render, user_name_for,
-                       weekday)
+from ..prompts import (
+    card_user_name,
+    fence,
+    language_of,
+    load_prompt,
+    render,
+    user_name_for,
+    weekday,
+)
 from . import card_macros
 
 __all__ = ["CORTEX_KEYS", "card_user_name", "fence", "format_time", "language_of", "load_prompt",

@@ -10,6 +10,7 @@ import logging
 import os
 import tempfile
 import threading
+from typing import ClassVar
 
 from ..logsafe import register_secret
 
@@ -24,8 +25,8 @@ class SecretStore:
         self._lock = threading.Lock()
         self._reported: tuple | None = None
 
-    FIELDS = {"anthropic": "anthropic_api_key", "openai_compatible": "openai_api_key"}
-    URL_FIELDS = {"anthropic": "anthropic_base_url", "openai_compatible": "openai_base_url"}
+    FIELDS: ClassVar[dict[str, str]] = {"anthropic": "anthropic_api_key", "openai_compatible": "openai_api_key"}
+    URL_FIELDS: ClassVar[dict[str, str]] = {"anthropic": "anthropic_base_url", "openai_compatible": "openai_base_url"}
 
     def load_api_key(self, provider: str = "anthropic") -> str | None:
         """The stored key, or None when none is stored or the file is unreadable (read before

@@ -15,8 +15,7 @@ from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..logsafe import register_secret
 from ..prompts import LANGUAGES
 from ..storage.settings import get_setting, set_setting
-from . import provider_settings
-from . import validation as check
+from . import provider_settings, validation as check
 from .errors import ServiceError, invalid
 from .key_ring import KeyRing
 

@@ -4,10 +4,10 @@ siblings, the active branch) lives in `tree.py`."""
 import json
 import sqlite3
 
+from . import tree
 from .clock import utc_now
 from .db import transaction
 from .sessions import touch_session
-from . import tree
 
 COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
            "streaming, stop_reason, error, cortex_revisions, world_info")

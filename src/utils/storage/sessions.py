@@ -26,7 +26,9 @@ def create_session(conn: sqlite3.Connection, session_id: str, persona_id: str,
         "VALUES (?, ?, ?, ?, ?, ?)",
         (session_id, persona_id, title, greeting_index, now, now),
     )
-    return get_session(conn, session_id)
+    created = get_session(conn, session_id)
+    assert created is not None  # inserted just above
+    return created
 
 
 def get_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
