@@ -156,7 +156,7 @@ class ScanningMiddleware:
         environ["wsgi.input"] = io.BytesIO(body)
         try:
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # the app answers those bodies with a 400
             return
         if isinstance(data, dict):
             self.watch.add_secret(data.get("api_key"))
