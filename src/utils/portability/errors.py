@@ -23,3 +23,8 @@ def invalid_image(reason: str, message: str) -> ServiceError:
 def invalid_archive(reason: str, message: str) -> ServiceError:
     """400 `invalid_archive`: a persona archive or backup that fails its checks."""
     return ServiceError(400, "invalid_archive", message, reason=reason)
+
+
+def invalid_chat(reason: str, message: str) -> ServiceError:
+    """400 `invalid_chat`: a chat file we cannot import; `reason` is a stable sub-code."""
+    return ServiceError(400, "invalid_chat", message, reason=reason)
