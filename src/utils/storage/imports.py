@@ -4,10 +4,17 @@ Rows go in parents first, so a child's id is above its parent's (the invariant `
 on). Nothing is logged in `message_changes`: an imported message never left or rejoined a
 branch. Every row is marked `imported` (migration 0042), which keeps it out of the cortex
 trigger until a person asks the persona to learn from it.
+
+Tens of thousands of rows take seconds to insert: every `_CHUNK` rows the greenlet yields
+(`cooperative.pause(0)`), so other connections of a gevent worker are served meanwhile; the
+transaction stays open, other writers wait on the write lock as for any transaction.
 """
 import sqlite3
 
+from ..cooperative import pause
 from .clock import utc_now
+
+_CHUNK = 500
 
 
 def insert_conversation(conn: sqlite3.Connection, session_id: str, persona_id: str,
@@ -21,6 +28,8 @@ def insert_conversation(conn: sqlite3.Connection, session_id: str, persona_id: s
                  "VALUES (?, ?, ?, ?, ?)", (session_id, persona_id, title, started, utc_now()))
     ids: list[int] = []
     for index, (role, content, status, created_at, parent) in enumerate(rows):
+        if index and index % _CHUNK == 0:
+            pause(0)
         ids.append(conn.execute(
             "INSERT INTO messages (session_id, persona_id, role, content, status, created_at, "
             "parent_id, on_branch, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING id",
