@@ -99,12 +99,13 @@ def test_our_json_export_round_trips(client, persona, data_dir):
     assert second["title"] == first["title"]
 
     def shape(session_id: str) -> list[tuple]:
-        rows = [r for r in _tree(data_dir, session_id) if r["on_branch"]]
+        rows = _tree(data_dir, session_id)
         index = {r["id"]: i for i, r in enumerate(rows)}
         return [(index.get(r["parent_id"]), r["role"], r["content"], r["created_at"],
-                 r["status"]) for r in rows]
+                 r["status"], r["on_branch"]) for r in rows]
 
-    assert shape(second["id"]) == shape(first["id"])
+    assert len(shape(first["id"])) == 7 and shape(second["id"]) == shape(first["id"])
+    assert (second["imported"]["stored"], second["imported"]["alternatives"]) == (7, 2)
     page = client.get(f"/api/sessions/{second['id']}").get_json()
     assert [m["content"] for m in page["messages"]] == [
         m["content"] for m in json.loads(exported.data)["messages"]]

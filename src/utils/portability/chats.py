@@ -7,7 +7,8 @@ message's swipes become sibling branches under the same parent, in swipe order; 
 (`swipe_id`, whose text is `mes`) is on the active branch and carries the conversation on.
 `is_system` messages (narration, hidden messages) were outside SillyTavern's prompt and are
 skipped. Our export (`GET /api/sessions/<sid>/export?format=json`) is one JSON document whose
-messages name their `parent_id`; its last message on the active branch is the active leaf.
+messages (the active branch) and `alternatives` (the rest of the tree) name their `parent_id`;
+its last message on the active branch is the active leaf.
 
 Parsing is pure and checks everything first (docs/chat-import.md lists the limits), so the
 caller can store the result in one transaction or refuse the file without touching anything.
@@ -221,20 +222,34 @@ def _from_export(document) -> ParsedChat:
     chat.character_name = _name(persona.get("name"), "persona.name")
     builder = _Builder(chat, parse_date(session.get("created_at")) or utc_now())
     index_of: dict[int, int] = {}
-    for position, message in enumerate(document["messages"]):
-        where = f"messages[{position}]"
-        if not isinstance(message, dict):
-            raise invalid_chat("not_a_message", f"{where} is not a JSON object.")
+    for where, message, on_branch in _export_entries(document):
         node = _export_node(builder, message, where, index_of)
         message_id = message.get("id")
         if isinstance(message_id, int) and not isinstance(message_id, bool):
             index_of[message_id] = node
-        if message.get("on_branch", True) is not False:
+        if on_branch:
             chat.active_leaf = node
     if not chat.nodes:
         raise invalid_chat("empty_chat", "The file holds no messages.")
     chat.title = chat.title or _title(chat)
     return chat
+
+
+def _export_entries(document: dict) -> list[tuple[str, dict, bool]]:
+    """(where, message, on the active branch) for the active branch and its `alternatives`,
+    in id order when there are alternatives (a parent's id is below its children's)."""
+    alternatives = document.get("alternatives", [])
+    if not isinstance(alternatives, list):
+        raise invalid_chat("wrong_type", "alternatives must be a list of messages.")
+    entries = [(f"messages[{i}]", m, True) for i, m in enumerate(document["messages"])] + [
+        (f"alternatives[{i}]", m, False) for i, m in enumerate(alternatives)]
+    for where, message, _ in entries:
+        if not isinstance(message, dict):
+            raise invalid_chat("not_a_message", f"{where} is not a JSON object.")
+        if alternatives and (not isinstance(message.get("id"), int)
+                             or isinstance(message.get("id"), bool)):
+            raise invalid_chat("wrong_type", f"{where}: id must be an integer.")
+    return sorted(entries, key=lambda entry: entry[1]["id"]) if alternatives else entries
 
 
 def _export_node(builder: _Builder, message: dict, where: str, index_of: dict[int, int]) -> int:
