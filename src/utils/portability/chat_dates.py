@@ -8,8 +8,9 @@ strings (ours and other tools'). Only the ISO form carries a zone; the others ar
 local time, which the file does not record, so they are read as UTC (as SillyTavern itself reads
 the humanized forms). Anything else is None and the caller falls back (docs/chat-import.md).
 """
+import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 _MONTHS = {name: number for number, name in enumerate(
     ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -37,21 +38,21 @@ def parse_date(value: object) -> str | None:
 
 
 def _stamp(moment: datetime) -> str:
-    moment = moment.astimezone(timezone.utc) if moment.tzinfo else moment
+    moment = moment.astimezone(UTC) if moment.tzinfo else moment
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _from_millis(millis: float) -> str | None:
-    if millis != millis or not _EARLIEST <= millis < _LATEST:
+    if math.isnan(millis) or not _EARLIEST <= millis < _LATEST:
         return None
-    return _stamp(datetime.fromtimestamp(millis / 1000, timezone.utc))
+    return _stamp(datetime.fromtimestamp(millis / 1000, UTC))
 
 
 def _iso(text: str) -> str | None:
     if not re.match(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", text):
         return None
     try:
-        return _stamp(datetime.fromisoformat(text.replace("Z", "+00:00")))
+        return _stamp(datetime.fromisoformat(text))
     except ValueError:
         return None
 

@@ -183,7 +183,7 @@ def _add_message(builder: _Builder, message: dict, where: str, parent: int | Non
     texts = [_string(s, f"{where}: swipes[{i}]", CHAT_IMPORT["message_chars"])
              for i, s in enumerate(swipes)]
     chosen = _chosen(message.get("swipe_id"), texts, content, where)
-    info = message.get("swipe_info") if isinstance(message.get("swipe_info"), list) else []
+    info = _object_or(message.get("swipe_info"), list)
     active = parent
     for index, text in enumerate(texts):
         dated = info[index].get("send_date") if index < len(info) and isinstance(
@@ -193,6 +193,12 @@ def _add_message(builder: _Builder, message: dict, where: str, parent: int | Non
         if index == chosen:
             active = node
     return active if active is not None else parent  # type: ignore[return-value]
+
+
+def _object_or(value, kind: type):
+    """`value` when it is a `kind` (list or dict), else an empty one: optional parts we read
+    only when they have the right shape."""
+    return value if isinstance(value, kind) else kind()
 
 
 def _chosen(swipe_id, texts: list[str], content: str, where: str) -> int:
@@ -214,8 +220,8 @@ def _from_export(document) -> ParsedChat:
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         raise invalid_chat("not_a_chat", "The file is neither a SillyTavern chat (.jsonl) nor "
                            "a conversation exported from Persona Cortex.")
-    session = document.get("session") if isinstance(document.get("session"), dict) else {}
-    persona = document.get("persona") if isinstance(document.get("persona"), dict) else {}
+    session = _object_or(document.get("session"), dict)
+    persona = _object_or(document.get("persona"), dict)
     chat = ParsedChat(format="persona_cortex", title="")
     title = session.get("title")
     chat.title = _string(title, "session.title", 120, "name_too_long") if title else ""
