@@ -5,13 +5,10 @@ messages never trigger a cortex update by themselves."""
 import json
 import sqlite3
 from contextlib import closing
-from pathlib import Path
 
 import pytest
 
-from tests.portability.support import upload
-
-ST_CHAT = (Path(__file__).parent / "files" / "sillytavern_chat.jsonl").read_bytes()
+from tests.portability.support import ST_CHAT, upload
 
 
 @pytest.fixture
