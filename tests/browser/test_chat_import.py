@@ -25,6 +25,7 @@ def test_a_sillytavern_chat_is_imported_and_opened_with_its_branches(page, serve
         "Seraphina (2024-06-06)")
     bodies = page.locator("#messages .msg-body")
     expect(bodies).to_have_count(5)
+    expect(page.locator("#messages .greeting")).to_have_count(0)  # it opens with its own
     expect(bodies.nth(2)).to_contain_text("In my glade, deep in Eldoria.")
     swipe = page.locator("#messages .msg-assistant").nth(1)
     expect(swipe.locator(".sibling-count")).to_have_text("2/3")

@@ -37,7 +37,7 @@ def test_a_sillytavern_chat_becomes_a_conversation_with_swipes_as_branches(clien
     assert response.status_code == 201, response.get_json()
     session = response.get_json()
     assert session["persona_id"] == persona and session["title"] == "Seraphina (2024-06-06)"
-    assert session["imported"] == {
+    assert session["summary"] == {
         "format": "sillytavern", "title": "Seraphina (2024-06-06)", "messages": 5, "stored": 7,
         "alternatives": 2, "branch_points": 1, "first_date": "2024-06-06T15:14:00.000Z",
         "last_date": "2024-06-06T15:20:31.004Z", "user_name": "Robin",
@@ -92,7 +92,7 @@ def test_our_json_export_round_trips(client, persona, data_dir):
     again = _import(client, persona, exported.data, name="conversation.json")
     assert again.status_code == 201, again.get_json()
     second = again.get_json()
-    assert second["imported"]["format"] == "persona_cortex"
+    assert second["summary"]["format"] == "persona_cortex"
     assert second["title"] == first["title"]
 
     def shape(session_id: str) -> list[tuple]:
@@ -102,7 +102,7 @@ def test_our_json_export_round_trips(client, persona, data_dir):
                  r["status"], r["on_branch"]) for r in rows]
 
     assert len(shape(first["id"])) == 7 and shape(second["id"]) == shape(first["id"])
-    assert (second["imported"]["stored"], second["imported"]["alternatives"]) == (7, 2)
+    assert (second["summary"]["stored"], second["summary"]["alternatives"]) == (7, 2)
     page = client.get(f"/api/sessions/{second['id']}").get_json()
     assert [m["content"] for m in page["messages"]] == [
         m["content"] for m in json.loads(exported.data)["messages"]]

@@ -71,9 +71,9 @@ def paths() -> dict:
             "importChat", "sessions",
             "Make a chat file (SillyTavern `.jsonl`, or a conversation exported as JSON) a new "
             "conversation of the persona: swipes become branches, dates are kept.",
-            {"201": json_response("The new session, with the import's counts under `imported`.",
+            {"201": json_response("The new session, with the import's counts under `summary`.",
                                   {"allOf": [ref("Session"), obj(
-                                      {"imported": ref("ChatImportSummary")})]}),
+                                      {"summary": ref("ChatImportSummary")})]}),
              "200": json_response("With `preview=1`: what the file holds; nothing is stored.",
                                   ref("ChatImportSummary")),
              **errors("400", "404", "413", "415")}, write=True,

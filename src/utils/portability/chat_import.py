@@ -33,7 +33,7 @@ class ChatImportService:
 
     def import_chat(self, persona_id: str, data: bytes) -> dict:
         """Stores the chat as a new session of the persona; returns the session with the
-        import's summary under `imported`."""
+        import's summary under `summary`."""
         self._personas.get(persona_id)
         chat = blocking(read_chat, data)
         rows = [(n.role, n.content, n.status, n.created_at, n.parent) for n in chat.nodes]
@@ -51,7 +51,7 @@ class ChatImportService:
         log.info("Imported a %s chat of %d messages into session %s of %s", chat.format,
                  len(rows), session_id, persona_id)
         session = session_store.get_session(self._db.conn(), session_id)
-        return {**(session or {}), "imported": summary(chat)}
+        return {**(session or {}), "summary": summary(chat)}
 
 
 def summary(chat: ParsedChat) -> dict:

@@ -29,7 +29,8 @@ class ChatPrompt:
         continued reply already has) as the final assistant turn the model continues."""
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session["persona_id"])
-        persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
+        persona["greeting"] = "" if session.get("imported") else greetings.greeting_for(
+            persona, session.get("greeting_index") or 0)  # an import opens with its own message
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
         user_name = prompts.user_name_for(persona, app, language)

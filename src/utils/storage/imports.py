@@ -24,8 +24,8 @@ def insert_conversation(conn: sqlite3.Connection, session_id: str, persona_id: s
     created_at, parent index); `active_leaf` is an index into `rows`. Returns the new ids."""
     on_branch = _path(rows, active_leaf)
     started = min((row[3] for row in rows), default=utc_now())
-    conn.execute("INSERT INTO sessions (id, persona_id, title, created_at, updated_at) "
-                 "VALUES (?, ?, ?, ?, ?)", (session_id, persona_id, title, started, utc_now()))
+    conn.execute("INSERT INTO sessions (id, persona_id, title, created_at, updated_at, imported) "
+                 "VALUES (?, ?, ?, ?, ?, 1)", (session_id, persona_id, title, started, utc_now()))
     ids: list[int] = []
     for index, (role, content, status, created_at, parent) in enumerate(rows):
         if index and index % _CHUNK == 0:
