@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, Request, Response, jsonify, request
 
-from ..utils.portability.errors import MAX_UPLOAD, invalid_card, too_large
-from ..utils.provider import get_backup_service, get_card_service
+from ..utils.portability.errors import MAX_UPLOAD, invalid_card, invalid_chat, too_large
+from ..utils.provider import get_backup_service, get_card_service, get_chat_import_service
 from .errors import ApiError
 from .guards import no_body_or_json, persona_id
 
@@ -21,7 +21,8 @@ class MemoryUploadRequest(Request):
 
 
 bp = Blueprint("portability", __name__, url_prefix="/api")
-UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar"})
+UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar",
+                              "portability.import_chat"})
 _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
                  "Content-Security-Policy": "default-src 'none'; sandbox"}
 
@@ -33,6 +34,17 @@ def import_card():
     if _flag("preview"):
         return jsonify(get_card_service().preview(data))
     return jsonify(get_card_service().import_card(data)), 201
+
+
+@bp.post("/personas/<pid>/chats/import")
+def import_chat(pid: str):
+    """Makes a chat file (SillyTavern `.jsonl` or our JSON export) a new conversation of the
+    persona (201 with the session), or with ?preview=1 counts what it holds."""
+    pid = persona_id(pid)
+    data = _uploaded_file(kind="chat")
+    if _flag("preview"):
+        return jsonify(get_chat_import_service().preview(pid, data))
+    return jsonify(get_chat_import_service().import_chat(pid, data)), 201
 
 
 @bp.get("/personas/<pid>/export")
@@ -92,7 +104,8 @@ def _uploaded_file(kind: str = "card") -> bytes:
                        "Send the file as multipart/form-data in the field `file`.")
     upload = request.files.get("file")
     if upload is None:
-        raise invalid_card("no_file", f"Attach the {kind} in the form field `file`.")
+        refusal = invalid_chat if kind == "chat" else invalid_card
+        raise refusal("no_file", f"Attach the {kind} in the form field `file`.")
     data = upload.stream.read(MAX_UPLOAD + 1)
     if len(data) > MAX_UPLOAD:
         raise too_large("file_too_large", f"The file is larger than {MAX_UPLOAD} bytes.")

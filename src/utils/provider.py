@@ -21,6 +21,7 @@ from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
 from .portability.backup_service import BackupService
+from .portability.chat_import import ChatImportService
 from .portability.service import CardService
 from .services.access import (
     FAILURE_LIMIT,
@@ -66,6 +67,7 @@ def init_services(app: Flask) -> dict:
     services["connection_tester"] = ConnectionTester(services["settings"], services["api_client"])
     services["personas"] = _build_persona_service(services)
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
+    services["chat_import"] = ChatImportService(services["db"], services["personas"])
     services["world_books"] = WorldBookService(services["db"], services["personas"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
     services["conversation_tools"] = ConversationTools(services["db"])
@@ -244,6 +246,11 @@ def get_persona_service(app: Flask | None = None) -> PersonaService:
 def get_card_service(app: Flask | None = None) -> CardService:
     """Character card import/export and avatars."""
     return _get("cards", app)
+
+
+def get_chat_import_service(app: Flask | None = None) -> ChatImportService:
+    """Chat files (SillyTavern `.jsonl`, our JSON export) into conversations."""
+    return _get("chat_import", app)
 
 
 def get_world_book_service(app: Flask | None = None) -> WorldBookService:

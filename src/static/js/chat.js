@@ -12,6 +12,7 @@ import { KeySetup } from './chat/key_setup.js';
 import { MemoryIndicator } from './chat/memory.js';
 import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
+import { ChatImport } from './chat/chat_import.js';
 import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js';
 import { applyLimits } from './lib/forms.js';
 import { t } from './lib/i18n.js';
@@ -60,6 +61,17 @@ const search = new ConversationSearch({
   notify: (message, error = false) => toast(message, { error }),
 });
 watchScroll(byId('messages'), byId('jump-latest'));
+new ChatImport({ // eslint-disable-line no-new
+  personaId: () => state.personaId,
+  onImported: (created) => openImported(created).catch(report),
+});
+
+/** Opens a conversation just imported (it is the persona's most recent one). */
+async function openImported(created) {
+  await refreshSessions();
+  await selectSession(created.id);
+  toast(t('chat.import.done'));
+}
 
 /** Opens a search result: its conversation, scrolled to the message. */
 async function openAt(sessionId, messageId) {

@@ -35,7 +35,9 @@ log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
 MAX_MESSAGES = 200
 MAX_CONVERSATION_CHARS = 120_000
-ACTIVE = "on_branch = 1"  # memory sees the active branch; message_changes records the rest
+# Memory sees the active branch (message_changes records the rest), and not imported history:
+# that is learned only on request (migration 0042, docs/chat-import.md).
+ACTIVE = "on_branch = 1 AND imported = 0"
 RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
              "interrupted", "internal_error"}
 
@@ -279,7 +281,8 @@ def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dic
     rows = conn.execute(
         "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
         "FROM messages m JOIN sessions s ON s.id = m.session_id "
-        f"WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? AND m.{ACTIVE} ORDER BY m.id",
+        "WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? AND m.on_branch = 1 "
+        "AND m.imported = 0 ORDER BY m.id",
         (persona_id, *message_range)).fetchall()
     order: dict[str, int] = {}
     for row in rows:

@@ -73,6 +73,8 @@ SCHEMAS = {
         "active_leaf_id": nullable({"type": "integer", "minimum": 1,
                                     "description": "The last message of the active branch."}),
         "greeting_index": _GREETING_INDEX,
+        "imported": {"type": "boolean", "description": "Made by a chat import: it opens with its "
+                     "own first message, without the persona's greeting."},
     }, required=("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
                  "message_count")),
     "Message": obj({

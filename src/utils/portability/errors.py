@@ -29,3 +29,8 @@ def known_version(value: object, known: tuple[int, ...]) -> bool:
     """True when a manifest's `format_version` is one of `known`: an integer, not a bool, a
     float (`1.0`, `NaN`) or a string, so only files written in a known format are read."""
     return type(value) is int and value in known
+
+
+def invalid_chat(reason: str, message: str) -> ServiceError:
+    """400 `invalid_chat`: a chat file we cannot import; `reason` is a stable sub-code."""
+    return ServiceError(400, "invalid_chat", message, reason=reason)

@@ -27,7 +27,8 @@ class ChatPrompt:
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session["persona_id"])
         assert persona is not None  # a session's persona exists (deleting it deletes the session)
-        persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
+        persona["greeting"] = "" if session.get("imported") else greetings.greeting_for(
+            persona, session.get("greeting_index") or 0)  # an import opens with its own message
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
         user_name = prompts.user_name_for(persona, app, language)

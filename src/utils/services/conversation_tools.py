@@ -1,5 +1,6 @@
 """Finding and taking out conversations: search across one persona's sessions and export of one
-session as Markdown or JSON."""
+session as Markdown or JSON (the JSON also holds the alternatives off the active branch, so a
+re-import rebuilds the whole tree: docs/chat-import.md)."""
 import json
 
 from ..limits import SEARCH_QUERY
@@ -72,8 +73,9 @@ class ConversationTools:
         messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
         stem = f"conversation-{session_id}"
         if fmt == "json":
+            alternatives = [public(m) for m in message_store.off_branch_messages(conn, session_id)]
             body = {"session": session, "persona": {"id": session["persona_id"], "name": persona["name"]},
-                    "messages": messages}
+                    "messages": messages, "alternatives": alternatives}
             return json.dumps(body, ensure_ascii=False, indent=2) + "\n", "application/json", f"{stem}.json"
         return _markdown(session, persona["name"], messages), "text/markdown; charset=utf-8", f"{stem}.md"
 

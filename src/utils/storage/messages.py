@@ -60,6 +60,13 @@ def list_messages(conn: sqlite3.Connection, session_id: str, *, before_id: int |
     return [dict(row) for row in reversed(rows)]
 
 
+def off_branch_messages(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+    """The session's messages off the active branch (alternatives), oldest first."""
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND on_branch = 0 "
+                        "ORDER BY id", (session_id,)).fetchall()
+    return [dict(row) for row in rows]
+
+
 def last_messages(conn: sqlite3.Connection, session_id: str, n: int) -> list[dict]:
     """The active branch's last `n` messages, oldest first."""
     return list_messages(conn, session_id, limit=n)

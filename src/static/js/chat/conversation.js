@@ -127,7 +127,7 @@ export class Conversation {
 
   render(toEnd = true) {
     const nodes = this.messages.flatMap((message) => this.messageNodes(message));
-    if (!this.hasMore) {
+    if (!this.hasMore && !this.session?.imported) { // an imported chat opens with its own first message
       const pick = this.messages.length || this.stream ? null : (index) => this.pickGreeting(index);
       const greeting = greetingBubble(this.persona, this.greetingIndex, pick);
       if (greeting) nodes.unshift(greeting);

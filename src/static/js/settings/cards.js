@@ -1,30 +1,10 @@
 // Character cards on the settings page: import by drag and drop or file picker with a preview
 // before anything is created, export controls per persona, and the persona's picture.
-import { ApiError, api, seg, unreachable } from '../lib/api.js';
+import { api, seg, sendFile } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { avatar, cardText } from '../lib/persona_view.js';
 import { toast } from '../lib/ui.js';
-import { errorMessage, t, tn } from '../lib/i18n.js';
-
-/** Sends `file` as multipart field `file`; returns the JSON answer or throws ApiError. */
-async function sendFile(method, path, file) {
-  const form = new FormData();
-  form.append('file', file);
-  let response;
-  try {
-    response = await fetch(path, { method, body: form, credentials: 'same-origin', headers: { Accept: 'application/json' } });
-  } catch {
-    throw await unreachable();
-  }
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (data && data.error) || {};
-    const code = error.code || `http_${response.status}`;
-    const message = error.message || t('settings.cards.upload_failed', { status: response.status });
-    throw new ApiError(response.status, code, errorMessage(code, message, error), data);
-  }
-  return data;
-}
+import { t, tn } from '../lib/i18n.js';
 
 /** The import box: drop or pick a card, see the preview, then create the persona. */
 export class CardImport {
