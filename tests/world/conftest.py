@@ -1,2 +1,3 @@
-"""The chat tests' fakes (`claude`, parametrisable per provider) and reply script."""
-from tests.chat.conftest import claude, rows, script  # noqa: F401
+"""The chat tests' fakes (`claude`, parametrisable per provider) and reply script (`script`,
+from tests/conftest.py, scripts whichever `claude` this directory uses)."""
+from tests.chat.conftest import claude, rows  # noqa: F401
