@@ -22,15 +22,21 @@ def _post(url: str, body: dict) -> tuple[int, dict]:
             return err.code, json.loads(err.read())
 
 
+def _race(url: str, pid: str) -> list[tuple[int, dict]]:
+    """Two creates of `pid`'s own book, released together."""
+    barrier, answers = threading.Barrier(2), []
+
+    def create() -> None:
+        barrier.wait(timeout=30)
+        answers.append(_post(f"{url}/api/world-books", {"persona_id": pid}))
+    run_all([(create,), (create,)])
+    return answers
+
+
 def test_racing_creates_of_an_own_book_give_one_book_and_a_409(server, client):
     for _ in range(ROUNDS):
         pid = client.post("/api/personas", json={"name": "Ada"}).get_json()["id"]
-        barrier, answers = threading.Barrier(2), []
-
-        def create() -> None:
-            barrier.wait(timeout=30)
-            answers.append(_post(f"{server.url}/api/world-books", {"persona_id": pid}))
-        run_all([(create,), (create,)])
+        answers = _race(server.url, pid)
         assert sorted(status for status, _ in answers) == [201, 409], answers
         made = next(body for status, body in answers if status == 201)
         refused = next(body for status, body in answers if status == 409)

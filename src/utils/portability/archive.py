@@ -76,7 +76,8 @@ def pack(rows: dict) -> bytes:
 def _rows(conn, sql: str, persona_id: str) -> list[dict]:
     """The query's rows as dicts, yielding to the worker's other connections every
     YIELD_EVERY rows (a long history takes a while to read even without packing it)."""
-    cursor, found = conn.execute(sql, (persona_id,)), []
+    cursor = conn.execute(sql, (persona_id,))
+    found: list[dict] = []
     while batch := cursor.fetchmany(YIELD_EVERY):
         found.extend(dict(row) for row in batch)
         pause(0)
