@@ -72,10 +72,11 @@ def _text(index: int, words: int) -> str:
 
 
 def persona_archive(messages: int, *, format_version=1, broken_last: bool = False,
-                    words: int = 2) -> bytes:
+                    words: int = 2, revisions: tuple[str, ...] = ()) -> bytes:
     """A persona archive (archive.py's layout) with one session of `messages` messages of
     `words` words; with `broken_last` the last one has an unknown role, so the whole file is
-    read, then refused."""
+    read, then refused. Each of `revisions` becomes an update's revision of memory.md (author
+    `ai`) that read the whole session, in order."""
     rows = [{"id": i + 1, "session_id": "s1", "role": "user" if i % 2 == 0 else "assistant",
              "content": _text(i, words), "status": "complete",
              "created_at": "2026-01-01T00:00:00Z"} for i in range(messages)]
@@ -84,7 +85,8 @@ def persona_archive(messages: int, *, format_version=1, broken_last: bool = Fals
     entries = {"persona.json": {"name": "Archived"},
                "sessions.json": [{"id": "s1", "title": "t", "created_at": "2026-01-01T00:00:00Z",
                                   "updated_at": "2026-01-01T00:00:00Z"}],
-               "messages.json": rows, "revisions.json": [], "state.json": {}}
+               "messages.json": rows, "revisions.json": _ai_revisions(revisions, messages),
+               "state.json": {}}
     files = {name: json.dumps(value).encode("utf-8") for name, value in entries.items()}
     manifest = {"format": "persona-cortex-persona", "format_version": format_version,
                 "entries": [{"path": n, "sha256": hashlib.sha256(d).hexdigest(), "size": len(d)}
@@ -95,6 +97,19 @@ def persona_archive(messages: int, *, format_version=1, broken_last: bool = Fals
             archive.writestr(name, data)
         archive.writestr("manifest.json", json.dumps(manifest, allow_nan=True))
     return out.getvalue()
+
+
+def _ai_revisions(texts: tuple[str, ...], messages: int) -> list[dict]:
+    return [{"id": index, "filename": "memory.md", "author": "ai", "content": text,
+             "created_at": f"2026-01-01T00:00:{index:02d}Z", "message_from": 1,
+             "message_to": messages, "summary": "update"} for index, text in enumerate(texts, 1)]
+
+
+def repetitive_memory(lines: int, step: int) -> str:
+    """A memory of `lines` short lines drawn from 110 distinct ones in a `step`-dependent
+    order: each repeats too rarely for difflib's autojunk (under 1 % of the lines), so a
+    sequence diff of two such texts is quadratic in their lines (seconds at 7,000)."""
+    return "".join(f"- f{(index * step) % 110}\n" for index in range(lines))
 
 
 def upload(port: int, path: str, data: bytes, method: str = "POST",

@@ -7,12 +7,11 @@ a file whose base revision is stale has its edits replayed on the current text (
 rebase), and if they no longer fit the person gets a conflict view instead. A new run while a
 proposal is pending builds on the proposal's text (`stage_for_run`).
 """
-import difflib
 import logging
 from dataclasses import replace
 
 from ..storage.db import transaction
-from . import jobs, proposals as store, retractions
+from . import diffs, jobs, proposals as store, retractions
 from .errors import (
     InvalidContent,
     ProposalConflict,
@@ -212,11 +211,8 @@ class ProposalService:
 
 
 def unified(before: str, after: str, filename: str, old: str, new: str) -> str:
-    """A unified diff in the history's style."""
-    text = "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(),
-                                          fromfile=filename + old, tofile=filename + new,
-                                          lineterm=""))
-    return text + "\n" if text else ""
+    """A unified diff in the history's style (off the event loop when large: diffs.py)."""
+    return diffs.unified(before, after, filename + old, filename + new)
 
 
 def _range(proposal: dict):

@@ -3,12 +3,11 @@
 Readers see committed rows only. A writer inserts its row uncommitted, replaces the file, then
 commits the row; `pending_revisions` lets the next lock holder settle what a killed writer left.
 """
-import difflib
 import hashlib
 import sqlite3
 from datetime import UTC, datetime
 
-from . import provenance
+from . import diffs, provenance
 
 AUTHORS = ("user", "ai", "template", "restore", "external")
 _COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id, "
@@ -131,10 +130,7 @@ def revision_detail(row, previous, source: dict | None = None) -> dict:
     """A revision with its content and a unified diff to its predecessor (or to nothing)."""
     before = previous["content"] if previous is not None else ""
     from_name = f"{row['filename']}@{previous['id']}" if previous is not None else "/dev/null"
-    diff = difflib.unified_diff(before.splitlines(), row["content"].splitlines(),
-                                fromfile=from_name, tofile=f"{row['filename']}@{row['id']}",
-                                lineterm="")
-    text = "\n".join(diff)
+    text = diffs.unified(before, row["content"], from_name, f"{row['filename']}@{row['id']}")
     return {**revision_dict(row, source), "filename": row["filename"], "content": row["content"],
             "previous_rev": previous["id"] if previous is not None else None,
-            "diff": text + "\n" if text else ""}
+            "diff": text}

@@ -2,6 +2,7 @@
 import logging
 import os
 
+from ..cooperative import offload
 from ..cortex.atomic import atomic_write
 from ..services.errors import ServiceError
 from ..services.ids import new_id
@@ -28,7 +29,8 @@ class ArchiveService:
                                "persona's memories and history; ask with include_memories=1",
                                field="include_memories")
         with self._cortex.lock(persona["id"]), self._db.transaction(immediate=False) as conn:
-            return archive.build(conn, persona)
+            rows = archive.read_rows(conn, persona)
+        return offload(archive.pack, rows)  # seconds of deflate for a long history
 
     def preview(self, upload: Upload) -> dict:
         """What importing the read archive would create; nothing is stored."""
