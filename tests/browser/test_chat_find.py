@@ -50,7 +50,7 @@ def test_search_opens_the_conversation_at_an_early_message(page, server, app):
 def test_export_links_download_the_open_conversation(page, server, app):
     sid = _session_with(page, server, app, ["Hello there", "Hi!"], "Greetings")
     open_page(page, server, f"/?persona=default&session={sid}")
-    page.get_by_text("Export").click()
+    page.get_by_text("Export", exact=True).click()
     with page.expect_download() as info:
         page.get_by_role("link", name="Markdown (.md)").click()
     download = info.value
