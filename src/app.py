@@ -18,7 +18,7 @@ from . import config as config_module  # noqa: E402
 from .routes import (access, chat, cortex, health, messages, pages, personas,  # noqa: E402
                      sessions, settings)
 from .routes import (branches, cortex_jobs, cortex_review, cortex_sleep, limits,  # noqa: E402
-                     openapi, portability, search, world)
+                     openapi, portability, search, user_personas, world)
 from .routes.errors import register_error_handlers  # noqa: E402
 from .routes.ws import sock  # noqa: E402
 from .utils import provider  # noqa: E402
@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
               health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
               messages.bp, branches.bp, cortex_jobs.bp, cortex_review.bp, cortex_sleep.bp,
-              limits.bp, search.bp, openapi.bp, portability.bp, world.bp)
+              limits.bp, search.bp, openapi.bp, portability.bp, world.bp,
+              user_personas.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:

@@ -9,7 +9,8 @@ from .errors import ApiError
 from .guards import no_body_or_json, persona_id
 
 bp = Blueprint("portability", __name__, url_prefix="/api")
-UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar"})
+UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar",
+                              "user_personas.put_avatar"})
 _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
                  "Content-Security-Policy": "default-src 'none'; sandbox"}
 
@@ -17,7 +18,7 @@ _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
 @bp.post("/personas/import")
 def import_card():
     """Creates a persona from a card file (201), or with ?preview=1 shows what it would be."""
-    data = _uploaded_file()
+    data = uploaded_file()
     if _flag("preview"):
         return jsonify(get_card_service().preview(data))
     return jsonify(get_card_service().import_card(data)), 201
@@ -54,7 +55,7 @@ def get_avatar(pid: str):
 def put_avatar(pid: str):
     """Sets the avatar from an uploaded picture (re-encoded); returns the persona."""
     pid = persona_id(pid)
-    return jsonify(get_card_service().set_avatar(pid, _uploaded_file(kind="picture")))
+    return jsonify(get_card_service().set_avatar(pid, uploaded_file(kind="picture")))
 
 
 @bp.delete("/personas/<pid>/avatar")
@@ -73,7 +74,7 @@ def download_backup():
     return _attachment(body, "application/zip", f"persona-cortex-backup-{stamp}.zip")
 
 
-def _uploaded_file(kind: str = "card") -> bytes:
+def uploaded_file(kind: str = "card") -> bytes:
     """The multipart field `file`, read up to the upload limit."""
     if request.mimetype != "multipart/form-data":
         raise ApiError(415, "unsupported_media_type",

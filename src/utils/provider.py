@@ -29,6 +29,7 @@ from .services.chat_titles import TitleGenerator
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.world_books import WorldBookService
+from .services.user_personas import UserPersonaService
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.connection_test import ConnectionTester
@@ -61,6 +62,7 @@ def init_services(app: Flask) -> dict:
     services["personas"] = _build_persona_service(services)
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
     services["world_books"] = WorldBookService(services["db"], services["personas"])
+    services["user_personas"] = UserPersonaService(services["db"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
     services["conversation_tools"] = ConversationTools(services["db"])
     services.update(_build_cortex_updates(config, services))
@@ -248,6 +250,11 @@ def get_card_service(app: Flask | None = None) -> CardService:
 def get_world_book_service(app: Flask | None = None) -> WorldBookService:
     """Lorebooks (world info): books, entries, and which personas use them."""
     return _get("world_books", app)
+
+
+def get_user_persona_service(app: Flask | None = None) -> UserPersonaService:
+    """User personas ("About you"): who the person is in each conversation."""
+    return _get("user_personas", app)
 
 
 def get_backup_service(app: Flask | None = None) -> BackupService:

@@ -7,9 +7,10 @@ import copy
 from functools import lru_cache
 
 from . import (access, chat, common, conversations, cortex, cortex_review, portability, search,
-               settings, world)
+               settings, user_personas, world)
 
-_AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world)
+_AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world,
+          user_personas)
 _DESCRIPTION = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "

@@ -8,6 +8,7 @@ from ..api_request.types import RequestConfig
 from ..cortex.settings import load_cortex_settings
 from ..storage import messages as message_store
 from ..storage import personas as persona_store
+from ..storage import user_personas as user_persona_store
 from . import greetings
 from . import prompt_builder as prompts
 from . import world_info
@@ -32,7 +33,8 @@ class ChatPrompt:
         persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        user_name = prompts.user_name_for(persona, app, language)
+        user_name, about = prompts.user_for(persona, app, language,
+                                            user_persona_store.of_session(conn, session["id"]))
         cortex, used = self._cortex_text(persona["id"])
         message_store.set_cortex_revisions(conn, reply_id, used)
         parent = message_store.get_message(conn, reply_id)["parent_id"]
@@ -41,7 +43,7 @@ class ChatPrompt:
         fired = world_info.fire(conn, persona, user_name, history)
         message_store.set_world_info(conn, reply_id, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
-                                       [hit.content for hit in fired])
+                                       [hit.content for hit in fired], about)
         history = prompts.with_post_history(
             history, prompts.post_history_instructions(persona, user_name))
         if prefix.strip() and history:

@@ -11,6 +11,7 @@ import re
 from ..api_request import PROVIDERS, Connection
 from ..logsafe import register_secret
 from . import provider_settings
+from ..storage import user_personas
 from ..storage.settings import get_setting, set_setting
 from . import validation as check
 from .errors import ServiceError, invalid
@@ -59,7 +60,11 @@ class SettingsService:
     def values(self) -> dict:
         """The general settings, defaults filled in (what chat and cortex use); `base_url` is
         the environment's for the provider unless one was set."""
-        merged = self._merge(get_setting(self._db.conn(), SETTINGS_KEY, {}))
+        conn = self._db.conn()
+        merged = self._merge(get_setting(conn, SETTINGS_KEY, {}))
+        default = user_personas.get_default(conn)
+        if default is not None:
+            merged["user_name"] = default["name"]
         if merged["base_url"] is None:
             merged["base_url"] = self._env_base_urls.get(merged["provider"])
         return merged
@@ -96,6 +101,7 @@ class SettingsService:
                 stored = stored if isinstance(stored, dict) else {}
                 current = self._merge(stored)["provider"]
                 set_setting(conn, SETTINGS_KEY, provider_settings.apply(stored, cleaned, current))
+                _rename_default(conn, cleaned)
             log.info("Settings changed: %s", ", ".join(sorted(cleaned)))
         return self.get()
 
@@ -183,6 +189,20 @@ class SettingsService:
                 except ServiceError:
                     log.warning("Ignoring invalid stored setting %s", name)
         return valid
+
+
+def _rename_default(conn, cleaned: dict) -> None:
+    """`user_name` is the default user persona's name once there is one (docs/about-you.md):
+    setting it renames that persona; an empty name cannot, so it is refused (nothing written)."""
+    if "user_name" not in cleaned:
+        return
+    default = user_personas.get_default(conn)
+    if default is None:
+        return
+    if not cleaned["user_name"]:
+        raise invalid("user_name", "is the default user persona's name and cannot be empty "
+                                   "(change it under About you)")
+    user_personas.update(conn, default["id"], {"name": cleaned["user_name"]})
 
 
 def _rejection(result, key: str) -> ServiceError:
