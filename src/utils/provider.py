@@ -30,6 +30,7 @@ from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.world_books import WorldBookService
 from .services.user_personas import UserPersonaService
+from .storage import user_personas
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.connection_test import ConnectionTester
@@ -162,7 +163,13 @@ def _build_cortex_updates(config, services: dict) -> dict:
     owner.sweep()
 
     def app_settings() -> dict:
-        return get_setting(db.conn(), "app", {})
+        """The stored "app" settings, `user_name` read from the default user persona (as
+        SettingsService.values() does), so memory runs name the person as the chat does."""
+        conn = db.conn()
+        values = get_setting(conn, "app", {})
+        values = values if isinstance(values, dict) else {}
+        default = user_personas.get_default(conn)
+        return {**values, "user_name": default["name"]} if default else values
 
     proposals = ProposalService(services["cortex"], db)
     update = CortexUpdateService(services["api_client"], services["cortex"], db, app_settings,
