@@ -6,8 +6,11 @@ import re
 
 from flask import Blueprint, jsonify, request
 
-from ..utils.provider import (get_chat_service, get_session_service,
-                              get_user_persona_service)
+from ..utils.provider import (
+    get_chat_service,
+    get_session_service,
+    get_user_persona_service,
+)
 from ..utils.services.errors import invalid
 from ..utils.services.validation import reject_unknown
 from .errors import ApiError, json_body

@@ -37,7 +37,7 @@ def test_name_and_description_reach_the_chat_request_in_a_cached_block_of_their_
     text = _system_text(first)
     assert "You are Mira, in a conversation with Alex." in text
     assert "Mira is Alex's neighbour." in text
-    assert f"## About Alex\n" in text and f"<user_persona>\n{ALEX}\n</user_persona>" in text
+    assert "## About Alex\n" in text and f"<user_persona>\n{ALEX}\n</user_persona>" in text
     other = _user_persona(convo, "Alex", "Another Alex, a night-shift nurse.")
     session = convo.session(pid)
     convo.call("PATCH", f"/api/sessions/{session}", {"user_persona_id": other["id"]})
@@ -115,7 +115,7 @@ def test_the_cortex_update_request_names_the_conversation_s_person_and_describes
     convo.call("PATCH", f"/api/sessions/{session}", {"user_persona_id": sam["id"]})
     convo.say(session, "I fixed the mast today.", "Well done!")
     convo.remember(pid, add_line("- Sam fixed the mast."))
-    update = [r for r in claude.requests if r.tools][0]
+    update = next(r for r in claude.requests if r.tools)
     system = _system_text(update)
     assert system.startswith("You are Mira. You have just been talking with Sam.")
     assert f"<user_persona>\n{SAM}\n</user_persona>" in system and ALEX not in system
@@ -132,7 +132,7 @@ def test_the_german_prompts_carry_the_user_persona(convo, claude):
     text = _system_text(chat_requests(claude)[-1])
     assert "## Über Alex\n" in text and f"<user_persona>\n{ALEX}\n</user_persona>" in text
     convo.remember(pid, add_line("- Alex sagt Hallo."))
-    update = _system_text([r for r in claude.requests if r.tools][0])
+    update = _system_text(next(r for r in claude.requests if r.tools))
     assert "So beschreibt sich Alex" in update and ALEX in update
 
 

@@ -1,7 +1,16 @@
 """User personas, "About you" (docs/about-you.md)."""
 from ..limits import USER_PERSONA_TEXT
-from .common import (TIMESTAMP, errors, json_body, json_response, nullable, obj, operation,
-                     path_param, ref)
+from .common import (
+    TIMESTAMP,
+    errors,
+    json_body,
+    json_response,
+    nullable,
+    obj,
+    operation,
+    path_param,
+    ref,
+)
 
 _PARAM = path_param("upid", {"type": "integer", "minimum": 1}, "A user persona id.")
 _FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": obj(
