@@ -10,6 +10,7 @@ import { CortexJobs } from './settings/cortex_jobs.js';
 import { CortexPins } from './settings/cortex_pins.js';
 import { CortexProposals } from './settings/cortex_proposals.js';
 import { CortexSleep } from './settings/cortex_sleep.js';
+import { AboutYouSettings } from './settings/about_you.js';
 import { GeneralSettings } from './settings/general.js';
 import { PersonaSettings } from './settings/personas.js';
 import { t } from './lib/i18n.js';
@@ -79,6 +80,7 @@ const jobs = new CortexJobs({
   },
 });
 const general = new GeneralSettings();
+const aboutYou = new AboutYouSettings({ onChange: () => general.load() });
 const personas = new PersonaSettings({ onChange: (list) => personasChanged(list) });
 
 function report(err) {
@@ -118,7 +120,7 @@ personaSelect.addEventListener('change', async () => {
 
 async function start() {
   if (params.get('view') === 'history') history.revealDiff();
-  await Promise.all([general.load(), personas.load(), jobs.load(), applyLimits()]);
+  await Promise.all([general.load(), aboutYou.load(), personas.load(), jobs.load(), applyLimits()]);
   if (params.get('view') !== 'history' && window.location.hash) {
     document.getElementById(window.location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }

@@ -7,7 +7,7 @@ import { toast } from '../lib/ui.js';
 import { errorMessage, t, tn } from '../lib/i18n.js';
 
 /** Sends `file` as multipart field `file`; returns the JSON answer or throws ApiError. */
-async function sendFile(method, path, file) {
+export async function sendFile(method, path, file) {
   const form = new FormData();
   form.append('file', file);
   let response;
