@@ -12,6 +12,7 @@ import { KeySetup } from './chat/key_setup.js';
 import { MemoryIndicator } from './chat/memory.js';
 import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
+import { UserPersonaPicker } from './chat/user_persona.js';
 import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js';
 import { applyLimits } from './lib/forms.js';
 import { t } from './lib/i18n.js';
@@ -60,6 +61,13 @@ const search = new ConversationSearch({
   notify: (message, error = false) => toast(message, { error }),
 });
 watchScroll(byId('messages'), byId('jump-latest'));
+const userPersona = new UserPersonaPicker({
+  onChanged: (updated) => {
+    state.sessions = state.sessions.map((s) => (s.id === updated.id ? { ...s, ...updated } : s));
+    renderHeader();
+  },
+  notify: (message, error = false) => toast(message, { error }),
+});
 
 /** Opens a search result: its conversation, scrolled to the message. */
 async function openAt(sessionId, messageId) {
@@ -103,6 +111,7 @@ function renderHeader() {
   byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : t('chat.sidebar.untitled');
   document.title = current ? t('chat.page_title_persona', { name: current.name }) : t('app.name');
   renderExport();
+  userPersona.render(state.sessionId ? session() : null);
 }
 
 function renderSessions() {
@@ -216,7 +225,8 @@ socket.addEventListener('open', () => {
 async function start() {
   const params = new URLSearchParams(window.location.search);
   try {
-    const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas'), applyLimits()]);
+    const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas'),
+      applyLimits(), userPersona.load()]);
     state.personas = listOf(personas, 'personas');
     setPersonName(settings.user_name);
     const ready = settings.is_ready ?? (settings.api_key && settings.api_key.configured);

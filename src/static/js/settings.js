@@ -80,7 +80,11 @@ const jobs = new CortexJobs({
   },
 });
 const general = new GeneralSettings();
-const aboutYou = new AboutYouSettings({ onChange: () => general.load() });
+// The name under General is the default user persona's name (docs/about-you.md): keep it shown.
+const aboutYou = new AboutYouSettings({ onChange: (items) => {
+  const chosen = items.find((item) => item.is_default);
+  if (chosen) byId('set-user-name').value = chosen.name;
+} });
 const personas = new PersonaSettings({ onChange: (list) => personasChanged(list) });
 
 function report(err) {
