@@ -32,8 +32,11 @@ def test_name_and_description_reach_the_chat_request_in_a_cached_block_of_their_
                                                                                     claude):
     _user_persona(convo, "Alex", ALEX)
     pid = _persona(convo)
-    convo.say(convo.session(pid), "Hello", "Hi!")
+    session = convo.session(pid)
+    convo.say(session, "Hello", "Hi!")
     first = chat_requests(claude)[-1]
+    convo.say(session, "How are you?", "Fine.")
+    again = chat_requests(claude)[-1]
     text = _system_text(first)
     assert "You are Mira, in a conversation with Alex." in text
     assert "Mira is Alex's neighbour." in text
@@ -48,11 +51,13 @@ def test_name_and_description_reach_the_chat_request_in_a_cached_block_of_their_
         assert [("cache_control" in b) for b in first.system] == [True, True, False]
         assert [("cache_control" in b) for b in second.system] == [True, True, False]
         assert first.system[0] == second.system[0]
+        assert again.system[:2] == first.system[:2]  # the conversation's turns hit both
         assert ALEX not in first.system[0]["text"] and "About Alex" in first.system[1]["text"]
         assert second.system[1] != first.system[1]
     else:
         # one system text: the persona+cortex prefix is its unchanged beginning
         head = first.system.split("\n\n## About Alex\n")[0]
+        assert again.system.startswith(head + "\n\n## About Alex\n")
         assert second.system.startswith(head + "\n\n## About Alex\n") and ALEX not in head
 
 
