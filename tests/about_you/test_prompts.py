@@ -4,8 +4,9 @@ after the unchanged persona+cortex prefix) and in the cortex update request; a p
 choice; deleting one sends its conversations back to the default."""
 import json
 
-from tests.chat.chat_support import BOTH_PROVIDERS, chat_requests
+from tests.chat.chat_support import BOTH_PROVIDERS, Script, chat_requests
 from tests.memory.support import add_line
+from tests.world.support import Conversation as Talk
 
 ALEX = "Alex is a marine biologist who hates mornings."
 SAM = "Sam restores old sailing boats in Kiel."
@@ -28,24 +29,33 @@ def _system_text(request) -> str:
 
 
 @BOTH_PROVIDERS
-def test_name_and_description_reach_the_chat_request_in_a_cached_block_of_their_own(convo,
-                                                                                    claude):
-    _user_persona(convo, "Alex", ALEX)
-    pid = _persona(convo)
-    session = convo.session(pid)
-    convo.say(session, "Hello", "Hi!")
-    first = chat_requests(claude)[-1]
-    convo.say(session, "How are you?", "Fine.")
-    again = chat_requests(claude)[-1]
+def test_name_and_description_reach_the_chat_request_in_a_cached_block_of_their_own(
+        server, client, claude):
+    Script(claude)
+    client.post("/api/user-personas", json={"name": "Alex", "description": ALEX})
+    persona = client.post("/api/personas", json={"name": "Mira", "description":
+                          "Mira is {{user}}'s neighbour."}).get_json()
+    talk = Talk(server, client, claude, persona)
+    try:
+        talk.say("Hello")
+        first = talk.request()
+        talk.say("How are you?")
+        again = talk.request()
+    finally:
+        talk.close()
     text = _system_text(first)
     assert "You are Mira, in a conversation with Alex." in text
     assert "Mira is Alex's neighbour." in text
     assert "## About Alex\n" in text and f"<user_persona>\n{ALEX}\n</user_persona>" in text
-    other = _user_persona(convo, "Alex", "Another Alex, a night-shift nurse.")
-    session = convo.session(pid)
-    convo.call("PATCH", f"/api/sessions/{session}", {"user_persona_id": other["id"]})
-    convo.say(session, "Hello", "Hi!")
-    second = chat_requests(claude)[-1]
+    other = client.post("/api/user-personas", json={
+        "name": "Alex", "description": "Another Alex, a night-shift nurse."}).get_json()
+    talk = Talk(server, client, claude, persona)
+    try:
+        client.patch(f"/api/sessions/{talk.session['id']}", json={"user_persona_id": other["id"]})
+        talk.say("Hello")
+        second = talk.request()
+    finally:
+        talk.close()
     if isinstance(first.system, list):
         # persona+cortex unchanged and cached; the description a second breakpoint after it
         assert [("cache_control" in b) for b in first.system] == [True, True, False]
@@ -110,7 +120,6 @@ def test_the_default_can_only_go_last_and_a_new_default_serves_new_sessions(conv
     assert convo.call("GET", "/api/user-personas") == {"user_personas": [], "default_id": None}
 
 
-@BOTH_PROVIDERS
 def test_the_cortex_update_request_names_the_conversation_s_person_and_describes_them(convo,
                                                                                       claude):
     _user_persona(convo, "Alex", ALEX)
