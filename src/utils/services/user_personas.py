@@ -143,4 +143,7 @@ class UserPersonaService:
             if upid is not None and store.get(conn, upid) is None:
                 raise not_found("user_persona", str(upid))
             store.set_for_session(conn, session_id, upid)
-            return session_store.get_session(conn, session_id)
+            session = session_store.get_session(conn, session_id)
+        if session is None:
+            raise not_found("session", session_id)
+        return session
