@@ -88,7 +88,7 @@ def streaming(base: str, sockets: list, turns: int) -> tuple[int, int, list[floa
         return ok, errors, ttfts
 
     with ThreadPoolExecutor(len(sockets)) as pool:
-        results = list(pool.map(chat, zip(sockets, sessions)))
+        results = list(pool.map(chat, zip(sockets, sessions, strict=True)))
     return (sum(r[0] for r in results), sum(r[1] for r in results),
             [t for r in results for t in r[2]])
 

@@ -10,6 +10,7 @@ document per line.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
@@ -21,6 +22,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -32,7 +34,7 @@ WORDS = ("Thanks for telling me about the trip. The mountains in autumn sound wo
 
 def _chunks(n: int) -> list[str]:
     bounds = [len(WORDS) * i // n for i in range(n + 1)]
-    return [WORDS[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [WORDS[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def run_fake(event_delay: float, chunks: int) -> None:
@@ -176,7 +178,7 @@ def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None
                         break
                 except OSError:
                     if proc.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError("the server did not start")
+                        raise RuntimeError("the server did not start") from None
                     time.sleep(0.05)
             yield base, proc
         finally:
@@ -222,7 +224,7 @@ class MemoryPeak:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "MemoryPeak":
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

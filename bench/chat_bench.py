@@ -34,8 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_capacity import run_capacity  # noqa: E402
 from bench.bench_clients import bodies_by_slot  # noqa: E402
-from bench.bench_procs import (Child, cpu_seconds, memory_kib, serve_app,  # noqa: E402
-                               worker_pids)
+from bench.bench_procs import Child, cpu_seconds, memory_kib, serve_app, worker_pids  # noqa: E402
 
 KINDS = ("sdk", "ws", "sse")
 START_DELAY = 0.1  # seconds from handing out a round to its start: every process is ready
@@ -85,7 +84,7 @@ class Bench:
         """The baseline's TTFTs and the CPU its processes spent on them."""
         bodies = [self.bodies[i] for i in range(streams)]
         share = [bodies[i::len(self.sdks)] for i in range(len(self.sdks))]
-        busy = [(sdk, part) for sdk, part in zip(self.sdks, share) if part]
+        busy = [(sdk, part) for sdk, part in zip(self.sdks, share, strict=True) if part]
         for sdk, part in busy:
             sdk.send(_json({"bodies": part, "turns": turns, "at": at}))
         answers = [sdk.read() for sdk, _ in busy]
@@ -95,7 +94,7 @@ class Bench:
         """Interleaved rounds at one stream count; samples and CPU per kind."""
         self.ensure_slots(streams)
         samples = {kind: [] for kind in KINDS}
-        cpu = {kind: 0.0 for kind in KINDS}
+        cpu = dict.fromkeys(KINDS, 0.0)
         for i in range(rounds):
             for kind in KINDS[i % 3:] + KINDS[:i % 3]:
                 ttfts, spent = self.round(kind, streams, turns)

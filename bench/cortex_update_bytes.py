@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from src.app import create_app  # noqa: E402
-from src.utils import provider  # noqa: E402
-from src.utils.api_request import RequestConfig  # noqa: E402
-from src.utils.api_request.types import ToolDefinition  # noqa: E402
-from src.utils.storage.messages import add_message  # noqa: E402
-from src.utils.storage.personas import create_persona  # noqa: E402
-from src.utils.storage.sessions import create_session  # noqa: E402
-from tests.fakes.claude import FakeClaude, replies  # noqa: E402
+from src.app import create_app
+from src.utils import provider
+from src.utils.api_request import RequestConfig
+from src.utils.api_request.types import ToolDefinition
+from src.utils.storage.messages import add_message
+from src.utils.storage.personas import create_persona
+from src.utils.storage.sessions import create_session
+from tests.fakes.claude import FakeClaude, replies
 
 HEADING = "## Important details about Jonas\n"
 FACT = "- Jonas adopted a grey cat called Pixel on 2025-06-03; she sleeps on his keyboard.\n"

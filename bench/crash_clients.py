@@ -99,7 +99,7 @@ class Load:
         return persona["id"], session["id"]
 
     def _chatter(self, base: str, rng) -> None:
-        persona_id, session_id = rng.choice(self.personas)
+        _persona_id, session_id = rng.choice(self.personas)
         text = f"Remember FACT-{uuid.uuid4().hex[:12]} please."
         parts = urlsplit(base)
         conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from src.utils.services.chat_titles import TITLE_MAX_TOKENS  # noqa: E402
-from tests.fakes.claude import FakeClaude, replies  # noqa: E402
+from src.utils.services.chat_titles import TITLE_MAX_TOKENS
+from tests.fakes.claude import FakeClaude, replies
 
 FACT = re.compile(r"FACT-[0-9a-f]{12}")
 FAILED_ATTEMPTS = 3

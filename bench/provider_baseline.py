@@ -55,7 +55,7 @@ def main() -> None:
                 body = json.load(fh)
             barrier = threading.Barrier(int(count))
 
-            def go(_):
+            def go(_, barrier=barrier, body=body):
                 barrier.wait()
                 return run(sdk, body)
             print(json.dumps(list(pool.map(go, range(int(count))))), flush=True)

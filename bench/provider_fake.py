@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakes.claude import FakeClaude, replies  # noqa: E402
-from tests.fakes.openai_compat import FakeOpenAI  # noqa: E402
+from tests.fakes.claude import FakeClaude, replies
+from tests.fakes.openai_compat import FakeOpenAI
 
 TEXT = "Hello! It is good to see you again. How was the trip to the mountains last weekend?"
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakes.claude import FakeClaude, replies  # noqa: E402
-from tests.fakes.usage import count_tokens  # noqa: E402
+from tests.fakes.claude import FakeClaude, replies
+from tests.fakes.usage import count_tokens
 
 FACT = re.compile(r"FACT: ([^.\n]+)\.")
 MARK = "<cortex_retracted>"
@@ -29,7 +29,7 @@ class ReconcileModel:
     """Answers chat, updates and reconciliations; logs each request's kind and input tokens."""
 
     def __init__(self, log_path: str):
-        self._log = open(log_path, "a", encoding="utf-8")
+        self._log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115  (closed in close())
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -51,7 +51,7 @@ class ReconcileModel:
         """The reply and how many characters the model wrote (text plus tool inputs)."""
         reply = ReconcileModel._answer(kind, prompt, body)
         if isinstance(reply, tuple):
-            calls, text = reply
+            calls, _text = reply
             return replies.tool_use(calls), sum(len(json.dumps(args)) for _, args in calls)
         return replies.text(reply), len(reply)
 

@@ -120,7 +120,7 @@ def main() -> int:
     print(f"budget {report['budget']:,} chars, {report['turns']} turns")
     print("#  after  trigger    status  memory.md before → after   calls  prompt tok "
           "(cached)  out tok")
-    for n, (c, up) in enumerate(zip(report["consolidations"], report["upstream"]), 1):
+    for n, (c, up) in enumerate(zip(report["consolidations"], report["upstream"], strict=False), 1):
         usage = c["usage"]
         cached = usage.get("cache_read_input_tokens", 0) or 0
         prompt = (usage.get("input_tokens", 0) or 0) + cached + \

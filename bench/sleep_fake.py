@@ -18,13 +18,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakes.claude import FakeClaude, replies  # noqa: E402
-from tests.fakes.usage import _items, _tokens  # noqa: E402
+from tests.fakes.claude import FakeClaude, replies
+from tests.fakes.usage import _items, _tokens
 
 FACT = re.compile(r"FACT: ([^.\n]+)\.")
-FILE = re.compile(r'<cortex_file name="([a-z.]+)"([^>]*)>\n(.*?)</cortex_file>', re.S)
+FILE = re.compile(r'<cortex_file name="([a-z.]+)"([^>]*)>\n(.*?)</cortex_file>', re.DOTALL)
 LINE = re.compile(r"^- On (\d{4}-\d{2}-\d{2}) (.+)$")
-PIN = re.compile(r"<!-- pin -->.*?<!-- /pin -->\n?", re.S)
+PIN = re.compile(r"<!-- pin -->.*?<!-- /pin -->\n?", re.DOTALL)
 KEEP = 25
 
 

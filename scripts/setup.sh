@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# Creates .venv and installs the pinned requirements. Sourced by serve.sh and test.sh.
+# Creates .venv and installs the pinned requirements. Run by serve.sh and test.sh.
+# It installs when the stamp for these requirement files is missing, and also when the venv
+# cannot import the app and its gevent worker (a package removed or broken by hand, or a
+# requirement that was missing when the stamp was written): a second run always repairs.
+# `--no-compile`: Python compiles what the app imports on first use, instead of pip compiling
+# every module of every package up front (about half of the install's CPU time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 req=${1:-requirements.txt}
@@ -7,7 +12,7 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 stamp=".venv/.installed-$(sha256sum requirements.txt "$req" | sha256sum | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$req"
+if [ ! -f "$stamp" ] || ! .venv/bin/python -c 'import src.server, src.app' 2>/dev/null; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile -r "$req"
   touch "$stamp"
 fi

@@ -5,6 +5,8 @@
 # The suite runs in PYTEST_WORKERS processes (pytest-xdist, default 2: measured on the 2-core
 # machine, docs/development.md#tests), each test file whole in one of them; arguments given to
 # this script come later and win (`-n 0` runs it in one process).
+# Before pytest, the lint and type checks run (configuration in pyproject.toml): any finding
+# fails the command at once (docs/development.md#checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh requirements-dev.txt
@@ -24,4 +26,6 @@ elif command -v apt-cache >/dev/null; then
       "sudo apt-get install --only-upgrade chromium)"
   fi
 fi
+.venv/bin/ruff check --quiet --output-format concise
+.venv/bin/mypy
 exec .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"

@@ -10,20 +10,37 @@ if __name__ == "__main__":
     from .serve import main
     sys.exit(main())
 
-import logging  # noqa: E402
+import logging
 
-from flask import Flask  # noqa: E402
+from flask import Flask
 
-from . import config as config_module  # noqa: E402
-from .routes import (access, chat, cortex, health, messages, pages, personas,  # noqa: E402
-                     sessions, settings)
-from .routes import (branches, cortex_jobs, cortex_review, cortex_sleep, limits,  # noqa: E402
-                     openapi, portability, search, user_personas, world)
-from .routes.errors import register_error_handlers  # noqa: E402
-from .routes.ws import sock  # noqa: E402
-from .utils import provider  # noqa: E402
-from .serve import is_loopback  # noqa: E402,F401  (re-exported: tests and callers use it here)
-from .utils.logsafe import configure_logging  # noqa: E402
+from . import config as config_module
+from .routes import (
+    access,
+    branches,
+    chat,
+    cortex,
+    cortex_jobs,
+    cortex_review,
+    cortex_sleep,
+    health,
+    limits,
+    messages,
+    openapi,
+    pages,
+    personas,
+    portability,
+    search,
+    sessions,
+    settings,
+    user_personas,
+    world,
+)
+from .routes.errors import register_error_handlers
+from .routes.ws import sock
+from .serve import is_loopback  # noqa: F401  (re-exported: tests and callers use it here)
+from .utils import provider
+from .utils.logsafe import configure_logging
 
 log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
@@ -36,6 +53,7 @@ BLUEPRINTS = (access.bp,  # first: its checks run before every other request hoo
 def create_app(config: dict | None = None) -> Flask:
     """Wires config → storage → services → blueprints; `config` replaces the environment."""
     app = Flask(__name__, instance_relative_config=False)
+    app.request_class = portability.MemoryUploadRequest
     app.config.update(config_module.load(app.instance_path, config))
     configure_logging(app.config["LOG_LEVEL"], bool(app.config.get("LOG_PROMPTS")))
     provider.init_services(app)

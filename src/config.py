@@ -1,5 +1,6 @@
 """Configuration: defaults, then the environment (and an optional `.env`), then a test mapping."""
 import os
+from typing import Any
 
 from dotenv import dotenv_values
 
@@ -48,7 +49,7 @@ def defaults(instance_path: str) -> dict:
 def from_environment(dotenv_path: str = ".env") -> dict:
     """Values set in the process environment win over those in `.env`."""
     file_values = dotenv_values(dotenv_path) if os.path.isfile(dotenv_path) else {}
-    found = {}
+    found: dict[str, Any] = {}
     for key, env_name in ENV_KEYS.items():
         value = os.environ.get(env_name, file_values.get(env_name))
         if value not in (None, ""):

@@ -9,8 +9,7 @@ import sys
 
 from flask import Flask
 
-from . import config as config_module
-from . import server
+from . import commands, config as config_module, server
 from .utils.logsafe import configure_logging, register_secret
 from .utils.services.token_rules import WeakToken, checked_token
 
@@ -27,9 +26,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """Serves the app with gunicorn (gevent workers, see `server.py`); `backup` and
-    `restore` as first argument run those commands instead (see utils/portability/cli.py).
+    `restore` run those commands instead (see utils/portability/cli.py), and `--help` prints
+    the usage of all three (`commands.py`) without reading a setting.
 
     Each worker process builds its own app after the fork (`load`), so its SQLite connections and
     its cortex worker thread live in the process that serves the requests (a thread started before
@@ -39,21 +39,23 @@ def main() -> int:
     """
     from gunicorn.app.base import BaseApplication
 
+    argv = sys.argv[1:] if argv is None else argv
+    command = commands.parse(argv).command
     config = config_module.load(Flask(__name__).instance_path, None)
     configure_logging(config["LOG_LEVEL"], bool(config.get("LOG_PROMPTS")))
     register_secret(config.get("ACCESS_TOKEN"))
-    if sys.argv[1:2] in (["backup"], ["restore"]):
-        return _portability_command(sys.argv[1:], config["DATA_DIR"])
+    if command != "serve":
+        return _portability_command(argv, config["DATA_DIR"])
     host, port = config["HOST"], int(config["PORT"])
     workers = os.environ.get("PERSONA_WORKERS", "2")
     model = os.environ.get("PERSONA_SERVER_MODEL", "gevent")
-    header_seconds = os.environ.get("PERSONA_HEADER_TIMEOUT", str(server.HEADER_SECONDS))
-    if model not in ("gevent", "gthread") or not header_seconds.isdigit() \
-            or int(header_seconds) < 1:
+    header_text = os.environ.get("PERSONA_HEADER_TIMEOUT", str(server.HEADER_SECONDS))
+    if model not in ("gevent", "gthread") or not header_text.isdigit() \
+            or int(header_text) < 1:
         log.error("PERSONA_SERVER_MODEL must be gevent or gthread and PERSONA_HEADER_TIMEOUT "
                   "a whole number of seconds of at least 1")
         return 2
-    header_seconds = int(header_seconds)
+    header_seconds = int(header_text)
     if not workers.isdigit() or int(workers) < 1:
         log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
         return 2
@@ -88,10 +90,11 @@ def main() -> int:
 
 
 def _portability_command(argv: list[str], data_dir: str) -> int:
+    """`backup` or `restore` with their arguments (`argv` as typed after `python -m src.app`)."""
     from .utils.portability import cli
     from .utils.portability.backup_service import BackupService
 
     def refresh():
         service = BackupService.for_data_dir(data_dir)
         service.refresh()
-    return cli.run(argv, data_dir, refresh)
+    return cli.run(commands.parse(argv), data_dir, refresh)

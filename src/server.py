@@ -8,12 +8,18 @@ thread pool (`utils/cooperative.py`). Connections that never finish their reques
 cut after `HEADER_SECONDS` (gunicorn's keep-alive timeout, which its gevent worker applies to
 every request's headers, the first one included), and one address may have at most `PENDING_PER_ADDRESS` such
 connections per worker, so a client holding hundreds of half-open connections cannot fill the
-worker's connection pool for everybody else (docs/security.md).
+worker's connection pool for everybody else (docs/security.md). A request line or headers over
+gunicorn's limits are refused by gunicorn before Flask sees them; the worker answers those in the
+app's JSON error shape (DESIGN §7) instead of gunicorn's HTML page.
 """
 from __future__ import annotations
 
 import collections
+import json
+import os
 
+from gunicorn import util
+from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.ggevent import GeventWorker
 
 HEADER_SECONDS = 5  # also the keep-alive: an idle HTTP connection is closed after it
@@ -39,6 +45,15 @@ class Worker(GeventWorker):
         self._pending: collections.Counter = collections.Counter()
         self._waiting: set[int] = set()
 
+    def run(self):
+        """Serves; with `PERSONA_BLOCKING_REPORT` set, under gevent's blocking monitor
+        (`blocking_report.py`), started here so the app's build is not counted as a block."""
+        path = os.environ.get("PERSONA_BLOCKING_REPORT")
+        if path:
+            from .blocking_report import install
+            install(path)
+        super().run()
+
     def handle(self, listener, client, addr):
         """Refuses a connection at once when its address already has too many half-open ones."""
         host = addr[0] if isinstance(addr, tuple) else str(addr)
@@ -59,9 +74,47 @@ class Worker(GeventWorker):
         self._settle(addr[0] if isinstance(addr, tuple) else str(addr), id(sock))
         return super().handle_request(listener_name, req, sock, addr)
 
+    def handle_error(self, req, client, addr, exc: BaseException) -> None:
+        """A request line or headers over the limits get our JSON error; anything else gunicorn's
+        own answer."""
+        refusal = _refusal(exc, self.cfg)
+        if refusal is None:
+            return super().handle_error(req, client, addr, exc)
+        status, reason, code, message = refusal
+        host = addr[0] if isinstance(addr, tuple) else str(addr)
+        self.log.warning("Refused a request from %s: %s", host, code)
+        try:
+            util.write_nonblock(client, _json_error(status, reason, code, message))
+        except OSError:
+            self.log.debug("Failed to send the %d answer to %s", status, host)
+        return None
+
     def _settle(self, host: str, key: int) -> None:
         if key in self._waiting:
             self._waiting.discard(key)
             self._pending[host] -= 1
             if self._pending[host] <= 0:
                 del self._pending[host]
+
+
+def _refusal(exc: BaseException, cfg) -> tuple[int, str, str, str] | None:
+    """(status, reason, code, message) for a request gunicorn refuses for its size, else None.
+    The message names the limit, never the request's own text."""
+    if isinstance(exc, LimitRequestLine):
+        message = (f"The request line (method, path and query) is longer than "
+                   f"{cfg.limit_request_line} bytes.")
+        return 414, "URI Too Long", "uri_too_long", message
+    if isinstance(exc, LimitRequestHeaders):
+        message = (f"The request headers are too large: at most {cfg.limit_request_fields} "
+                   f"fields of at most {cfg.limit_request_field_size} bytes each.")
+        return 431, "Request Header Fields Too Large", "headers_too_large", message
+    return None
+
+
+def _json_error(status: int, reason: str, code: str, message: str) -> bytes:
+    """A whole HTTP response carrying `{"error": {"code", "message"}}`; the connection closes
+    (the rest of the request was never read)."""
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    return head.encode("latin-1") + body

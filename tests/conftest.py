@@ -112,6 +112,34 @@ def claude():
 
 
 @pytest.fixture
+def script(claude):
+    """Scripts the upstream fake's replies for a test (the app's client is closed at teardown)."""
+    from tests.chat.chat_support import Script
+
+    return Script(claude)
+
+
+@pytest.fixture
+def make_session(client):
+    """Creates a session over the API and returns it."""
+
+    def create(persona_id: str = "default") -> dict:
+        response = client.post("/api/sessions", json={"persona_id": persona_id})
+        assert response.status_code == 201, response.get_json()
+        return response.get_json()
+
+    return create
+
+
+@pytest.fixture
+def env(app):
+    """Services of the app under test plus set-up helpers (tests/cortex/update_support.py)."""
+    from tests.cortex.update_support import Env
+
+    return Env(app)
+
+
+@pytest.fixture
 def snapshot(data_dir):
     """`snapshot()` -> every table row, every file under the data directory with its bytes."""
 

@@ -205,9 +205,9 @@ def test_nothing_scripted_answers_500(claude, sdk):
 def test_wrong_api_key_is_refused(claude):
     claude.api_key = "right"
     claude.enqueue("never sent")
-    with anthropic.Anthropic(api_key="wrong", base_url=claude.url, max_retries=0) as client:
-        with pytest.raises(anthropic.AuthenticationError):
-            create(client)
+    with anthropic.Anthropic(api_key="wrong", base_url=claude.url, max_retries=0) as client, \
+            pytest.raises(anthropic.AuthenticationError):
+        create(client)
     assert claude.pending == 1
 
 

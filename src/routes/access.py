@@ -106,9 +106,9 @@ def sign_out():
 
 def _safe_next(value) -> str:
     """A local path to return to after signing in; anything that could leave the site is "/"."""
-    if not isinstance(value, str) or not value.startswith("/") or value.startswith("//") \
-            or len(value) > 2000 or any(ch == "\\" or ord(ch) < 0x21 for ch in value) \
-            or value.startswith("/signin"):
+    if not isinstance(value, str) or not value.startswith("/") \
+            or value.startswith(("//", "/signin")) \
+            or len(value) > 2000 or any(ch == "\\" or ord(ch) < 0x21 for ch in value):
         return "/"
     return value
 
@@ -177,11 +177,12 @@ def _check_size():
         return None
     if request.content_length is not None:
         return _too_large() if request.content_length > limit else None
-    if request.environ.get("wsgi.input_terminated"):
-        # A chunked body: werkzeug stops reading at the limit without saying whether more
-        # followed, so one more byte from the raw input tells a cut-off body from a full one.
-        if len(request.get_data(cache=True)) >= limit and request.environ["wsgi.input"].read(1):
-            return _too_large()
+    # A chunked body: werkzeug stops reading at the limit without saying whether more
+    # followed, so one more byte from the raw input tells a cut-off body from a full one.
+    if request.environ.get("wsgi.input_terminated") \
+            and len(request.get_data(cache=True)) >= limit \
+            and request.environ["wsgi.input"].read(1):
+        return _too_large()
     return None
 
 

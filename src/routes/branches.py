@@ -3,8 +3,8 @@ from flask import Blueprint, jsonify
 
 from ..utils.provider import get_chat_service, get_session_service
 from ..utils.services.chat_prompt import public
-from ..utils.services.validation import reject_unknown
 from ..utils.services.errors import invalid
+from ..utils.services.validation import reject_unknown
 from .errors import json_body
 from .guards import session_id
 

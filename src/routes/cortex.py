@@ -7,8 +7,15 @@ import re
 
 from flask import Blueprint, current_app, jsonify, request
 
-from ..utils.cortex import (CortexSizeError, InvalidContent, InvalidFilename, InvalidPersonaId,
-                            RevisionConflict, RevisionNotFound, UnsafePath)
+from ..utils.cortex import (
+    CortexSizeError,
+    InvalidContent,
+    InvalidFilename,
+    InvalidPersonaId,
+    RevisionConflict,
+    RevisionNotFound,
+    UnsafePath,
+)
 from ..utils.cortex.paths import validate_filename, validate_persona_id
 from ..utils.cortex.personas_lookup import persona_exists
 from ..utils.cortex.settings import InvalidSetting, load_cortex_settings, save_cortex_settings

@@ -7,13 +7,12 @@ import re
 
 from flask import Blueprint, jsonify, request
 
-from ..utils.cortex import CortexSizeError, InvalidContent, RevisionConflict
+from ..utils.cortex import CortexSizeError, InvalidContent, RevisionConflict, pins
 from ..utils.cortex.errors import ProposalConflict, ProposalDecided, ProposalNotFound
 from ..utils.cortex.paths import CORTEX_FILES
 from ..utils.cortex.persona_settings import load_persona_settings, save_persona_settings
 from ..utils.cortex.personas_lookup import persona_exists
 from ..utils.cortex.settings import InvalidSetting
-from ..utils.cortex import pins
 from ..utils.provider import get_cortex_service, get_db, get_proposal_service
 from .cortex import _expected_revision
 from .errors import ApiError, error_response, json_body

@@ -2,12 +2,12 @@
 from flask import Blueprint, jsonify, request
 
 from ..utils.cortex import RevisionConflict, archive
+from ..utils.cortex.jobs import job_for_api
 from ..utils.cortex.paths import CORTEX_FILES
 from ..utils.cortex.settings import load_cortex_settings
 from ..utils.provider import get_cortex_service, get_db, get_sleep_schedule
-from ..utils.cortex.jobs import job_for_api
 from .cortex import _expected_revision
-from .cortex_review import BASE, _RULE, _persona, _stale
+from .cortex_review import _RULE, BASE, _persona, _stale
 from .errors import ApiError, json_body
 
 bp = Blueprint("cortex_sleep", __name__)

@@ -4,6 +4,7 @@ import logging
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from ..utils.cooperative import Busy
 from ..utils.cortex.errors import PersonaNotFound
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
@@ -49,6 +50,14 @@ def register_error_handlers(app: Flask) -> None:
     def _persona_gone(err: PersonaNotFound):
         return error_response(404, "persona_not_found", "No persona with that id.")
 
+    @app.errorhandler(Busy)
+    def _busy(err: Busy):
+        response, status = error_response(
+            503, "server_busy", "The server is busy with other uploads, backups or exports: "
+            "try again in a few seconds.", retry_after=err.retry_after)
+        response.headers["Retry-After"] = str(err.retry_after)
+        return response, status
+
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):
         code = (err.name or "error").lower().replace(" ", "_")
@@ -56,5 +65,5 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception):
-        log.exception("Unhandled error on %s %s", request.method, request.path)
+        log.error("Unhandled error on %s %s", request.method, request.path, exc_info=err)
         return error_response(500, "internal_error", "Something went wrong on the server.")

@@ -47,7 +47,7 @@ def resume(sid: str):
     """Follows the reply being generated; `Last-Event-ID` resumes after what was received."""
     sid = session_id(sid)
     last = parse_event_id(request.headers.get("Last-Event-ID"))
-    reply_id, offset = last if last else (None, None)
+    reply_id, offset = last or (None, None)
     events = get_chat_service().resume(sid, offset, reply_id)
     if events is None:
         return "", 204

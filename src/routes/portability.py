@@ -1,15 +1,28 @@
 """Character cards, avatars and backups over REST (DESIGN §12): thin views over CardService."""
-from datetime import datetime, timezone
+import io
+from datetime import UTC, datetime
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Request, Response, jsonify, request
 
-from ..utils.portability.errors import MAX_UPLOAD, invalid_card, too_large
-from ..utils.provider import get_backup_service, get_card_service
+from ..utils.portability.errors import MAX_UPLOAD, invalid_card, invalid_chat, too_large
+from ..utils.provider import get_backup_service, get_card_service, get_chat_import_service
 from .errors import ApiError
 from .guards import no_body_or_json, persona_id
 
+
+class MemoryUploadRequest(Request):
+    """Keeps uploaded files in memory (the body limit bounds them) instead of spooling those
+    over 500 KB to a temporary file: file writes are blocking calls that gevent cannot make
+    cooperative, and on a busy disk they froze the worker's loop for half a second per upload."""
+
+    def _get_file_stream(self, total_content_length, content_type, filename=None,
+                         content_length=None):
+        return io.BytesIO()
+
+
 bp = Blueprint("portability", __name__, url_prefix="/api")
 UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar",
+                              "portability.import_chat",
                               "user_personas.put_avatar"})
 _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
                  "Content-Security-Policy": "default-src 'none'; sandbox"}
@@ -22,6 +35,17 @@ def import_card():
     if _flag("preview"):
         return jsonify(get_card_service().preview(data))
     return jsonify(get_card_service().import_card(data)), 201
+
+
+@bp.post("/personas/<pid>/chats/import")
+def import_chat(pid: str):
+    """Makes a chat file (SillyTavern `.jsonl` or our JSON export) a new conversation of the
+    persona (201 with the session), or with ?preview=1 counts what it holds."""
+    pid = persona_id(pid)
+    data = uploaded_file(kind="chat")
+    if _flag("preview"):
+        return jsonify(get_chat_import_service().preview(pid, data))
+    return jsonify(get_chat_import_service().import_chat(pid, data)), 201
 
 
 @bp.get("/personas/<pid>/export")
@@ -70,7 +94,7 @@ def delete_avatar(pid: str):
 def download_backup():
     """A backup zip of all data (never the API key) for Settings → Data."""
     body = get_backup_service().to_bytes()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return _attachment(body, "application/zip", f"persona-cortex-backup-{stamp}.zip")
 
 
@@ -81,7 +105,8 @@ def uploaded_file(kind: str = "card") -> bytes:
                        "Send the file as multipart/form-data in the field `file`.")
     upload = request.files.get("file")
     if upload is None:
-        raise invalid_card("no_file", f"Attach the {kind} in the form field `file`.")
+        refusal = invalid_chat if kind == "chat" else invalid_card
+        raise refusal("no_file", f"Attach the {kind} in the form field `file`.")
     data = upload.stream.read(MAX_UPLOAD + 1)
     if len(data) > MAX_UPLOAD:
         raise too_large("file_too_large", f"The file is larger than {MAX_UPLOAD} bytes.")

@@ -17,8 +17,6 @@ def search():
 def export_session(sid: str):
     """`?format=md|json`: the whole conversation as a download."""
     body, media_type, filename = get_conversation_tools().export(sid, request.args.get("format", "md"))
-    response = Response(body, mimetype=media_type.split(";")[0])
-    if "charset" in media_type:
-        response.charset = "utf-8"
+    response = Response(body, content_type=media_type)
     response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -39,3 +39,9 @@ def delete_api_key():
 def test_connection():
     """Probes an endpoint (reachable, models, tool calls, context window); stores nothing."""
     return jsonify(get_connection_tester().run(json_body()))
+
+
+@bp.get("/models")
+def list_models():
+    """The models the saved endpoint of `?provider=` (default: the current one) lists."""
+    return jsonify(get_connection_tester().models(request.args.get("provider")))

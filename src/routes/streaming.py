@@ -6,7 +6,7 @@ far), so a client that lost the connection sends it back as `Last-Event-ID` to
 following: the reply goes on (stop is `POST /api/sessions/<sid>/stop`).
 """
 import re
-from typing import Iterator
+from collections.abc import Generator
 
 from flask import Response
 
@@ -16,7 +16,7 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _EVENT_ID = re.compile(r"([0-9]{1,18}):([0-9]{1,9})")
 
 
-def sse_response(events: Iterator[ChatEvent], reply_id: int | None = None,
+def sse_response(events: Generator[ChatEvent, None, None], reply_id: int | None = None,
                  offset: int = 0, *, greet: bool = False) -> Response:
     """Streams `events` with resumable ids (when `reply_id` is known); `greet` sends a comment
     line first, so the headers leave at once even when the next text is a while away."""

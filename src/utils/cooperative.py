@@ -6,14 +6,36 @@ would freeze them all, and if the holder is a greenlet of the same process, unti
 `blocking()` runs such a call in gevent's thread pool and `pause()` sleeps cooperatively; with
 plain threads (tests, the development server) both are the ordinary calls. Nothing here imports
 gevent unless gunicorn's gevent worker already patched the process.
+
+CPU-heavy steps (decoding a picture, listing a zip, writing a backup) would freeze the worker the
+same way, for as long as they compute. `offload()` runs them, under gevent, in a child process of
+the worker (`heavy_child.py`: its own GIL, so neither a decoder holding the GIL nor a thread
+descheduled while holding it can stall the loop, as a thread of the worker could), one at a
+time, behind a bounded queue. A step that finds HEAVY_THREADS + HEAVY_QUEUE
+steps already admitted is refused at once with `Busy` (a 503 with Retry-After), instead of
+waiting without bound. With plain threads (tests, the development server) steps run in the
+calling thread, HEAVY_THREADS at a time, with the same bound.
 """
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import threading
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+HEAVY_THREADS = 1
+HEAVY_QUEUE = 8
+RETRY_SECONDS = 2
+
+
+class Busy(Exception):
+    """Too many heavy steps are running or waiting in this process; try again shortly."""
+
+    retry_after = RETRY_SECONDS
 
 
 def patched() -> bool:
@@ -33,3 +55,89 @@ def blocking(fn: Callable[..., T], *args) -> T:
 def pause(seconds: float) -> None:
     """Sleeps `seconds` (cooperatively under gevent, where `time.sleep` is patched)."""
     time.sleep(seconds)
+
+
+class _HeavyPool:
+    """Admission (a bounded count of steps running or waiting) and the pool that runs them."""
+
+    def __init__(self, threads: int, queue: int) -> None:
+        self._threads = threads
+        self._limit = threads + queue
+        self._admitted = 0
+        self._count_lock = threading.Lock()  # held for a count only: never across a switch
+        self._child: _Child | None = None
+        self._child_turns: Any = None
+        self._turns = threading.BoundedSemaphore(threads)
+
+    def run(self, fn: Callable[..., T], args: tuple) -> T:
+        self._admit()
+        try:
+            return self._execute(fn, args)
+        finally:
+            with self._count_lock:
+                self._admitted -= 1
+
+    def _admit(self) -> None:
+        with self._count_lock:
+            if self._admitted >= self._limit:
+                raise Busy()
+            self._admitted += 1
+
+    def _execute(self, fn: Callable[..., T], args: tuple) -> T:
+        if patched():
+            if self._child is None:  # gevent's own primitives: waiting for a turn yields
+                from gevent.lock import BoundedSemaphore
+                self._child, self._child_turns = _Child(), BoundedSemaphore(1)  # one pipe
+            with self._child_turns:
+                return self._child.call(fn, args)
+        with self._turns:  # plain threads: at most HEAVY_THREADS steps compute at once
+            return fn(*args)
+
+
+class _Child:
+    """The worker's heavy-work process (started at first use, restarted if it died)."""
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+
+    def call(self, fn: Callable[..., T], args: tuple) -> T:
+        from .heavy_child import read_message, write_message
+        proc = self._running()
+        requests, answers = proc.stdin, proc.stdout
+        assert requests is not None and answers is not None
+        try:
+            write_message(requests, (fn.__module__, fn.__qualname__, args))
+            answer: Any = read_message(answers)
+        except (OSError, EOFError, ValueError):
+            self._stop(proc)
+            raise RuntimeError("the heavy-work process ended during a request") from None
+        status, value = answer
+        if status == "error":
+            raise value
+        return value
+
+    def _running(self) -> subprocess.Popen:
+        if self._proc is None or self._proc.poll() is not None:
+            root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            self._proc = subprocess.Popen([sys.executable, "-m", "src.utils.heavy_child"],
+                                          cwd=root, stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE)
+        return self._proc
+
+    def _stop(self, proc: subprocess.Popen) -> None:
+        proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+        self._proc = None
+
+
+_HEAVY = _HeavyPool(HEAVY_THREADS, HEAVY_QUEUE)
+
+
+def offload(fn: Callable[..., T], *args) -> T:
+    """Calls `fn(*args)` off the event loop (see the module docstring); raises `Busy` when
+    HEAVY_THREADS + HEAVY_QUEUE steps are already running or waiting in this process. `fn` must
+    not touch the app's SQLite connections or locks (they belong to the calling thread)."""
+    return _HEAVY.run(fn, args)

@@ -9,7 +9,7 @@ imports nothing of ours, so every layer may use it.
 """
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 UI_DIR = Path(__file__).resolve().parents[1] / "instructions" / "ui"
@@ -18,7 +18,7 @@ DEFAULT = "en"
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalogue(language: str) -> dict[str, str]:
     """The strings of `language` (English for an unknown one); read once per process."""
     name = language if language in LANGUAGES else DEFAULT

@@ -17,6 +17,8 @@ WORLD_TEXT = {"name": 120, "description": 4000, "comment": 200, "content": 20000
 WORLD_LISTS = {"keys": 64, "entries": 1000}
 WORLD_RANGES = {"scan_depth": (0, 1000), "token_budget": (1, 200_000),
                 "insertion_order": (-1_000_000, 1_000_000)}
+CHAT_IMPORT = {"line_bytes": 1024 * 1024, "lines": 50_001, "messages": 50_000, "swipes": 100,
+               "message_chars": 100_000, "name_chars": 200}
 
 
 def _length(limit: int, min_length: int = 0) -> dict:

@@ -17,6 +17,8 @@ import re
 import sys
 import threading
 import types
+from collections.abc import Callable
+from typing import Protocol, cast
 
 FRAGMENT = 8
 MASK = "[redacted]"
@@ -25,7 +27,18 @@ _QUERY_SECRET = re.compile(
     r"(?i)([?&;](?:access_token|token|api_key|apikey|key|password|secret|auth)=)[^&;\s\"']*")
 _BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+")
 _ANCHOR = "_persona_cortex_logsafe"
-_state = sys.modules.setdefault(_ANCHOR, types.ModuleType(_ANCHOR))
+
+
+class _Shared(Protocol):
+    """What the anchor module holds for both copies of this module (set once, below)."""
+
+    secrets: set[str]
+    lock: threading.Lock
+    base_factory: Callable[..., logging.LogRecord]
+    fragments: dict[str, frozenset[str]]
+
+
+_state = cast(_Shared, sys.modules.setdefault(_ANCHOR, types.ModuleType(_ANCHOR)))
 if not hasattr(_state, "secrets"):
     _state.secrets, _state.lock = set(), threading.Lock()
     _state.base_factory = logging.getLogRecordFactory()
@@ -88,7 +101,13 @@ def _masking_factory(*args, **kwargs) -> logging.LogRecord:
     return record
 
 
-_masking_factory.persona_masking = True
+_masking_factory.persona_masking = True  # type: ignore[attr-defined]  # read by either copy
+
+
+class _Handler(logging.StreamHandler):
+    """The stderr handler `configure_logging` installs once (either copy finds its marker)."""
+
+    persona_handler = True
 
 
 def configure_logging(level: str = "INFO", log_prompts: bool = False) -> None:
@@ -105,8 +124,7 @@ def configure_logging(level: str = "INFO", log_prompts: bool = False) -> None:
         logging.setLogRecordFactory(_masking_factory)
     root = logging.getLogger()
     if not any(getattr(h, "persona_handler", False) for h in root.handlers):
-        handler = logging.StreamHandler()
-        handler.persona_handler = True
+        handler = _Handler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
     root.setLevel(number)

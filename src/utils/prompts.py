@@ -7,16 +7,17 @@ may use it.
 """
 import re
 from datetime import datetime
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 PROMPTS_DIR = Path(__file__).resolve().parents[1] / "instructions" / "prompts"
 LANGUAGES = ("en", "de")
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
-_SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.S)
+_SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.DOTALL)
 _FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting|example_dialogue|"
-                          r"post_history_instructions|world_info|user_persona)", re.I)
+                          r"post_history_instructions|world_info|user_persona)", re.IGNORECASE)
 _DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
+CARD_USER = "User"
 _WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 
 
@@ -25,7 +26,7 @@ def language_of(*candidates: str | None) -> str:
     return next((c for c in candidates if c in LANGUAGES), "en")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str, language: str) -> str:
     """The text of `<name>_<language>.md` (English when that language has none)."""
     path = PROMPTS_DIR / f"{name}_{language}.md"
@@ -48,8 +49,20 @@ def fence(text: str) -> str:
 
 def user_name_for(persona: dict, app_settings: dict, language: str) -> str:
     """The person's name: the persona's setting, then the app's, then a neutral default."""
-    return (persona.get("user_name") or app_settings.get("user_name")
-            or _DEFAULT_USER[language]).strip()
+    return _set_name(persona, app_settings) or _DEFAULT_USER[language]
+
+
+def card_user_name(persona: dict, app_settings: dict) -> str:
+    """What `{{user}}` stands for in card text: the person's name, else "User", the name other
+    card apps give a nameless person. Card text puts `{{user}}` where a name goes ("Ahoy,
+    {{user}}!", "{{user}}'s map"), so the prose default "the user" would read "Ahoy, the user!";
+    the browser shows the same fallback (`lib/persona_view.js`)."""
+    return _set_name(persona, app_settings) or CARD_USER
+
+
+def _set_name(persona: dict, app_settings: dict) -> str:
+    names = (persona.get("user_name"), app_settings.get("user_name"))
+    return next((name.strip() for name in names if name and name.strip()), "")
 
 
 def user_for(persona: dict, app_settings: dict, language: str,
@@ -67,6 +80,16 @@ def user_for(persona: dict, app_settings: dict, language: str,
     else:
         name = user_name_for(persona, app_settings, language)
     return name, (chosen.get("description") or "").strip()
+
+
+def card_user_for(persona: dict, app_settings: dict, user_persona: dict | None) -> str:
+    """What `{{user}}` stands for in card text in a conversation: a chosen user persona other
+    than the default names the person (as in `user_for`), else `card_user_name`."""
+    chosen = user_persona or {}
+    name = (chosen.get("name") or "").strip()
+    if name and not chosen.get("is_default"):
+        return name
+    return card_user_name(persona, app_settings)
 
 
 def weekday(now: datetime, language: str) -> str:

@@ -11,34 +11,39 @@ from flask import Flask, current_app
 
 from .api_request import PROVIDERS, ApiClient
 from .cortex import CortexService
-from .cortex.personas_lookup import persona_exists
-from .cortex.service import DEFAULT_BUDGET
-from .cortex.trigger import CortexTrigger
 from .cortex.ownership import ProcessOwner
+from .cortex.personas_lookup import persona_exists
 from .cortex.review import ProposalService
+from .cortex.service import DEFAULT_BUDGET
 from .cortex.sleep import SleepSchedule
+from .cortex.trigger import CortexTrigger
 from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
-from .services.access import (FAILURE_LIMIT, FAILURE_WINDOW, GLOBAL_FAILURE_LIMIT, AccessGate,
-                              FailureLimiter)
 from .portability.backup_service import BackupService
+from .portability.chat_import import ChatImportService
 from .portability.service import CardService
+from .services.access import (
+    FAILURE_LIMIT,
+    FAILURE_WINDOW,
+    GLOBAL_FAILURE_LIMIT,
+    AccessGate,
+    FailureLimiter,
+)
 from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
-from .services.persona_cleanup import PersonaCleanup
-from .services.persona_service import PersonaService
-from .services.world_books import WorldBookService
-from .services.user_personas import UserPersonaService
-from .storage import user_personas
-from .services.secrets import SecretStore
-from .services.session_leases import SessionLeases
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
+from .services.persona_cleanup import PersonaCleanup
+from .services.persona_service import PersonaService
+from .services.secrets import SecretStore
+from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
 from .services.token_rules import checked_token
-from .storage import Database
+from .services.user_personas import UserPersonaService
+from .services.world_books import WorldBookService
+from .storage import Database, user_personas
 from .storage.settings import get_setting
 
 log = logging.getLogger(__name__)
@@ -57,11 +62,13 @@ def init_services(app: Flask) -> dict:
     services["persona_cleanup"] = _build_cleanup(config, services)
     services["secrets"] = SecretStore(config["DATA_DIR"])
     services.update(_build_access(config, services["db"]))
-    services["api_client"] = _build_api_client(config, services["secrets"], services)
+    services["api_client"] = _build_api_client(config, services)
     services["settings"] = _build_settings_service(config, services)
+    services["settings"].bind_stored_keys()
     services["connection_tester"] = ConnectionTester(services["settings"], services["api_client"])
     services["personas"] = _build_persona_service(services)
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
+    services["chat_import"] = ChatImportService(services["db"], services["personas"])
     services["world_books"] = WorldBookService(services["db"], services["personas"])
     services["user_personas"] = UserPersonaService(services["db"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
@@ -82,19 +89,13 @@ def _owner_only_dir(path: str) -> None:
         os.chmod(path, 0o700)
 
 
-def _build_api_client(config, secrets: SecretStore, services: dict) -> ApiClient:
-    """A key stored through the UI wins over `ANTHROPIC_API_KEY`; it is looked up before every
-    request, so a key set or removed through any worker process counts in all of them. The
-    provider, base URL, window and OpenAI key come from the settings service, also per request."""
-    env_key = config.get("ANTHROPIC_API_KEY") or None
-    register_secret(env_key)
+def _build_api_client(config, services: dict) -> ApiClient:
+    """The provider, base URL, window and the key that belongs to that URL (a stored key, else
+    the environment's; key_ring.py) come from the settings service before every request, so a
+    key set or removed through any worker process counts in all of them."""
+    register_secret(config.get("ANTHROPIC_API_KEY"))
     register_secret(config.get("OPENAI_API_KEY"))
-
-    def current_key() -> str | None:
-        return secrets.load_api_key() or env_key
-
     return ApiClient(
-        key_source=current_key,
         base_url=config.get("ANTHROPIC_BASE_URL"),
         timeout=float(config["ANTHROPIC_TIMEOUT"]),
         max_retries=int(config["ANTHROPIC_MAX_RETRIES"]),
@@ -124,7 +125,8 @@ def _build_settings_service(config, services: dict) -> SettingsService:
                            default_model=config["MODEL"],
                            env_api_key=config.get("ANTHROPIC_API_KEY"), provider=provider,
                            env_keys={"openai_compatible": config.get("OPENAI_API_KEY") or None},
-                           env_base_urls={"openai_compatible": config.get("OPENAI_BASE_URL")
+                           env_base_urls={"anthropic": config.get("ANTHROPIC_BASE_URL") or None,
+                                          "openai_compatible": config.get("OPENAI_BASE_URL")
                                           or None})
 
 
@@ -252,6 +254,11 @@ def get_persona_service(app: Flask | None = None) -> PersonaService:
 def get_card_service(app: Flask | None = None) -> CardService:
     """Character card import/export and avatars."""
     return _get("cards", app)
+
+
+def get_chat_import_service(app: Flask | None = None) -> ChatImportService:
+    """Chat files (SillyTavern `.jsonl`, our JSON export) into conversations."""
+    return _get("chat_import", app)
 
 
 def get_world_book_service(app: Flask | None = None) -> WorldBookService:

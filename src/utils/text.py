@@ -53,7 +53,7 @@ def first_unencodable(value: Any, path: str = "") -> str | None:
         return None if is_encodable(value) else (path or "body")
     if not isinstance(value, (dict, list)):
         return None
-    stack = [(value, path)]
+    stack: list[tuple[dict | list, Any]] = [(value, path)]  # (container, nested path)
     while stack:
         item, where = stack.pop()
         entries = item.items() if isinstance(item, dict) else enumerate(item)

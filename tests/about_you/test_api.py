@@ -154,3 +154,17 @@ def test_migration_0041_turns_the_name_setting_into_the_default_user_persona(tmp
         assert storage.migrate(conn) == ["0041_user_personas"]
         assert conn.execute("SELECT name, description, is_default FROM user_personas"
                             ).fetchall() == [("Robin", "", 1)]
+
+
+def test_an_image_bomb_avatar_is_refused_from_its_header_before_decoding(client, made,
+                                                                         snapshot):
+    """As for a persona's avatar: a picture whose header claims more than the pixel cap is a
+    413 `image_bomb` before anything decodes it, and nothing changes."""
+    from tests.portability.test_hostile import _set_ihdr_size
+    before = snapshot()
+    bomb = _set_ihdr_size(png(size=(20, 20)), 50000, 50000)
+    refused = upload(client, bomb, f"/api/user-personas/{made['up']['id']}/avatar",
+                     method="put")
+    assert refused.status_code == 413, refused.get_json()
+    assert refused.get_json()["error"]["reason"] == "image_bomb"
+    assert snapshot() == before

@@ -65,8 +65,8 @@ def blocked_in_socket_read(thread: threading.Thread) -> bool:
 
 def tool_config(**overrides):
     """A cortex-update style request with the two file tools."""
-    values = dict(system_prompt="You are the persona.", messages=user(), tools=TOOLS,
-                  max_tokens=1000, request_type="cortex_update")
+    values = {"system_prompt": "You are the persona.", "messages": user(), "tools": TOOLS,
+              "max_tokens": 1000, "request_type": "cortex_update"}
     values.update(overrides)
     return RequestConfig(**values)
 
@@ -82,5 +82,7 @@ class Files:
         self.calls.append((name, arguments))
         if name == "read_file":
             return True, self.files.get(arguments["filename"], "")
+        if name != "write_file":
+            return False, f"Unknown tool: {name}"  # seed 000: the executor knows its tools
         self.files[arguments["filename"]] = arguments["content"]
         return True, "File written."

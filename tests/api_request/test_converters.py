@@ -3,10 +3,18 @@ from types import SimpleNamespace
 
 import pytest
 
-from src.utils.api_request import (SystemBlock, ToolCall, ToolCallAccumulator, ToolCallDelta,
-                                   ToolChoice, ToolDefinition, ToolResult)
-from src.utils.api_request import anthropic as convert
-from src.utils.api_request import openai
+from src.utils.api_request import (
+    SystemBlock,
+    ToolCall,
+    ToolCallAccumulator,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolResult,
+    anthropic as convert,
+    openai,
+)
+from src.utils.api_request.adapter import Usage
 from tests.api_request.conftest import READ_FILE
 
 WEATHER = ToolDefinition("get_weather", "The weather in a city.",
@@ -97,9 +105,9 @@ def test_anthropic_stream_events_to_tool_call_deltas():
 def test_usage_keeps_cache_counters_only_when_reported():
     assert convert.usage_dict({"input_tokens": 5, "output_tokens": 2,
                                "cache_read_input_tokens": 0}) == {"input_tokens": 5, "output_tokens": 2}
-    assert convert.add_usage({"input_tokens": 1, "output_tokens": 2},
-                             {"input_tokens": 3, "output_tokens": 4, "cache_read_input_tokens": 7}) == {
-        "input_tokens": 4, "output_tokens": 6, "cache_read_input_tokens": 7}
+    usage = Usage({"input_tokens": 1, "output_tokens": 2})
+    usage.add({"input_tokens": 3, "output_tokens": 4, "cache_read_input_tokens": 7})
+    assert usage.totals == {"input_tokens": 4, "output_tokens": 6, "cache_read_input_tokens": 7}
 
 
 OPENAI_DELTAS = [

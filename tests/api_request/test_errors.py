@@ -128,7 +128,7 @@ def test_not_configured_without_a_key(claude):
     client = ApiClient(base_url=claude.url)
 
     assert client.request(CONFIG).error == "not_configured"
-    assert list(client.stream(CONFIG))[0].data == {
+    assert next(iter(client.stream(CONFIG))).data == {
         "code": "not_configured", "message": "No API key configured: add one in Settings.",
         "retryable": False}
     assert claude.requests == []

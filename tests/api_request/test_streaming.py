@@ -1,8 +1,15 @@
 """Streaming text and tool calls: the accumulator, the segment handler, and `stream()` with tools."""
 import json
 
-from src.utils.api_request import (ChunkResponse, RequestConfig, ToolCall, ToolCallAccumulator,
-                                   ToolCallDelta, ToolCallStreamHandler, ToolResult)
+from src.utils.api_request import (
+    ChunkResponse,
+    RequestConfig,
+    ToolCall,
+    ToolCallAccumulator,
+    ToolCallDelta,
+    ToolCallStreamHandler,
+    ToolResult,
+)
 from tests.api_request.conftest import TOOLS, user
 from tests.fakes.claude import replies
 

@@ -2,8 +2,15 @@
 import pytest
 
 from src.utils.api_request import ApiClient, ToolChoice, ToolHandler
-from tests.api_request.conftest import (KEY, MODEL, READ_FILE, WRITE_FILE, Files,
-                                        tool_config as config, user)
+from tests.api_request.conftest import (
+    KEY,
+    MODEL,
+    READ_FILE,
+    WRITE_FILE,
+    Files,
+    tool_config as config,
+    user,
+)
 from tests.fakes.claude import replies
 
 

@@ -1,7 +1,7 @@
 """`ApiClient.tool_request()`: the tool_use loop of seed 000, against the fake with the real SDK."""
-from src.utils.api_request import MAX_TOOL_ROUNDS
+from src.utils.api_request import MAX_TOOL_ROUNDS, ToolHandler
 from src.utils.api_request.anthropic import text_of
-from tests.api_request.conftest import Files, tool_config as config
+from tests.api_request.conftest import READ_FILE, Files, tool_config as config
 from tests.fakes.claude import replies
 
 
@@ -117,16 +117,29 @@ def test_executor_failure_result_is_sent_with_is_error(api, claude):
     assert result.success and result.tool_results[0]["success"] is False
 
 
-def test_unknown_tool_is_answered_with_an_error_without_running_it(api, claude):
+def test_a_plain_executor_decides_about_tools_it_was_not_offered(api, claude):
     claude.enqueue(replies.tool_use([("delete_everything", {})]), replies.text("Understood."))
     files = Files()
 
     result = api.tool_request(config(), files)
 
-    assert files.calls == []
+    assert files.calls == [("delete_everything", {})]
     answer = claude.requests[1].messages[-1]["content"][0]
     assert answer["is_error"] is True and "Unknown tool: delete_everything" in answer["content"]
     assert result.success
+
+
+def test_a_tool_handler_answers_unregistered_tools_without_running_anything(api, claude):
+    ran = []
+    handler = ToolHandler()
+    handler.register(READ_FILE, lambda call: ran.append(call) or "x")
+    claude.enqueue(replies.tool_use([("delete_everything", {})]), replies.text("Understood."))
+
+    result = api.tool_request(config(tools=None), handler)
+
+    assert ran == [] and result.success
+    answer = claude.requests[1].messages[-1]["content"][0]
+    assert answer["is_error"] is True and "Unknown tool: delete_everything" in answer["content"]
 
 
 def test_max_tool_rounds_stops_the_loop(api, claude):

@@ -2,7 +2,6 @@
 previewed, then created; its picture and greeting show in the chat; it exports again; the
 Settings → Data button downloads a backup."""
 import base64
-import io
 import json
 import zipfile
 
@@ -130,3 +129,68 @@ def test_alternate_greetings_can_be_browsed_before_the_first_message(page, serve
     assert "<greeting>\nAhoy, sailor!\n</greeting>" in system_text(model.chat_bodies[-1])
     expect(greeting.get_by_role("button", name="Next greeting")).to_have_count(0)
     expect(greeting).to_contain_text("Ahoy, sailor!")
+
+
+def test_an_archive_previews_as_an_archive_not_as_a_card_version(page, server):
+    exported = page.request.get(
+        server.url + "/api/personas/default/export?format=archive&include_memories=1")
+    assert exported.ok, exported.text()
+    open_page(page, server, "/settings")
+    page.set_input_files("#card-file", files=[{"name": "mira.zip", "mimeType": "application/zip",
+                                               "buffer": exported.body()}])
+    meta = page.locator("#card-preview-meta")
+    expect(meta).to_have_text("Persona Cortex archive · 0 conversations · includes memories")
+    expect(meta).not_to_contain_text("null")
+
+
+def test_a_new_persona_gets_its_picture_from_the_form(page, server):
+    open_page(page, server, "/settings")
+    page.click("#persona-new")
+    page.fill("#p-name", "Theo")
+    page.set_input_files("#p-avatar-file", files=[{
+        "name": "theo.png", "mimeType": "image/png",
+        "buffer": png({"Comment": "private note"}, size=(24, 24))}])
+    expect(page.locator("#p-avatar-view img.avatar-img")).to_be_visible()
+    page.click("#persona-save")
+    tile = page.locator(".persona-card", has_text="Theo")
+    expect(tile.locator("img.avatar-img")).to_be_visible()
+    expect(page.locator("#persona-form")).to_be_hidden()
+    theo = next(p for p in page.request.get(server.url + "/api/personas").json()["personas"]
+                if p["name"] == "Theo")
+    stored = page.request.get(server.url + theo["avatar_url"]).body()
+    assert stored.startswith(b"\x89PNG") and b"private note" not in stored
+
+
+def test_a_refused_picture_for_a_new_persona_is_explained(page, server):
+    open_page(page, server, "/settings")
+    page.click("#persona-new")
+    page.fill("#p-name", "Theo")
+    page.set_input_files("#p-avatar-file", files=[{
+        "name": "theo.png", "mimeType": "image/png", "buffer": b"not a picture at all"}])
+    page.click("#persona-save")
+    expect(page.locator("#persona-error")).to_contain_text("Theo was created, but its picture was refused")
+    expect(page.locator("#persona-form-heading")).to_have_text("Edit Theo")
+    theo = next(p for p in page.request.get(server.url + "/api/personas").json()["personas"]
+                if p["name"] == "Theo")
+    assert theo["avatar_url"] is None
+
+
+def test_card_text_on_the_settings_page_names_the_person(page, server):
+    created = page.request.post(server.url + "/api/personas", data={
+        "name": "Aria", "description": "{{char}} keeps the lighthouse for {{user}}."})
+    assert created.status == 201, created.text()
+    open_page(page, server, "/settings")
+    tile = page.locator(".persona-card", has_text="Aria")
+    expect(tile).to_contain_text("Aria keeps the lighthouse for User.")
+
+    page.fill("#set-user-name", "Sam")
+    page.get_by_role("button", name="Save settings").click()
+    expect(page.locator("#app-saved")).to_have_text("Saved")
+    expect(tile).to_contain_text("Aria keeps the lighthouse for Sam.")
+    page.set_input_files("#card-file", files=[{"name": "aria.json", "mimeType": "application/json",
+                                               "buffer": json.dumps(V3_CARD).encode()}])
+    expect(page.locator("#card-preview-greeting")).to_have_text(
+        "*Ari opens the door.* Come in, Sam, quickly!")
+    page.reload()
+    expect(tile).to_contain_text("Aria keeps the lighthouse for Sam.")
+    expect(tile).not_to_contain_text("{{")

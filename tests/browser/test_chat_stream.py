@@ -128,3 +128,22 @@ def test_message_refused_before_the_reply_keeps_the_typed_text(page, server, mod
     expect(page.locator("#composer-input")).to_have_value(too_long)
     expect(page.locator("#messages .msg-user")).to_have_class("msg msg-user msg-unsent")
     assert model.chat_bodies == []
+
+
+def test_a_reply_cut_off_by_a_stream_error_is_marked_incomplete(page, server, model):
+    partial = replies.text("Once upon a time there was a fox", chunks=[
+        "Once upon", " a time", " there was", " a fox"])
+    model.chat.append(replies.stream_error("api_error", "Internal", after_events=6, base=partial))
+    open_page(page, server)
+    send(page, "Tell me a story")
+    error = page.locator("#messages .msg-error")
+    expect(error).to_be_visible()
+    reply = page.locator("#messages .msg-assistant").last
+    expect(reply.locator(".msg-body")).to_contain_text("Once upon")
+    expect(reply.locator(".badge-incomplete")).to_have_text("Incomplete")
+    expect(reply).to_have_class("msg msg-assistant msg-incomplete")
+
+    page.reload()
+    expect(error).to_be_visible()
+    expect(reply.locator(".msg-body")).to_contain_text("Once upon")
+    expect(reply.locator(".badge-incomplete")).to_have_text("Incomplete")

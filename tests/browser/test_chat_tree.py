@@ -121,7 +121,7 @@ def test_a_failed_reply_shows_its_error_and_retry_after_a_reload(page, server, m
     page.reload()
     error = page.locator("#messages .msg-error")
     expect(error).to_be_visible()
-    expect(error).to_contain_text(re.compile("overloaded", re.I))
+    expect(error).to_contain_text(re.compile("overloaded", re.IGNORECASE))
     error.get_by_role("button", name="Retry").click()
     expect(page.locator(LAST_REPLY)).to_contain_text("Here I am again.")
     expect(page.locator("#messages .msg-error")).to_have_count(0)

@@ -30,7 +30,7 @@ def test_edit_memory_with_preview_meter_and_save(page, server):
 
     page.get_by_role("button", name="Write").click()
     page.click("#cortex-save")
-    expect(page.locator("#cortex-status")).to_contain_text("Saved as revision")
+    expect(page.locator("#cortex-status")).to_contain_text("Saved as version #")
     expect(page.locator("#cortex-save")).to_be_disabled()
     assert page.request.get(server.url + FILE_URL).json()["content"] == text
     expect(page.locator("#history-list .history-item").first).to_contain_text("You")
@@ -75,3 +75,25 @@ def test_reset_to_template(page, server):
     page.locator("#confirm-dialog").get_by_role("button", name="Reset").click()
     expect(page.locator("#cortex-text")).to_have_value(original["content"])
     expect(page.locator("#history-list .history-item").first).to_contain_text("Template")
+
+
+def test_the_preview_marks_pinned_lines_instead_of_showing_their_markers(page, server):
+    open_page(page, server, "/settings")
+    text = ("# Memories\n\n<!-- pin -->\n## Health\n- Jonas is **allergic** to nuts.\n"
+            "- <img src=x onerror=alert(1)> stays text.\n<!-- /pin -->\n\n- Likes tea.\n"
+            "<!-- pin --> Loves Bremen. <!-- /pin -->\n<!-- pinn --> not a pin.\n")
+    page.fill("#cortex-text", text)
+    page.get_by_role("button", name="Preview").click()
+    preview = page.locator("#cortex-preview")
+    blocks = preview.locator(".pinned-block")
+    expect(blocks).to_have_count(2)
+    expect(blocks.first.locator(".pinned-label")).to_have_text("Pinned")
+    expect(blocks.first.locator("h2")).to_have_text("Health")
+    expect(blocks.first.locator("strong")).to_have_text("allergic")
+    expect(blocks.first).to_contain_text("<img src=x onerror=alert(1)> stays text.")
+    expect(blocks.last).to_contain_text("Loves Bremen.")
+    expect(preview.locator("img")).to_have_count(0)
+    expect(preview).not_to_contain_text("<!-- pin -->")
+    expect(preview).not_to_contain_text("<!-- /pin -->")
+    expect(preview).to_contain_text("<!-- pinn --> not a pin.")
+    expect(preview.locator(":scope > ul li")).to_have_text(["Likes tea."])

@@ -114,14 +114,14 @@ def test_another_tab_saving_opens_the_merge_without_a_save(page, server):
     other = open_page(page.context.new_page(), server, "/settings")
     other.fill("#cortex-text", "# Theirs\n")
     other.click("#cortex-save")
-    expect(other.locator("#cortex-status")).to_contain_text("Saved as revision")
+    expect(other.locator("#cortex-status")).to_contain_text("Saved as version #")
 
     expect(page.locator("#conflict")).to_be_visible()
     page.get_by_role("button", name="Edit the merged text").click()
     expect(page.locator("#cortex-text")).to_have_value("# Theirs\n# Mine\n")
-    expect(page.locator("#cortex-rev")).to_contain_text(f"revision {_file(page, server)['revision']}")
+    expect(page.locator("#cortex-rev")).to_contain_text(f"version #{_file(page, server)['version']}")
     page.click("#cortex-save")
-    expect(page.locator("#cortex-status")).to_contain_text("Saved as revision")
+    expect(page.locator("#cortex-status")).to_contain_text("Saved as version #")
     assert _file(page, server)["content"] == "# Theirs\n# Mine\n"
 
 
@@ -153,3 +153,27 @@ def test_restoring_with_a_draft_merges_instead_of_discarding(page, server):
     page.get_by_role("button", name="Save merged version").click()
     expect(page.locator("#conflict")).to_be_hidden()
     assert _file(page, server)["content"] == first["content"].replace(DETAILS, DETAILS + MINE + "\n")
+
+
+def test_the_merge_view_numbers_versions_as_the_history_does(page, server):
+    soul = "/api/personas/default/cortex/soul.md"
+    for n in range(4):                    # other files' revisions push the ids far past #2
+        current = page.request.get(server.url + soul)
+        assert page.request.put(server.url + soul, data={"content": f"I am calm. {n}\n"},
+                                headers={"If-Match": current.headers["etag"]}).ok
+    open_page(page, server, "/settings")
+    first = _file(page, server)
+    expect(page.locator("#cortex-rev")).to_have_text("memory.md · version #1")
+    page.fill("#cortex-text", first["content"] + MINE + "\n")
+    saved = _put(page, server, first["content"] + NOTE + "\n")
+    assert saved["version"] == 2 and saved["revision"] > 5
+
+    page.click("#cortex-save")
+    info = page.locator("#conflict-info")
+    expect(info).to_contain_text("Your draft started from version #1; version #2 was saved")
+    expect(info).not_to_contain_text(f"{saved['revision']}")
+    expect(page.locator("#history-list .history-item").first.locator(".history-rev")).to_have_text("#2")
+    page.get_by_role("button", name="Save merged version").click()
+    expect(page.locator("#cortex-status")).to_have_text("Saved the merged version as #3.")
+    expect(page.locator("#cortex-rev")).to_have_text("memory.md · version #3")
+    expect(page.locator("#history-list .history-item").first.locator(".history-rev")).to_have_text("#3")

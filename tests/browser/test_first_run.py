@@ -45,6 +45,6 @@ def test_personas_and_cortex_editor_work_without_a_key(page, server):
     assert page.input_value("#cortex-text").startswith("#")
     page.fill("#cortex-text", "# Memories\n\n- Written before any key was set.\n")
     page.click("#cortex-save")
-    expect(page.locator("#cortex-status")).to_contain_text("Saved as revision")
+    expect(page.locator("#cortex-status")).to_contain_text("Saved as version #")
     stored = page.request.get(server.url + "/api/personas/default/cortex/memory.md").json()
     assert stored["content"] == "# Memories\n\n- Written before any key was set.\n"

@@ -1,6 +1,5 @@
 """The interface in German: by the browser's Accept-Language before anything is chosen, by the
 language setting after, and back to English; chat, settings, an error and relative times."""
-import datetime as dt
 import re
 
 import pytest

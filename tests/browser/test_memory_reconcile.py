@@ -32,7 +32,7 @@ def test_deleting_a_message_reconciles_memory_and_the_history_links_it(page, ser
     provider.get_cortex_worker(app).run_pending()
     learned = _memory(page, server)["revision"]
     send(page, "Her name is Pixel, really")
-    page.wait_for_selector(f"#messages .msg-assistant:nth-of-type(2) [data-action=regenerate]")
+    page.wait_for_selector("#messages .msg-assistant:nth-of-type(2) [data-action=regenerate]")
 
     used = page.locator("#messages .msg-assistant").last.locator(".msg-memory")
     used.locator("summary").click()  # opened, the links are numbered as the history numbers them

@@ -165,3 +165,26 @@ def test_consolidate_now_and_restore_from_the_archive(page, server, app, model):
 def test_the_chat_memory_indicator_counts_pending_proposals(page, server, proposed):
     open_page(page, server, "/")
     expect(page.locator("#memory-proposals")).to_have_text("1 to review")
+
+
+def test_update_now_in_review_mode_says_a_proposal_is_waiting(page, server, app, model):
+    _put_memory(page, server, MEMORY)
+    page.request.put(server.url + f"{BASE}/settings", data={"memory_review": "review"})
+    _chat(page, server, app, "I adopted a cat called Miso.")
+    model.update.extend([replies.tool_use([("insert", {
+        "filename": "memory.md", "insert_line": 4, "insert_text": CAT})]),
+        replies.text("Noted the cat.")])
+    open_page(page, server, "/settings")
+    page.get_by_role("button", name="Update now").click()
+    status = page.locator("#cx-status")
+    expect(status).to_have_attribute("data-state", "running")
+    (job,) = provider.get_cortex_worker(app).run_pending()
+    assert job["proposal_id"]
+
+    expect(status).to_contain_text("a proposed change is waiting for your review")
+    expect(status).not_to_contain_text("nothing needed to change")
+    expect(page.locator("#proposals-count")).to_have_text("1")
+    status.get_by_role("button", name="Review it").click()
+    expect(page.locator("#proposal-title")).to_be_focused()
+    expect(page.locator(".proposal-file[data-file='memory.md'] .diff-add")).to_contain_text("Miso")
+    assert _memory(page, server)["content"] == MEMORY

@@ -77,3 +77,40 @@ def test_ollama_preset_test_connection_chat_and_memory(page, server, app, openai
     memory = page.request.get(server.url + "/api/personas/default/cortex/memory.md").json()
     assert memory["content"].startswith(NOTE)
     assert model.chat_models == ["qwen2.5:7b"]
+
+
+UNUSABLE_PLAN = ('{"calls": [{"name": "str_replace", "filename": "memory.md", '
+                 '"old_str": "no such line", "new_str": "x"}], "summary": "Updated."}')
+
+
+def test_an_edit_plan_that_cannot_be_applied_shows_why_the_update_failed(
+        page, server, app, openai_fake):
+    """An endpoint without tools whose edit plan names a change the file does not allow: the
+    job fails (nothing applied) and the settings page says why."""
+    def answer(body: dict):
+        if body.get("response_format") or "cannot call tools" in str(body["messages"][0]):
+            return replies.text(UNUSABLE_PLAN)
+        return replies.text("Bees!" if body.get("stream") else "Bees")
+
+    openai_fake.quirks = {"tools_refused"}
+    openai_fake.default = replies.scripted(answer)
+    assert page.request.put(server.url + "/api/settings", data={
+        "provider": "openai_compatible", "base_url": openai_fake.url,
+        "model": "llama3.2:3b"}).ok
+    session = page.request.post(server.url + "/api/sessions", data={"persona_id": "default"}).json()
+    stream = page.request.post(server.url + "/api/chat/stream",
+                               data={"session_id": session["id"], "message": "I keep bees"})
+    assert "event: done" in stream.text()
+    before = page.request.get(server.url + "/api/personas/default/cortex/memory.md").json()
+    open_page(page, server, "/settings")
+
+    page.get_by_role("button", name="Update now").click()
+    status = page.locator("#cx-status")
+    expect(status).to_have_attribute("data-state", "running")
+    finished = provider.get_cortex_worker(app).run_pending()
+    assert [(job["status"], job["error"]) for job in finished] == [("failed", "tools_unsupported")]
+    expect(status).to_have_attribute("data-state", "failed")
+    expect(status).to_contain_text("The update failed: This model cannot update memory")
+    expect(status).to_contain_text("could not be applied: str_replace: old_str was not found")
+    after = page.request.get(server.url + "/api/personas/default/cortex/memory.md").json()
+    assert after["revision"] == before["revision"]

@@ -3,7 +3,7 @@ each page are kept in test-artifacts/."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.support import REPLY_DONE, open_page, send
+from tests.browser.support import REPLY_DONE, open_page
 from tests.fakes.claude import replies
 
 pytestmark = pytest.mark.browser

@@ -81,10 +81,10 @@ def test_a_handler_reaching_the_live_document_fails_the_page_check(browser, serv
     """The guard every page fixture applies is no console-text match: an inline handler that
     reaches the live document is refused by the CSP, reported as a `securitypolicyviolation`
     event, and fails the test, whatever the browser prints."""
-    with pytest.raises(AssertionError, match="CSP violation.*script-src"):
-        with checked_page(browser) as tab:
-            tab.goto(server.url + "/signin")
-            tab.evaluate("""() => { document.body.insertAdjacentHTML('beforeend',
-                '<img src="data:," onload="window.__pwned = 1">'); }""")
-            tab.wait_for_function("() => document.querySelector('img[onload]').complete")
-            assert tab.evaluate("typeof window.__pwned") == "undefined"
+    with pytest.raises(AssertionError, match=r"CSP violation.*script-src"), \
+            checked_page(browser) as tab:
+        tab.goto(server.url + "/signin")
+        tab.evaluate("""() => { document.body.insertAdjacentHTML('beforeend',
+            '<img src="data:," onload="window.__pwned = 1">'); }""")
+        tab.wait_for_function("() => document.querySelector('img[onload]').complete")
+        assert tab.evaluate("typeof window.__pwned") == "undefined"

@@ -5,6 +5,7 @@ import json
 import threading
 import time
 from collections import deque
+from typing import Self
 from urllib.parse import urlsplit
 
 import pytest
@@ -14,6 +15,7 @@ from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.fakes.claude import replies
 
 API_KEY = "sk-ant-test-SECRET-0123456789abcdef"
+NEWS = ("title", "cortex")  # WebSocket events the server may send at any time (docs/chat.md)
 TIMEOUT = 10.0
 
 
@@ -114,7 +116,7 @@ class SseStream:
         self.response.close()
         self.conn.close()
 
-    def __enter__(self) -> "SseStream":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -139,10 +141,19 @@ class ChatSocketClient:
         else:
             self.ws.send(data)
 
-    def next(self) -> dict:
-        """The next event (fails after the timeout)."""
+    def receive(self) -> dict:
+        """The next frame whatever its type, background news included (fails after the
+        timeout)."""
         event = json.loads(self.ws.recv())
         self.history.append(event)
+        return event
+
+    def next(self) -> dict:
+        """The next event that is not background news: `title` and `cortex` events may arrive at
+        any time, also between the chunks of a turn (docs/chat.md), so they are kept in `history`
+        (see `first`) instead of being handed to a test reading a turn or an answer."""
+        while (event := self.receive())["type"] in NEWS:
+            pass
         return event
 
     def first(self, kind: str) -> dict:
@@ -154,13 +165,16 @@ class ChatSocketClient:
         return self.until(kind)[-1]
 
     def until(self, *types: str) -> list[dict]:
-        """Events up to and including the first one whose type is in `types`."""
+        """Events up to and including the first one whose type is in `types`; background news
+        is left out unless it is asked for (it stays in `history`)."""
         seen = []
         while True:
-            event = self.next()
-            seen.append(event)
+            event = self.receive()
             if event["type"] in types:
+                seen.append(event)
                 return seen
+            if event["type"] not in NEWS:
+                seen.append(event)
 
     def chat(self, session_id: str, message: str) -> list[dict]:
         """Send a chat frame and read until done or error."""
@@ -171,7 +185,7 @@ class ChatSocketClient:
         """Close the socket."""
         self.ws.close()
 
-    def __enter__(self) -> "ChatSocketClient":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

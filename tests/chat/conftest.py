@@ -1,4 +1,5 @@
-"""Fixtures for the chat tests: reading state straight from SQLite, and quick set-up helpers."""
+"""Fixtures for the chat tests: reading state straight from SQLite, and quick set-up helpers
+(`script` and `make_session` are shared with other directories: tests/conftest.py)."""
 import sqlite3
 from contextlib import closing
 
@@ -6,7 +7,6 @@ import pytest
 
 from src.utils import provider
 from src.utils.storage.messages import add_message
-from tests.chat.chat_support import Script
 
 
 @pytest.fixture
@@ -34,18 +34,6 @@ def make_persona(client):
 
 
 @pytest.fixture
-def make_session(client):
-    """Creates a session over the API and returns it."""
-
-    def create(persona_id: str = "default") -> dict:
-        response = client.post("/api/sessions", json={"persona_id": persona_id})
-        assert response.status_code == 201, response.get_json()
-        return response.get_json()
-
-    return create
-
-
-@pytest.fixture
 def add_messages(app):
     """`add_messages(session_id, n)` stores n alternating user/assistant messages; returns them."""
 
@@ -55,12 +43,6 @@ def add_messages(app):
                 for i in range(start, start + n)]
 
     return add
-
-
-@pytest.fixture
-def script(claude):
-    """Scripts the Claude fake's replies for a test (the app's client is closed at teardown)."""
-    return Script(claude)
 
 
 @pytest.fixture

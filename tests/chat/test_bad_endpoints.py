@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from src.utils import provider
 from tests.chat.chat_support import live_config
 from tests.fakes.openai_compat import replies
 

@@ -79,3 +79,15 @@ def test_a_png_card_behaves_like_its_json(server, client, claude, script):
     assert response.status_code == 201
     _chat(server, client, response.get_json())
     assert "Aria's personality: calm, curious" in chat_requests(claude)[-1].system[0]["text"]
+
+
+def test_with_no_name_set_user_reads_as_a_name_not_as_the_user(server, client, claude, script):
+    persona = _import(client, V2_CARD)
+    _chat(server, client, persona)
+    request = chat_requests(claude)[-1]
+    text = request.system[0]["text"]
+    assert "<greeting>\n*Aria opens the door.* Come in, User, quickly!\n</greeting>" in text
+    assert "<example_dialogue>\n<START>\nUser: Hi\nAria: Hello there.\n</example_dialogue>" \
+        in text
+    assert "Come in, the user" not in text
+    assert "You are Aria, in a conversation with the user." in text

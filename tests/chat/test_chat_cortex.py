@@ -4,7 +4,13 @@ import pytest
 
 from src.utils import provider
 from src.utils.cortex.settings import save_cortex_settings
-from tests.chat.chat_support import BOTH_PROVIDERS, chat_requests, ChatSocketClient, Script, live_config
+from tests.chat.chat_support import (
+    BOTH_PROVIDERS,
+    ChatSocketClient,
+    Script,
+    chat_requests,
+    live_config,
+)
 from tests.fakes.claude import replies
 
 
@@ -43,12 +49,12 @@ def test_threshold_triggers_an_update_and_the_socket_hears_it_finish(
         assert ws.chat(session["id"], "What do you remember?")[-1]["type"] == "done"
         ws.close()
         bystander.send(type="subscribe", persona_id=other["id"])
-        assert bystander.next()["type"] == "subscribed", "another persona's news leaked"
+        assert bystander.receive()["type"] == "subscribed", "another persona's news leaked"
     assert finished == {"type": "cortex", "job_id": job_id, "persona_id": "default",
                         "status": "done", "files": ["memory.md"], "error": None,
                         "reason": "threshold"}
     memory = provider.get_cortex_service(app).read_file("default", "memory.md")
     assert memory.startswith("- Lena paddles on the Elbe.\n")
-    update = [r for r in claude.requests if r.tools][0]
+    update = next(r for r in claude.requests if r.tools)
     assert "On the Elbe, near Dresden." in str(update.messages)
     assert "Lena paddles on the Elbe." in str(chat_requests(claude)[-1].system)  # the next prompt

@@ -4,8 +4,14 @@ import json
 import pytest
 
 from src.utils import provider
-from tests.chat.chat_support import BOTH_PROVIDERS, API_KEY, ChatSocketClient, SseStream, chat_requests, \
-    live_config
+from tests.chat.chat_support import (
+    API_KEY,
+    BOTH_PROVIDERS,
+    ChatSocketClient,
+    SseStream,
+    chat_requests,
+    live_config,
+)
 from tests.fakes.claude import replies
 
 PARTIAL = replies.text("Once upon a time there was a fox", chunks=[

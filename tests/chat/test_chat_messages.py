@@ -5,8 +5,7 @@ import urllib.request
 
 import pytest
 
-from tests.chat.chat_support import ChatSocketClient, SseStream, chat_requests, \
-    live_config
+from tests.chat.chat_support import ChatSocketClient, SseStream, chat_requests, live_config
 from tests.fakes.claude import replies
 
 
@@ -55,7 +54,7 @@ def test_regenerate_keeps_the_last_reply_as_an_alternative(server, claude, scrip
     script.reply("Better reply two.")
     with SseStream(server.url, f"/api/sessions/{session['id']}/regenerate", {}) as stream:
         events = stream.events()
-    assert [kind for kind, _ in events][0] == "start"
+    assert next(kind for kind, _ in events) == "start"
     assert events[-1][0] == "done" and events[-1][1]["text"] == "Better reply two."
     assert chat_requests(claude)[-1].messages == [
         {"role": "user", "content": "one"}, {"role": "assistant", "content": "Reply one."},

@@ -3,8 +3,14 @@ import threading
 
 import pytest
 
-from tests.chat.chat_support import BOTH_PROVIDERS, API_KEY, SseStream, chat_requests, eventually, \
-    live_config
+from tests.chat.chat_support import (
+    API_KEY,
+    BOTH_PROVIDERS,
+    SseStream,
+    chat_requests,
+    eventually,
+    live_config,
+)
 from tests.fakes.claude import replies
 
 

@@ -110,7 +110,7 @@ def test_title_is_generated_after_the_first_exchange(server, claude, script, mak
         title = ws.first("title")
     assert title == {"type": "title", "session_id": session["id"], "title": "Tea and books"}
     assert rows("SELECT title FROM sessions") == [{"title": "Tea and books"}]
-    request = [r for r in claude.requests if r.body["max_tokens"] == 30][0]
+    request = next(r for r in claude.requests if r.body["max_tokens"] == 30)
     assert "Do you like tea?" in request.messages[0]["content"]
     assert not request.stream
 

@@ -3,6 +3,7 @@ greeting opens it, before its first message, and the prompt holds the one the pe
 import pytest
 
 from tests.chat.chat_support import ChatSocketClient, chat_requests, live_config
+from tests.portability.support import ST_CHAT, upload
 
 
 @pytest.fixture
@@ -50,3 +51,18 @@ def test_a_greeting_index_must_name_a_greeting(client, persona, value):
     assert response.status_code == 400
     assert response.get_json()["error"]["field"] == "greeting_index"
     assert client.get(f"/api/sessions?persona_id={persona['id']}").get_json()["sessions"] == []
+
+
+def test_an_imported_conversation_opens_with_its_own_first_message(server, client, claude, script,
+                                                                   persona):
+    imported = upload(client, ST_CHAT, f"/api/personas/{persona['id']}/chats/import")
+    session = imported.get_json()
+    assert imported.status_code == 201 and session["imported"] is True
+    with ChatSocketClient(server.ws_url) as ws:
+        ws.chat(session["id"], "Hi")
+    request = chat_requests(claude)[-1]
+    assert "<greeting>" not in request.system[0]["text"] and "Hello," not in request.system[0]["text"]
+    first = request.messages[0]["content"]
+    assert "Where am I?" in (first if isinstance(first, str) else first[0]["text"])
+    plain = client.post("/api/sessions", json={"persona_id": persona["id"]}).get_json()
+    assert plain["imported"] is False

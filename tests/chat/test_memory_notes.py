@@ -84,3 +84,34 @@ def test_notes_of_unknown_sessions_are_404(client):
         response = client.get(f"/api/sessions/{sid}/memory-notes")
         assert response.status_code == 404
         assert response.get_json()["error"]["code"] == "session_not_found"
+
+
+def test_a_line_restored_away_leaves_the_note_and_a_note_with_none_left_goes(
+        client, cortex, make_session, add_messages):
+    sid = make_session()["id"]
+    msgs = add_messages(sid, 4)
+    before = cortex.write_file("default", "memory.md", MEMORY)
+    cortex.write_file("default", "memory.md", MEMORY + "- Jonas has a cat, Miso.\n- He plays chess.\n",
+                      author="ai", job_id="job1", message_range=(msgs[0]["id"], msgs[1]["id"]))
+    cortex.write_file("default", "memory.md", MEMORY + "- He plays chess.\n")
+    (note,) = _notes(client, sid)
+    assert note["files"][0]["added"] == ["- He plays chess."]
+
+    cortex.restore("default", "memory.md", before)
+    assert _notes(client, sid) == []
+
+
+def test_added_lines_are_those_beyond_what_the_file_held_moved_lines_are_not(
+        client, cortex, make_session, add_messages):
+    """Added lines are counted as a multiset (linear, docs/chat.md): a line moved to another
+    place is not new (a sequence diff called it inserted), an edited line is."""
+    sid = make_session()["id"]
+    msgs = add_messages(sid, 2)
+    cortex.write_file("default", "memory.md", MEMORY + "- Likes tea.\n")
+    moved = "# Memories\n\n## Facts\n- Likes tea.\n- Jonas lives in Bremen.\n"
+    rev = cortex.write_file("default", "memory.md", moved + "- Jonas lives in Hamburg.\n",
+                            author="ai", job_id="j", message_range=(msgs[0]["id"],
+                                                                    msgs[1]["id"]))
+    (file,) = _notes(client, sid)[0]["files"]
+    assert file == {"filename": "memory.md", "rev": rev, "more": 0,
+                    "added": ["- Jonas lives in Hamburg."]}

@@ -37,19 +37,25 @@ def stored(rows):
     return read
 
 
-def test_get_returns_defaults_and_no_key(client, stored):
+def _shown(response) -> dict:
+    """The settings without `providers` (what each provider remembers; tested apart)."""
+    return {name: value for name, value in response.get_json().items() if name != "providers"}
+
+
+def test_get_returns_defaults_and_no_key(client, stored, claude):
     response = client.get("/api/settings")
     assert response.status_code == 200
-    assert response.get_json() == {**DEFAULTS, "api_key": NO_KEY}
+    assert _shown(response) == {**DEFAULTS, "base_url": claude.url, "api_key": NO_KEY}
     assert stored() is None
 
 
-def test_put_partial_update_round_trip(client, stored):
+def test_put_partial_update_round_trip(client, stored, claude):
     response = client.put("/api/settings", json={"effort": "high", "context_limit": 12,
                                                  "user_name": " Sam "})
     assert response.status_code == 200
     changed = {"effort": "high", "context_limit": 12, "user_name": "Sam"}
-    assert response.get_json() == {**DEFAULTS, **changed, "api_key": NO_KEY}
+    assert _shown(response) == {**DEFAULTS, **changed, "base_url": claude.url,
+                                "api_key": NO_KEY}
     assert stored() == changed
     response = client.put("/api/settings", json={"effort": None, "model": "claude-opus-4.1"})
     assert response.get_json()["model"] == "claude-opus-4.1"
@@ -127,7 +133,8 @@ def test_good_key_is_checked_upstream_then_stored_0600(client, claude, data_dir,
     assert len(claude.requests) == 1
     assert GOOD_KEY in json.dumps(dict(claude.requests[0].headers))
     assert stat.S_IMODE(os.stat(_secrets(data_dir)).st_mode) == 0o600
-    assert json.loads(_secrets(data_dir).read_text()) == {"anthropic_api_key": GOOD_KEY}
+    assert json.loads(_secrets(data_dir).read_text()) == {"anthropic_api_key": GOOD_KEY,
+                                                          "anthropic_base_url": claude.url}
     bodies.append(client.get("/api/settings"))
     assert bodies[-1].get_json()["api_key"]["configured"] is True
     restarted = create_app(app_config).test_client()

@@ -59,7 +59,8 @@ def test_the_openai_key_is_checked_stored_beside_the_other_and_never_echoed(
         assert fake.last.headers["authorization"] == f"Bearer {OPENAI_KEY}"
     path = data_dir / "secrets.json"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    assert json.loads(path.read_text()) == {"openai_api_key": OPENAI_KEY}
+    assert json.loads(path.read_text()) == {"openai_api_key": OPENAI_KEY,
+                                            "openai_base_url": fake.url}
     assert OPENAI_KEY not in client.get("/api/settings").get_data(as_text=True)
     removed = client.delete("/api/settings/api-key?provider=openai_compatible")
     assert removed.get_json()["api_key"]["configured"] is False and not path.exists()
@@ -88,7 +89,8 @@ def test_test_connection_says_when_tools_are_refused(client, openai_fake):
     report = client.post("/api/settings/test-connection", json={}).get_json()
     assert report["reachable"] is True
     assert report["tools"] == {"non_streaming": False, "streaming": False}
-    assert "tools" in report["error"]["message"]
+    assert report["error"]["code"] == "invalid_request"  # our words, not the endpoint's
+    assert report["model"] == "qwen2.5:7b"
 
 
 def test_test_connection_to_nothing_is_unreachable_not_a_5xx(client):

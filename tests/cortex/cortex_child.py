@@ -3,18 +3,18 @@
     python -m tests.cortex.cortex_child crash <data_dir> <persona_id> <seed>
     python -m tests.cortex.cortex_child edit  <data_dir> <persona_id> <tag> <count>
     python -m tests.cortex.cortex_child write <data_dir> <persona_id> <tag> <count>
+    python -m tests.cortex.cortex_child step  <data_dir> <persona_id> <tag>
 
 `crash` writes forever, printing `rev <id>` after each write, until it is killed. `edit` and
 `write` print `ready`, wait for a line on stdin, then append `<tag>-<i>` lines: `edit` through
 edit_file, `write` through read + write_file(expected_revision=…) retried on conflict. Each
-success prints `ok <rev> <i>`; the end prints `done <conflicts>`. An `edit` count of 0 means
-"until the file `<data_dir>/stop-editing` exists", so a racing test knows the editor ran
-throughout.
+success prints `ok <rev> <i>`; the end prints `done <conflicts>`. `step` prints `ready`, then
+makes one edit_file (`<tag>-<i>`, printing `ok <rev> <i>`) per line it reads until stdin closes:
+the test decides when each edit starts.
 """
 import os
 import random
 import sys
-import time
 
 from src.utils.cortex import CORTEX_FILES, CortexService, RevisionConflict
 from src.utils.storage import Database
@@ -39,16 +39,16 @@ def _crash(service: CortexService, persona_id: str, seed: int) -> None:
 
 
 def _edit(service: CortexService, persona_id: str, tag: str, count: int) -> None:
-    stop_flag = os.path.join(os.path.dirname(service.paths.root), "stop-editing")
-    i = -1
-    while (i := i + 1) < count or (count == 0 and not os.path.exists(stop_flag)):
-        line = f"{tag}-{i}\n"
-        rev = service.edit_file(persona_id, FILENAME, lambda text, line=line: text + line,
-                                author="ai", summary=line.strip())
-        print(f"ok {rev} {i}", flush=True)
-        if count == 0:
-            time.sleep(0.002)  # pacing, so the racing person is never starved by retries
+    for i in range(count):
+        _edit_once(service, persona_id, tag, i)
     print("done 0", flush=True)
+
+
+def _edit_once(service: CortexService, persona_id: str, tag: str, i: int) -> None:
+    line = f"{tag}-{i}\n"
+    rev = service.edit_file(persona_id, FILENAME, lambda text: text + line, author="ai",
+                            summary=line.strip())
+    print(f"ok {rev} {i}", flush=True)
 
 
 def _write(service: CortexService, persona_id: str, tag: str, count: int) -> None:
@@ -67,6 +67,12 @@ def _write(service: CortexService, persona_id: str, tag: str, count: int) -> Non
     print(f"done {conflicts}", flush=True)
 
 
+def _step(service: CortexService, persona_id: str, tag: str) -> None:
+    for i, _ in enumerate(sys.stdin):
+        _edit_once(service, persona_id, tag, i)
+    print("done 0", flush=True)
+
+
 def main(argv: list[str]) -> int:
     mode, data_dir, persona_id, *rest = argv
     service = CortexService(data_dir, Database(os.path.join(data_dir, "app.db")))
@@ -74,6 +80,9 @@ def main(argv: list[str]) -> int:
         _crash(service, persona_id, int(rest[0]))
         return 0
     print("ready", flush=True)
+    if mode == "step":
+        _step(service, persona_id, rest[0])
+        return 0
     sys.stdin.readline()
     {"edit": _edit, "write": _write}[mode](service, persona_id, rest[0], int(rest[1]))
     return 0

@@ -70,7 +70,7 @@ class Lines:
 def snapshot(root: Path, skip=("app.db", "app.db-wal", "app.db-shm")) -> dict:
     """Every directory and file under `root` with each file's size and hash (skipping `skip`)."""
     state = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         rel = os.path.relpath(dirpath, root)
         state[rel + "/"] = None
         for name in filenames:

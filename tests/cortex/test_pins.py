@@ -5,8 +5,7 @@ from src.utils.cortex import pins
 from src.utils.cortex.staging import EditError, StagedEdits
 from src.utils.cortex.tools import CortexToolbox
 from tests.cortex.review_support import accept, proposal, replace_reply, review_on
-from tests.cortex.update_support import (PID, app_config, env, prompt_text, result_text,  # noqa: F401
-                                         system_text, tool_results)
+from tests.cortex.update_support import PID, prompt_text, result_text, system_text, tool_results
 from tests.fakes.claude import replies
 
 PINNED = ("# Memories\n\n## Facts\n<!-- pin -->\n- Jonas is allergic to peanuts.\n"

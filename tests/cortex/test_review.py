@@ -1,9 +1,17 @@
 """Review mode: a finished update becomes a proposal; accept, edit-then-accept, reject, stale."""
 import pytest
 
-from tests.cortex.review_support import (MEMORY, accept, insert_reply, proposal, proposals,
-                                         reject, replace_reply, review_on)
-from tests.cortex.update_support import PID, app_config, env, prompt_text  # noqa: F401
+from tests.cortex.review_support import (
+    MEMORY,
+    accept,
+    insert_reply,
+    proposal,
+    proposals,
+    reject,
+    replace_reply,
+    review_on,
+)
+from tests.cortex.update_support import PID, prompt_text
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 """SIGKILL while a proposal is accepted: afterwards the proposal is accepted exactly when its
 revisions are visible, and every file equals a recorded revision."""
-import os
 import random
 import signal
 import sqlite3

@@ -4,7 +4,7 @@ import threading
 from src.utils import provider
 from tests.chat.chat_support import Script, SseStream
 from tests.cortex.review_support import MEMORY, accept, insert_reply, proposals, review_on
-from tests.cortex.update_support import PID, Env, app_config, env, second_app, system_text  # noqa: F401
+from tests.cortex.update_support import PID, Env, second_app, system_text
 from tests.support.live_server import LiveServer
 
 CAT = "- Jonas has a cat called Miso."

@@ -40,7 +40,7 @@ def test_read_all_files(client):
     assert (body["budget"], body["hard_cap"]) == (100, 400)
     assert [f["filename"] for f in body["files"]] == ["memory.md", "soul.md", "relationship.md"]
     for item in body["files"]:
-        assert set(item) == {"filename", "content", "revision", "chars", "budget"}
+        assert set(item) == {"filename", "content", "revision", "chars", "budget", "version"}
         assert item["chars"] == len(item["content"]) and item["budget"] == 100
 
 

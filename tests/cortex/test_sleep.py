@@ -5,9 +5,7 @@ import pytest
 
 from src.utils import provider
 from tests.cortex.review_support import accept, proposal, review_on
-from tests.cortex.update_support import (PID, Env, prompt_text, result_text,  # noqa: F401
-                                         tool_results)
-from tests.cortex.update_support import app_config as _base_config  # noqa: F401
+from tests.cortex.update_support import PID, prompt_text, result_text, tool_results
 from tests.fakes.claude import replies
 
 BUDGET = 400
@@ -20,13 +18,8 @@ SHORT = ("# Memories\n\n## Facts\n" + PIN + "\n- Jonas likes tea (said often in 
 
 
 @pytest.fixture
-def app_config(_base_config):
-    return {**_base_config, "CORTEX_BUDGET": BUDGET}
-
-
-@pytest.fixture
-def env(app):
-    return Env(app)
+def app_config(app_config):
+    return {**app_config, "CORTEX_BUDGET": BUDGET}
 
 
 @pytest.fixture

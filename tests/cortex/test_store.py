@@ -6,8 +6,14 @@ import sys
 
 import pytest
 
-from src.utils.cortex import (CORTEX_FILES, CortexService, CortexSizeError, InvalidContent,
-                              RevisionConflict, RevisionNotFound)
+from src.utils.cortex import (
+    CORTEX_FILES,
+    CortexService,
+    CortexSizeError,
+    InvalidContent,
+    RevisionConflict,
+    RevisionNotFound,
+)
 from src.utils.storage import Database
 from src.utils.storage.settings import get_setting, set_setting
 
@@ -90,7 +96,7 @@ def test_write_records_a_revision_and_returns_its_id(service, data_dir):
     assert newest["created_at"].endswith("Z")
     info = service.read_file_info(PID, "memory.md")
     assert info.to_dict() == {"filename": "memory.md", "content": "# Memories\nAda likes tea.\n",
-                              "revision": rev, "chars": 26, "budget": 100}
+                              "revision": rev, "chars": 26, "budget": 100, "version": 2}
 
 
 def test_unchanged_content_creates_no_revision(service, db):
@@ -183,7 +189,7 @@ def test_external_edit_is_recorded_on_read(service, data_dir):
 
 def test_external_edit_is_recorded_before_a_write_overwrites_it(service, data_dir):
     base = service.write_file(PID, "memory.md", "mine\n")
-    disk(data_dir, "memory.md").write_bytes("outside\r\nedit\r\n".encode())
+    disk(data_dir, "memory.md").write_bytes(b"outside\r\nedit\r\n")
     with pytest.raises(RevisionConflict) as caught:
         service.write_file(PID, "memory.md", "stale view\n", expected_revision=base)
     assert caught.value.current.content == "outside\r\nedit\r\n"

@@ -80,7 +80,7 @@ def test_validation_errors_are_value_errors():
 
 
 def test_a_symlink_out_of_the_cortex_is_refused(world, data_dir):
-    service, db, root = world
+    service, _db, root = world
     custom = data_dir / "cortex" / "custom"
     custom.mkdir()
     (custom / "abcd1234").symlink_to(root / "sibling" / "cortex" / "default")
@@ -97,7 +97,7 @@ def test_a_symlink_out_of_the_cortex_is_refused(world, data_dir):
 
 
 def test_a_cortex_directory_swapped_for_a_symlink_later_is_refused(world, data_dir):
-    service, db, root = world
+    service, _db, root = world
     service.read_file_info("default", "memory.md")
     moved = root / "moved-cortex"
     (data_dir / "cortex").rename(moved)

@@ -9,8 +9,7 @@ import pytest
 from src.utils import provider
 from src.utils.cortex import jobs
 from src.utils.cortex.trigger import CortexDisabled, CortexTrigger
-from tests.cortex.update_support import (  # noqa: F401  (fixtures)
-    OTHER, PID, Env, app_config, env, second_app)
+from tests.cortex.update_support import OTHER, PID, Env, second_app
 from tests.fakes.claude import replies
 
 

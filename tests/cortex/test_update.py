@@ -2,8 +2,14 @@
 import os
 
 from src.app import create_app
-from tests.cortex.update_support import (  # noqa: F401  (fixtures)
-    PID, Env, app_config, env, prompt_text, result_text, system_text, tool_results)
+from tests.cortex.update_support import (
+    PID,
+    Env,
+    prompt_text,
+    result_text,
+    system_text,
+    tool_results,
+)
 from tests.fakes.claude import replies
 
 MEMORY = ("# Memories\n\n## Important details about Jonas\n- Likes green tea.\n\n"
@@ -322,7 +328,7 @@ def test_an_update_never_recreates_the_cortex_of_a_persona_deleted_meanwhile(env
         return replies.text("Stopped.")
 
     claude.default = replies.scripted(model)
-    job, _ = env.trigger.request_update(PID)
+    _job, _ = env.trigger.request_update(PID)
     env.worker.run_pending()
     (refused,) = tool_results(claude.requests[1])
     assert refused["is_error"] and "has been deleted" in result_text(refused)

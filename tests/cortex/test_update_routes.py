@@ -1,7 +1,7 @@
 """REST for cortex updates: start one on demand (202 + job) and follow the job."""
 import pytest
 
-from tests.cortex.update_support import PID, app_config, env  # noqa: F401  (fixtures)
+from tests.cortex.update_support import PID
 from tests.fakes.claude import replies
 
 

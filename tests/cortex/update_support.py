@@ -1,8 +1,8 @@
-"""Fixtures and helpers for the cortex update and trigger tests (real SQLite, files, SDK, fake)."""
+"""Helpers for the cortex update and trigger tests (real SQLite, files, SDK, fake); their
+fixtures (`app_config` with the Claude fake, `env`) are in tests/cortex/conftest.py and
+tests/conftest.py."""
 import sqlite3
 from contextlib import closing
-
-import pytest
 
 from src.app import create_app
 from src.utils import provider
@@ -12,21 +12,9 @@ from src.utils.storage.personas import create_persona
 from src.utils.storage.sessions import create_session
 from src.utils.storage.settings import set_setting
 
+KEY = "sk-test-cortex-0000"
 PID = "anna0001"
 OTHER = "bert0002"
-
-
-@pytest.fixture
-def app_config(app_config, claude):
-    """The app talks to the Claude fake with a key set; no background worker unless asked."""
-    return {**app_config, "ANTHROPIC_API_KEY": "sk-test-cortex-0000",
-            "ANTHROPIC_BASE_URL": claude.url}
-
-
-@pytest.fixture
-def env(app):
-    """Services of the app under test plus set-up helpers."""
-    return Env(app)
 
 
 class Env:

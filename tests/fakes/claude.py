@@ -17,6 +17,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
+from typing import Self
 
 from tests.fakes import replies
 from tests.fakes.exchange import Exchange, Handler
@@ -96,7 +97,7 @@ class FakeClaude:
                                         daemon=True)
         self._thread.start()
 
-    def __enter__(self) -> "FakeClaude":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -107,9 +107,8 @@ class Exchange:
                 return "timeout"
             if event is not None:
                 event.wait(_GATE_STEP if remaining is None else min(_GATE_STEP, remaining))
-            elif readable(self._handler.connection, remaining):
-                if not self._peer_closed():
-                    self._closing.wait(_GATE_STEP)
+            elif readable(self._handler.connection, remaining) and not self._peer_closed():
+                self._closing.wait(_GATE_STEP)
             if self._peer_closed():
                 self._lost()
 

@@ -5,7 +5,7 @@ A reply is served through an exchange (see `tests/fakes/exchange.py`) and reads 
 """
 import json
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from tests.fakes import sse
 

@@ -3,12 +3,33 @@
 Each reply answers one POST /v1/messages and renders as JSON or SSE per the request's `stream`.
 """
 from tests.fakes.messages import (
-    CREDIT_MESSAGE, ERROR_STATUS, HttpError, Message, Reply, Streamable, authentication_error,
-    bad_request, credit_exhausted, http_error, overloaded, rate_limited, server_error, text,
-    tool_use, truncated_tool_use,
+    CREDIT_MESSAGE,
+    ERROR_STATUS,
+    HttpError,
+    Message,
+    Reply,
+    Streamable,
+    authentication_error,
+    bad_request,
+    credit_exhausted,
+    http_error,
+    overloaded,
+    rate_limited,
+    server_error,
+    text,
+    tool_use,
+    truncated_tool_use,
 )
 from tests.fakes.streams import (
-    FIXTURES, delayed, drop, fixture, gated, hang, scripted, stream_error, unfinished,
+    FIXTURES,
+    delayed,
+    drop,
+    fixture,
+    gated,
+    hang,
+    scripted,
+    stream_error,
+    unfinished,
 )
 
 __all__ = [

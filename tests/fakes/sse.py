@@ -23,7 +23,7 @@ def dumps(data: object) -> str:
 def render(name: str, data: dict) -> bytes:
     """One event on the wire: `event: <name>`, `data: <json>`, blank line."""
     payload = '{"type": "ping"}' if name == "ping" else dumps(data)
-    return f"event: {name}\ndata: {payload}\n\n".encode("utf-8")
+    return f"event: {name}\ndata: {payload}\n\n".encode()
 
 
 def split_raw(raw: bytes) -> list[bytes]:
@@ -43,7 +43,7 @@ def parse(raw_event: bytes) -> tuple[str | None, dict | None]:
     name, data = None, []
     for line in raw_event.decode("utf-8").splitlines():
         field, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
+        value = value.removeprefix(" ")
         if field == "event":
             name = value
         elif field == "data":

@@ -92,7 +92,7 @@ def _tool_choice(body) -> str | None:
     allowed = {"type", "disable_parallel_tool_use"} | ({"name"} if kind == "tool" else set())
     extra = set(choice) - allowed
     if extra:
-        return f"tool_choice.{kind}.{sorted(extra)[0]}: Extra inputs are not permitted"
+        return f"tool_choice.{kind}.{min(extra)}: Extra inputs are not permitted"
     if kind == "tool" and not isinstance(choice.get("name"), str):
         return "tool_choice.tool.name: Field required"
     if kind in ("any", "tool") and not tools:

@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 
 LETTER = r"[^\W\d_]"
 IGNORE = "i18n-ignore"
-_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 _VISIBLE_ATTRS = ("placeholder", "title", "aria-label", "alt", "aria-description")
 _WORD = re.compile(LETTER + "{2,}")
 # Text that is the same in every language (formats and product names), exact matches only.

@@ -3,6 +3,7 @@ a fact told, remembered, then taken back (deleted, edited, regenerated, its sess
 branch abandoned) leaves memory, by a direct revert when nothing depends on the revision, or by a
 model reconciliation that keeps the person's own edits."""
 import threading
+
 from src.utils import provider
 from tests.chat.chat_support import eventually
 from tests.cortex.update_support import db_rows, second_app
@@ -24,7 +25,7 @@ def _told(convo, text="I adopted a cat named Pixel!", reply="How lovely, a cat!"
 
 
 def test_deleting_the_message_reverts_the_fact_directly_without_a_model_call(convo, data_dir):
-    pid, sid, before, job = _told(convo)
+    pid, sid, before, _job = _told(convo)
     user, reply = convo.messages(sid)
     fact_rev = convo.history(pid)[0]
     assert fact_rev["source"] == {"kind": "derived", "session_id": sid,
@@ -57,7 +58,7 @@ def test_deleting_the_message_reverts_the_fact_directly_without_a_model_call(con
 
 
 def test_a_persons_edit_in_between_leads_to_a_model_reconciliation_that_keeps_it(convo):
-    pid, sid, before, _ = _told(convo)
+    pid, sid, _before, _ = _told(convo)
     edited = convo.memory(pid).replace("## Preferences & habits\n",
                                        "## Preferences & habits\n- Jonas likes green tea.\n")
     mine = convo.edit(pid, edited)["revision"]
@@ -188,7 +189,7 @@ def test_unprocessed_messages_need_nothing(convo, data_dir):
         "no deleted text is kept, and nothing waits, when memory never learned from it"
     convo.say(sid, "I like tea.", "Me too.")
     convo.remember(pid, add_line("- Jonas likes tea."))
-    update = [r for r in convo.model_calls() if r.tools][0]
+    update = next(r for r in convo.model_calls() if r.tools)
     assert "Pixel" not in str(update.messages)
 
 

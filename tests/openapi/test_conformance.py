@@ -8,6 +8,7 @@ import pytest
 from src.utils.openapi import build_document
 from tests.fakes.claude import replies
 from tests.openapi.support import Conformance
+from tests.portability.support import ST_CHAT, upload
 
 FILE = "/api/personas/{pid}/cortex/{filename}"
 
@@ -164,3 +165,15 @@ def test_settings_and_key(client, conform, claude):
     conform(client.put(key, json={"api_key": "sk-ant-Ov5tY8cQ1wE6rU9iP2aS"}), "PUT", key)
     conform(client.put(key, json={"api_key": "sk-ant-Ac3dF6gH9jK2lZ5xC8vB"}), "PUT", key)
     conform(client.delete(key), "DELETE", key)
+
+
+def test_chat_import(client, conform, persona):
+    path = "/api/personas/{pid}/chats/import"
+    url = f"/api/personas/{persona['id']}/chats/import"
+    conform(upload(client, ST_CHAT, url + "?preview=1", filename="chat.jsonl"), "POST", path)
+    created = conform(upload(client, ST_CHAT, url, filename="chat.jsonl"), "POST", path)
+    conform(upload(client, b"no json", url, filename="chat.jsonl"), "POST", path)
+    conform(upload(client, ST_CHAT, "/api/personas/nobody123/chats/import"), "POST", path)
+    conform(client.post(url, json={}), "POST", path)
+    exported = client.get(f"/api/sessions/{created.get_json()['id']}/export?format=json")
+    conform(exported, "GET", "/api/sessions/{sid}/export")

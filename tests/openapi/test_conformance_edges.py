@@ -8,6 +8,7 @@ import websocket
 from src.utils.openapi import build_document
 from tests.openapi.support import Conformance
 
+
 @pytest.fixture
 def conform():
     return Conformance(build_document())

@@ -15,10 +15,13 @@ import schemathesis
 from hypothesis import HealthCheck, given, seed, settings, strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (content_type_conformance, negative_data_rejection,
-                                               response_headers_conformance,
-                                               response_schema_conformance,
-                                               status_code_conformance)
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from src.utils.openapi import build_document
 from tests.openapi.support import document_operations, pin_ids

@@ -4,10 +4,15 @@ import copy
 import io
 import json
 import zipfile
+from pathlib import Path
 
 from PIL import Image, PngImagePlugin
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
+
+# A SillyTavern chat as its `saveChat` writes one: swipes, a hidden system message, every date
+# form SillyTavern has used (docs/chat-import.md).
+ST_CHAT = (Path(__file__).parent / "files" / "sillytavern_chat.jsonl").read_bytes()
 
 V1_CARD = {"name": "Aria", "description": "{{char}} is a lighthouse keeper.",
            "personality": "calm, curious", "scenario": "A stormy night at the lighthouse.",

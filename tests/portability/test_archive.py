@@ -66,7 +66,7 @@ def test_an_archive_imports_as_a_new_persona_with_its_history(client, source, da
     new_ids = [r[0] for r in _rows(data_dir, "SELECT id FROM messages WHERE persona_id = ? "
                                              "ORDER BY id", new["id"])]
     for filename in ("memory.md", "soul.md", "relationship.md"):
-        def history(pid):
+        def history(pid, filename=filename):
             revs = client.get(f"/api/personas/{pid}/cortex/{filename}/history").get_json()
             return [(r["author"], r["summary"], r["sha256"]) for r in revs["revisions"]]
         assert history(new["id"]) == history(old["id"])

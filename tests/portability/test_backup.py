@@ -145,6 +145,23 @@ def test_a_backup_from_a_newer_schema_is_refused(backup, tmp_path):
         restore_backup(str(newer), str(tmp_path / "t"))
 
 
+@pytest.mark.parametrize("version", [float("nan"), 99999, True])
+def test_a_backup_of_an_unknown_format_version_is_refused_by_the_command(backup, tmp_path,
+                                                                       version):
+    """`python -m src.app restore` reads only the format versions it knows (issue 21)."""
+    odd = tmp_path / "odd.zip"
+
+    def change(name, data):
+        if name != "manifest.json":
+            return data
+        return json.dumps({**json.loads(data), "format_version": version}).encode()
+    _rewrite(backup, odd, change)
+    target = tmp_path / "restored"
+    done = cli(target, "restore", str(odd))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "format version" in done.stdout and not target.exists()
+
+
 def test_a_backup_with_a_path_outside_the_layout_is_refused(backup, tmp_path):
     evil = tmp_path / "evil.zip"
     _rewrite(backup, evil, lambda n, d: d)

@@ -7,9 +7,9 @@ import zipfile
 
 import pytest
 
+from src.utils import provider
 from src.utils.portability import png as png_chunks
 from src.utils.portability.cards import V2_BACKFILL_NOTE
-from src.utils import provider
 from tests.portability.support import V2_CARD, V3_CARD, b64, png, upload
 
 SAME = ("name", "description", "user_name", "language", "greeting", "personality", "scenario",

@@ -1,4 +1,9 @@
-"""The app as it runs in production (`python -m src.app`: gunicorn, gevent workers) in a subprocess."""
+"""The app as it runs in production (`python -m src.app`: gunicorn, gevent workers) in a subprocess.
+
+Every server runs under gevent's blocking monitor (`PERSONA_BLOCKING_REPORT`, src/blocking_report.py):
+a block of a worker's event loop that computed for more than BLOCK_CPU_SECONDS of the loop's own
+CPU time fails the test at the server's stop; a loop that only waited for a busy machine does not.
+"""
 import http.client
 import json
 import os
@@ -9,9 +14,11 @@ import sys
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
+from typing import Self
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 30.0
+BLOCK_CPU_SECONDS = 0.5
 
 
 def free_port() -> int:
@@ -32,12 +39,14 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.log_path = Path(log_path)
+        self.blocking_report = self.log_path.with_suffix(".blocks.jsonl")
         self.env = {**os.environ, "PERSONA_DATA_DIR": str(data_dir),
-                    "PERSONA_PORT": str(self.port), "PERSONA_LOG_LEVEL": "WARNING", **env}
+                    "PERSONA_PORT": str(self.port), "PERSONA_LOG_LEVEL": "WARNING",
+                    "PERSONA_BLOCKING_REPORT": str(self.blocking_report), **env}
         self.proc: subprocess.Popen | None = None
         self._log = None
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> Self:
         self.start()
         try:
             self.wait_until_up()
@@ -49,10 +58,20 @@ class ServerProcess:
     def __exit__(self, *exc) -> None:
         self.terminate()
         self.wait_stopped()
+        if exc[0] is None:
+            self.check_blocks()
+
+    def check_blocks(self) -> None:
+        """Fails when a worker's event loop computed for over BLOCK_CPU_SECONDS without a
+        switch (the report's stack says where)."""
+        from tests.robustness.stall_watch import cpu_blocks
+        blocks = cpu_blocks(self.blocking_report, 0, BLOCK_CPU_SECONDS)
+        assert not blocks, "the event loop was blocked:\n" + "\n".join(
+            f"{b['cpu']} s CPU ({b['wall']} s):\n{b['report']}" for b in blocks)
 
     def start(self) -> None:
         """Starts the process without waiting for it (see `serving`)."""
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "wb")  # noqa: SIM115  (closed in wait_stopped)
         self.proc = subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=self.env,
                                      stdout=self._log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
@@ -81,14 +100,18 @@ class ServerProcess:
         """What the server printed so far."""
         return self.log_path.read_text(errors="replace")
 
-    def call(self, method: str, path: str, body=None, headers=None):
-        """(status, headers, JSON body) of one request."""
-        with closing(http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)) as conn:
+    def call(self, method: str, path: str, body=None, headers=None, raw: bool = False,
+             timeout: float = 30):
+        """(status, headers, JSON body) of one request (`raw`: the body's bytes)."""
+        with closing(http.client.HTTPConnection("127.0.0.1", self.port,
+                                                timeout=timeout)) as conn:
             data = None if body is None else json.dumps(body)
             conn.request(method, path, data, {"Content-Type": "application/json",
                                                **(headers or {})})
             response = conn.getresponse()
-            return response.status, response.headers, json.loads(response.read() or b"null")
+            content = response.read()
+            return response.status, response.headers, content if raw else \
+                json.loads(content or b"null")
 
     def wait_until_up(self) -> None:
         """Polls /healthz (the process has no readiness event to wait on)."""
@@ -121,3 +144,5 @@ def serving(*servers: ServerProcess):
             server.terminate()
         for server in started:
             server.wait_stopped()
+    for server in started:
+        server.check_blocks()

@@ -9,8 +9,7 @@ from src.app import create_app
 from src.utils import provider
 from src.utils.cortex import jobs
 from src.utils.cortex.staging import EditError, StagedEdits
-from tests.cortex.update_support import (  # noqa: F401  (fixtures)
-    PID, Env, app_config, env, result_text, tool_results)
+from tests.cortex.update_support import PID, Env, result_text, tool_results
 from tests.fakes.claude import replies
 
 MEMORY = "# Memories\n\n## About Jonas\n- Likes green tea.\n\n## Shared experiences\n"
@@ -264,7 +263,7 @@ def test_a_persona_deleted_before_the_group_is_applied_gets_nothing_back(env, cl
         return replies.text("Noted.")
 
     claude.default = replies.scripted(model)
-    job, _ = env.trigger.request_update(PID)
+    _job, _ = env.trigger.request_update(PID)
     env.worker.run_pending()
     assert not os.path.exists(directory), "applying recreated a deleted persona's files"
     assert env.revisions() == []

@@ -116,7 +116,7 @@ def test_idle_websockets_pin_no_thread(server):
                              range(150)))
     try:
         frames = _chat(server, session_id)
-        assert [f["type"] for f in frames][0] == "start"
+        assert next(f["type"] for f in frames) == "start"
         assert frames[-1]["type"] == "done"
         assert server.call("GET", "/healthz")[0] == 200
     finally:

@@ -20,8 +20,14 @@ from src.utils import provider
 from src.utils.cortex.paths import CortexPaths
 from src.utils.storage.messages import add_message
 from tests.chat.chat_support import ChatSocketClient, SseStream
-from tests.robustness.faults_support import (CHAT_FAULTS, REPLY, UPDATE_FAULTS, FaultyUpstream,
-                                             chat_message, job_message)
+from tests.robustness.faults_support import (
+    CHAT_FAULTS,
+    REPLY,
+    UPDATE_FAULTS,
+    FaultyUpstream,
+    chat_message,
+    job_message,
+)
 from tests.support.concurrency import run_all
 
 API_KEY = "sk-ant-faults-test-0123456789abcdef"

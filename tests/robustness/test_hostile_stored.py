@@ -9,8 +9,7 @@ from contextlib import closing
 import pytest
 
 from src.utils import provider
-from tests.cortex.update_support import (  # noqa: F401  (fixtures)
-    PID, app_config, env, prompt_text, system_text)
+from tests.cortex.update_support import PID, system_text
 from tests.fakes.claude import replies
 from tests.fakes.messages import Streamable
 

@@ -14,7 +14,7 @@ from src.utils import provider
 from src.utils.cortex import jobs
 from src.utils.cortex.ownership import ProcessOwner, owner_alive, owners_dir
 from tests.cortex.support import REPO
-from tests.cortex.update_support import PID, Env, app_config, env  # noqa: F401  (fixtures)
+from tests.cortex.update_support import PID, Env
 from tests.fakes.claude import replies
 
 DEADLINE = 10.0
@@ -125,8 +125,10 @@ def test_a_running_worker_takes_back_an_expired_lease_without_a_restart(env, app
 
 @pytest.fixture
 def short_lease_env(app_config, claude):
-    """An app whose jobs hold a 0.3 s lease (renewed every 0.1 s while they run)."""
-    app = create_app({**app_config, "CORTEX_JOB_LEASE": 0.3})
+    """An app whose jobs hold a 3 s lease (renewed every second while they run): short enough
+    for a test to outlast it, long enough that a heartbeat delayed by a busy machine does not
+    let it lapse while the restarted app's start-up recovery looks at the real clock."""
+    app = create_app({**app_config, "CORTEX_JOB_LEASE": 3.0})
     yield Env(app)
     provider.shutdown_services(app)
 

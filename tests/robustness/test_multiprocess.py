@@ -8,6 +8,7 @@ updates queued through both processes rewrite it too. Afterwards the database is
 message sent is stored once, and the file's revision chain is consistent: each revision is its
 predecessor plus exactly one edit, so no edit was lost or applied to a stale text.
 """
+import itertools
 import sqlite3
 import threading
 import time
@@ -19,14 +20,14 @@ from src.utils.cortex.paths import CortexPaths
 from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.chat.chat_support import ChatSocketClient, SseStream
 from tests.fakes.claude import replies
-from tests.support.concurrency import run_all
 from tests.robustness.servers import ServerProcess, serving
+from tests.support.concurrency import run_all
 
 API_KEY = "sk-ant-multiprocess-0123456789abcdef"
 TURNS = 6
 EDITS = 8
 UPDATES = 3
-UPDATE_SECONDS = 10.0
+UPDATE_SECONDS = 60.0  # a deadline for each on-demand update to finish, not a speed
 
 
 @pytest.fixture
@@ -96,8 +97,8 @@ def _edit(server, persona_id, tag, saved, statuses):
 
 
 def _update(server, persona_id, statuses):
-    """On-demand updates; each must finish promptly (the worker wakes, it does not wait for
-    its next poll), however busy the other process is."""
+    """On-demand updates; each must finish (within a generous deadline), however busy the other
+    process is."""
     for _ in range(UPDATES):
         status, _, body = server.call("POST", f"/api/personas/{persona_id}/cortex/update", {})
         statuses.append(status)
@@ -169,7 +170,7 @@ def _assert_chain(revisions: list[dict], saved: list[str]) -> None:
     assert revisions[0]["author"] == "template"
     assert all(r["committed"] == 1 for r in revisions)
     edits = []
-    for before, after in zip(revisions, revisions[1:]):
+    for before, after in itertools.pairwise(revisions):
         old, new = before["content"], after["content"]
         if after["author"] == "user":
             assert new.startswith(old) and new[len(old):].count("\n") == 1, (before, after)

@@ -83,7 +83,7 @@ def test_sigkill_during_a_reconciliation_leaves_recorded_files_and_the_job_is_re
             assert chat.events()[-1][0] == "done"
         update = server.call("POST", f"/api/personas/{pid}/cortex/update", {})[2]["job_id"]
         eventually(lambda: _job(server, update)["status"] == "done")
-        status, _, memory = server.call("GET", f"/api/personas/{pid}/cortex/memory.md")
+        _status, _, memory = server.call("GET", f"/api/personas/{pid}/cortex/memory.md")
         assert PIXEL in memory["content"]
         server.call("PUT", f"/api/personas/{pid}/cortex/memory.md",
                     {"content": memory["content"] + TEA + "\n"},

@@ -139,10 +139,10 @@ def test_an_orphan_found_at_start_up_is_marked_incomplete(data_dir, tmp_path, en
             ws.until("chunk")
             _kill_tree(victim.proc)
     gate.set()
-    with ServerProcess(data_dir, tmp_path / "b.log", **env):
-        with closing(sqlite3.connect(data_dir / "app.db")) as conn:
-            rows = conn.execute("SELECT role, streaming, status, error FROM messages "
-                                "ORDER BY id").fetchall()
+    with ServerProcess(data_dir, tmp_path / "b.log", **env), \
+            closing(sqlite3.connect(data_dir / "app.db")) as conn:
+        rows = conn.execute("SELECT role, streaming, status, error FROM messages "
+                            "ORDER BY id").fetchall()
     assert [r[:3] for r in rows] == [("user", 0, "complete"), ("assistant", 0, "incomplete")]
     assert rows[1][3] is None or '"interrupted"' in rows[1][3]
 

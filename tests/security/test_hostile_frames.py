@@ -4,14 +4,12 @@ nothing is stored, and the socket stays usable. Fuzzed with Hypothesis over arbi
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from src.utils import provider
 from src.utils.services.chat_frames import FRAME_MAX, TYPES, FrameError, parse_frame
 from src.utils.services.chat_socket import ChatSocket
 from tests.chat.chat_support import ChatSocketClient, live_config
-from tests.chat.conftest import make_session, script  # noqa: F401 (fixtures)
 
 LONE = "\ud800"
 CODES = {"invalid_request", "session_not_found", "nothing_to_regenerate", "busy"}

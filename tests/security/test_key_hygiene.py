@@ -18,8 +18,8 @@ from flask_sock import Sock
 from src.app import create_app
 from tests.security.conftest import API_KEY
 from tests.support.key_hygiene import LeakWatch, ScanningMiddleware
-from tests.support.ws_frames import FrameReader
 from tests.support.live_server import LiveServer
+from tests.support.ws_frames import FrameReader
 
 PLANTED = "sk-ant-api03-planted-leak-Zq81mW0xYv"
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from src.routes.portability import UPLOAD_ENDPOINTS
 from src.routes.access import OPEN_BODY_LIMIT, OPEN_ENDPOINTS
+from src.routes.portability import UPLOAD_ENDPOINTS
 from tests.security.conftest import fill_path
 
 LIMIT = 1024 * 1024

@@ -152,5 +152,5 @@ def test_an_unknown_log_level_is_told_and_info_is_used(caplog):
         assert logging.getLogger("httpx2").level == logging.ERROR
     finally:
         root.setLevel(saved[0])
-        for name, level in zip(PROMPT_LOGGERS, saved[1:]):
+        for name, level in zip(PROMPT_LOGGERS, saved[1:], strict=True):
             logging.getLogger(name).setLevel(level)

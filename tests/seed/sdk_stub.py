@@ -37,7 +37,7 @@ class StubSdk:
         self.clients: list[StubClient] = []
 
     @property
-    def Anthropic(self):  # noqa: N802 (the SDK's class name)
+    def Anthropic(self):
         def build(**options):
             client = StubClient(self, options)
             self.clients.append(client)

@@ -106,11 +106,52 @@ def test_tool_request_multi_round(sdk, api):
     assert len(sdk.calls) == 3 and len(sdk.calls[2]["messages"]) == 5
 
 
+def test_read_then_write_asks_the_executor_for_a_tool_it_did_not_offer(sdk, api):
+    """Seed 000: the executor decides which tools exist. `write_file` is not in `config.tools`
+    here, yet the model's call to it reaches the executor (which answers `(False, ...)` itself
+    for names it does not know); only our own ToolHandler refuses unregistered names."""
+    asked = []
+
+    def recording(name, tool_input):
+        asked.append(name)
+        return executor(name, tool_input)
+
+    sdk.replies += [
+        response(tool_block("read_file", {"filename": "memory.md"}, "toolu_r1"),
+                 stop_reason="tool_use"),
+        response(tool_block("write_file", {"filename": "memory.md", "content": "Neu"},
+                            "toolu_w1"), stop_reason="tool_use"),
+        response(tool_block("delete_file", {"filename": "memory.md"}, "toolu_d1"),
+                 stop_reason="tool_use"),
+        response(text_block("Aktualisierung abgeschlossen."))]
+    result = api.tool_request(_config(tools=TOOLS[:1]), recording)
+    assert result.success and asked == ["read_file", "write_file", "delete_file"]
+    assert [(r["tool_name"], r["success"]) for r in result.tool_results] == [
+        ("read_file", True), ("write_file", True), ("delete_file", False)]
+    assert FILES["memory.md"] == "Neu"
+    assert _tool_results(sdk.calls[3]) == [{"type": "tool_result", "tool_use_id": "toolu_d1",
+                                           "content": "Unbekanntes Tool: delete_file",
+                                           "is_error": True}]
+
+
 def test_tool_request_no_tools_error(sdk, api):
     result = api.tool_request(_config(tools=None), executor)
     assert not result.success and result.error == "invalid_request"
     assert "tools" in result.error_message
     assert sdk.calls == []
+
+
+def test_tool_request_without_a_key_or_with_empty_tools_is_a_stable_code(sdk):
+    """Where the seed's tests look for German text in `error` ("nicht initialisiert",
+    "tool_request()"), ours find the stable code (DESIGN §4) and the text in `error_message`."""
+    asked = []
+    with ApiClient(api_key="") as keyless, ApiClient(api_key=KEY) as keyed:
+        missing_key = keyless.tool_request(_config(), lambda *call: asked.append(call))
+        empty_tools = keyed.tool_request(_config(tools=[]), lambda *call: asked.append(call))
+    assert (missing_key.success, missing_key.error) == (False, "not_configured")
+    assert (empty_tools.success, empty_tools.error) == (False, "invalid_request")
+    assert "tool_request()" in empty_tools.error_message
+    assert asked == [] and sdk.calls == []
 
 
 def test_tool_request_executor_exception(sdk, api):

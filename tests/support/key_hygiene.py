@@ -1,7 +1,7 @@
 """Key hygiene for the whole suite (DESIGN §3): no configured or sent key may leave the app.
 
 A `LeakWatch` holds every secret a test configured (the app's API key, a key stored in
-`secrets.json` beforehand, the access token) or sent (`/api/settings/api-key` bodies), and
+`secrets.json` beforehand, the access token) or sent (`api_key` in settings, key and test-connection bodies), and
 records where one showed up. `ScanningMiddleware` wraps `app.wsgi_app`, so every response of the
 test client and of the live server passes it: status line, headers, body (SSE included, chunk by
 chunk with an overlap, so a key split across chunks is still found), and the frames of a
@@ -22,7 +22,7 @@ from tests.support.ws_frames import WebSocketTap
 
 _VOCABULARY = re.compile(r"[a-z_]+")
 KEY_MIN_LENGTH = 12
-SENT_KEY_PATHS = ("/api/settings/api-key", "/api/settings/test-connection")
+SENT_KEY_PATHS = ("/api/settings", "/api/settings/api-key", "/api/settings/test-connection")
 _SENT_BODY_MAX = 1024 * 1024
 
 
@@ -156,7 +156,7 @@ class ScanningMiddleware:
         environ["wsgi.input"] = io.BytesIO(body)
         try:
             data = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # the app answers those bodies with a 400
             return
         if isinstance(data, dict):
             self.watch.add_secret(data.get("api_key"))

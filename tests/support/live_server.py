@@ -1,5 +1,6 @@
 """A real threaded werkzeug server in a background thread, for socket-level tests."""
 import threading
+from typing import Self
 
 from werkzeug.serving import make_server
 
@@ -16,7 +17,7 @@ class LiveServer:
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
                                         daemon=True)
 
-    def __enter__(self) -> "LiveServer":
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

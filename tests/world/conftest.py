@@ -1,2 +1,2 @@
 """The chat tests' fakes (`claude`, parametrisable per provider) and reply script."""
-from tests.chat.conftest import claude, rows, script  # noqa: F401
+from tests.chat.conftest import claude, rows  # noqa: F401

@@ -110,7 +110,7 @@ def test_books_kept_in_cards_before_migration_0040_become_own_books():
                          "VALUES (?, ?, ?, '2025-01-01', '2025-01-01')",
                          (pid, pid, json.dumps(value)))
         conn.commit()
-        assert storage.migrate(conn) == ["0040_world_info"]
+        assert storage.migrate(conn)[0] == "0040_world_info"
         books = conn.execute("SELECT id, persona_id, data FROM world_books").fetchall()
         assert [(b[1], json.loads(b[2])) for b in books] == [("aaaaaaaa", {"name": "Eldoria"})]
         entries = [json.loads(r[0]) for r in conn.execute(

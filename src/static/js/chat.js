@@ -12,6 +12,7 @@ import { KeySetup } from './chat/key_setup.js';
 import { MemoryIndicator } from './chat/memory.js';
 import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
+import { ChatImport } from './chat/chat_import.js';
 import { UserPersonaPicker } from './chat/user_persona.js';
 import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js';
 import { applyLimits } from './lib/forms.js';
@@ -68,6 +69,17 @@ const userPersona = new UserPersonaPicker({
   },
   notify: (message, error = false) => toast(message, { error }),
 });
+new ChatImport({ // eslint-disable-line no-new
+  personaId: () => state.personaId,
+  onImported: (created) => openImported(created).catch(report),
+});
+
+/** Opens a conversation just imported (it is the persona's most recent one). */
+async function openImported(created) {
+  await refreshSessions();
+  await selectSession(created.id);
+  toast(t('chat.import.done'));
+}
 
 /** Opens a search result: its conversation, scrolled to the message. */
 async function openAt(sessionId, messageId) {

@@ -41,6 +41,7 @@ const editor = new CortexEditor({
     announce(filename);
     return history.load(personaId, filename, 'latest');
   },
+  onIncoming: (filename) => history.load(personaId, filename, 'latest').catch(report),
   onSelect: (filename) => {
     pins.check();
     sleep.setFile(filename).catch(report);
@@ -78,6 +79,7 @@ const jobs = new CortexJobs({
     await refreshFiles((job.files || []).filter((name) => FILES.includes(name)));
     await Promise.all([proposals.load(), sleep.status(), sleep.loadArchive()]);
   },
+  onReview: (proposalId) => proposals.reveal(proposalId).catch(report),
 });
 const general = new GeneralSettings();
 // The name under General is the default user persona's name (docs/about-you.md): keep it shown.

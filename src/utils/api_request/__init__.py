@@ -5,9 +5,22 @@ from .context_window import PROVIDERS, Connection
 from .errors import ApiFailure
 from .handler import ToolHandler
 from .streaming import ToolCallAccumulator, ToolCallStreamHandler
-from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, ChunkResponse, RequestConfig,
-                    SegmentEvent, StreamEvent, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
-                    ToolDefinition, ToolExecutor, ToolResult)
+from .types import (
+    DEFAULT_MODEL,
+    MAX_TOOL_ROUNDS,
+    ApiResponse,
+    ChunkResponse,
+    RequestConfig,
+    SegmentEvent,
+    StreamEvent,
+    SystemBlock,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolExecutor,
+    ToolResult,
+)
 
 __all__ = [
     "ApiClient", "ApiFailure", "Connection", "PROVIDERS", "CancelSignal", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",

@@ -6,11 +6,19 @@ hand-written data converts the same way as live responses.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..text import scrub, scrub_json
-from .types import (ChunkResponse, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
-                    ToolDefinition, ToolResult)
+from .types import (
+    ChunkResponse,
+    SystemBlock,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolResult,
+)
 
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -31,11 +39,6 @@ def tool_param(tool: ToolDefinition | dict) -> dict:
 def tool_params(tools: Iterable[ToolDefinition | dict]) -> list[dict]:
     """All tool definitions in API form, in order."""
     return [tool_param(tool) for tool in tools]
-
-
-def tool_name(tool: ToolDefinition | dict) -> str:
-    """The name of a tool in either form."""
-    return tool["name"] if isinstance(tool, dict) else tool.name
 
 
 def tool_choice_param(choice: ToolChoice | str | None, disable_parallel: bool = False) -> dict | None:
@@ -61,11 +64,11 @@ def system_param(system: str | list[SystemBlock], cache_system: bool = False) ->
         if not cache_system:
             return system
         return [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
-    blocks = []
+    blocks: list[dict[str, Any]] = []
     for block in system:
         if not block.text:
             continue
-        param = {"type": "text", "text": block.text}
+        param: dict[str, Any] = {"type": "text", "text": block.text}
         if block.cache:
             param["cache_control"] = EPHEMERAL
         blocks.append(param)
@@ -95,7 +98,8 @@ def text_of(content: Iterable[Any]) -> str:
 
 def tool_result_block(result: ToolResult) -> dict:
     """A ToolResult as a `tool_result` block; `is_error` only on failures."""
-    block = {"type": "tool_result", "tool_use_id": result.tool_call_id, "content": result.content}
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.tool_call_id,
+                             "content": result.content}
     if result.is_error:
         block["is_error"] = True
     return block
@@ -157,11 +161,6 @@ def usage_dict(usage: Any) -> dict[str, int]:
 def _count(usage: Any, key: str) -> int:
     value = _get(usage, key) if usage is not None else None
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def add_usage(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
-    """Sums two usage dicts key by key."""
-    return {key: total.get(key, 0) + more.get(key, 0) for key in {**total, **more}}
 
 
 def chunk_from_event(event: Any) -> ChunkResponse | None:

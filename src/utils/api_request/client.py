@@ -15,35 +15,47 @@ usage work as well as the SDK's models.
 
 One deliberate difference from the seed: on failure `ApiResponse.error` is a stable code
 (`not_configured`, `rate_limited`, `credit_balance_exhausted`, … DESIGN §4) and the text for
-people is in `error_message`; the seed put `str(exception)` into `error`. A second provider (an
-OpenAI-compatible endpoint) fits behind the same methods: only `_new_sdk` and the converters
-(`anthropic.py`, `openai.py`) know a provider's shapes.
+people is in `error_message`; the seed put `str(exception)` into `error`. The provider is chosen
+once per call (`_route`): the Anthropic or the OpenAI-compatible adapter, handed to the one engine
+(`engine.py`, `tool_loop.py`, `stream_run.py`), which knows no provider's shapes.
 """
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, Self
 
 import anthropic
 
 from ..logsafe import register_secret
-from .anthropic import message_dict, text_of, usage_dict
-from .context_window import Connection, fit
-from .openai_backend import OpenAIBackend
+from . import engine
+from .adapter import ProviderAdapter
+from .anthropic import text_of, usage_dict
+from .anthropic_adapter import AnthropicAdapter
 from .connection_checks import ConnectionChecks
-from .openai_errors import failure as openai_failure
+from .context_window import Connection, fit
+from .engine import failed
 from .errors import ApiFailure, KeyRemoved, failure, from_exception
 from .handler import ToolHandler
+from .openai_adapter import OpenAIAdapter
+from .openai_backend import OpenAIBackend
+from .openai_errors import failure as openai_failure
 from .request_builder import build_kwargs
 from .sdk import sdk_options
-from .stream_run import error_event, run_stream
-from .tool_loop import ToolLoop
-from .types import (DEFAULT_MODEL, MAX_TOOL_ROUNDS, ApiResponse, RequestConfig, StreamEvent,
-                    ToolExecutor)
+from .stream_run import error_event
+from .types import (
+    DEFAULT_MODEL,
+    MAX_TOOL_ROUNDS,
+    ApiResponse,
+    RequestConfig,
+    StreamEvent,
+    ToolExecutor,
+)
 
 __all__ = ["ApiClient", "MAX_TOOL_ROUNDS", "ToolExecutor", "anthropic"]
 log = logging.getLogger(__name__)
+_CURRENT_URL = object()
 
 
 class ApiClient(ConnectionChecks):
@@ -118,7 +130,7 @@ class ApiClient(ConnectionChecks):
         for backend in backends:
             backend.close()
 
-    def __enter__(self) -> "ApiClient":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -127,21 +139,10 @@ class ApiClient(ConnectionChecks):
     def request(self, config: RequestConfig) -> ApiResponse:
         """One non-streaming request; the text of the reply (without the prefill) in `content`."""
         route = self._route(config)
-        if not isinstance(route, tuple):
-            return _failed(route)
-        config, backend = route
-        if backend is not None:
-            return backend.request(config, self._model(config))
-        sdk, key = self._current()
-        if sdk is None:
-            return _failed(failure("not_configured"))
-        try:
-            response = sdk.messages.create(**build_kwargs(config, self._model(config)))
-        except Exception as exc:
-            return _failed(from_exception(exc, key))
-        return ApiResponse(success=True, content=text_of(response.content),
-                           usage=usage_dict(response.usage), raw_response=message_dict(response),
-                           stop_reason=response.stop_reason)
+        if isinstance(route, ApiFailure):
+            return failed(route)
+        config, adapter = route
+        return engine.request(adapter, config, self._model(config))
 
     def stream(self, config: RequestConfig, cancel: threading.Event | None = None) -> Iterator[StreamEvent]:
         """Yields `chunk`s as they arrive, then exactly one `done` or `error`.
@@ -151,87 +152,111 @@ class ApiClient(ConnectionChecks):
         and ends the stream with `done` (stop_reason "cancelled", the partial text).
         """
         route = self._route(config)
-        if not isinstance(route, tuple):
+        if isinstance(route, ApiFailure):
             yield error_event(route)
             return
-        config, backend = route
-        if backend is not None:
-            yield from backend.stream(config, self._model(config), cancel)
-            return
-        sdk, key = self._current()
-        if sdk is None:
-            yield error_event(failure("not_configured"))
-            return
-        kwargs = build_kwargs(config, self._model(config))
-        yield from run_stream(sdk, kwargs, cancel, bool(config.tools), key)
+        config, adapter = route
+        yield from engine.stream(adapter, config, self._model(config), cancel)
 
     def tool_request(self, config: RequestConfig, executor: ToolExecutor | ToolHandler) -> ApiResponse:
-        """Runs the tool_use loop (seed 000) with `executor(name, input) -> (ok, text)` or a ToolHandler."""
-        route = self._route(config)
-        if not isinstance(route, tuple):
-            return _failed(route)
-        config, backend = route
-        if backend is not None:
-            return backend.tool_request(config, self._model(config), executor,
-                                        create=self._openai_create_now)
-        sdk, key = self._current()
-        if sdk is None:
-            return _failed(failure("not_configured"))
-        return ToolLoop(self._create_now, config, self._model(config), executor, key).run()
+        """Runs the tool loop (seed 000) with `executor(name, input) -> (ok, text)` or a
+        ToolHandler; every round uses the key and endpoint as they are then."""
+        route = self._route(config, live=True)
+        if isinstance(route, ApiFailure):
+            return failed(route)
+        config, adapter = route
+        return engine.tool_request(adapter, config, self._model(config), executor)
 
-    def check_key(self, key: str) -> ApiResponse:
-        """Validates `key` with one tiny request on a temporary client, before anyone stores it."""
+    def check_key(self, key: str, base_url: str | None = None) -> ApiResponse:
+        """Validates `key` with one tiny request on a temporary client, before anyone stores it;
+        at `base_url` (where it will be sent; None: the environment's, else the official URL)."""
         key = (key or "").strip()
         if not key:
-            return _failed(failure("not_configured"))
+            return failed(failure("not_configured"))
         register_secret(key)
         config = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
                                max_tokens=1, request_type="check_key")
         try:
-            with self._new_sdk(key, max_retries=0) as sdk:
+            with self._new_sdk(key, max_retries=0, base_url=base_url or self._env_base_url) as sdk:
                 response = sdk.messages.create(**build_kwargs(config, self.default_model))
         except Exception as exc:
-            return _failed(from_exception(exc, key))
+            return failed(from_exception(exc, key))
         return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
 
-    def _new_sdk(self, key: str, max_retries: int | None = None) -> Any:
-        """An SDK client built through this module's `anthropic` name (seed 000's seam)."""
+    def _new_sdk(self, key: str, max_retries: int | None = None,
+                 base_url: str | object | None = _CURRENT_URL) -> Any:
+        """An SDK client built through this module's `anthropic` name (seed 000's seam), for
+        `base_url` (default: the client's; None: the official URL)."""
         retries = self.max_retries if max_retries is None else max_retries
-        return anthropic.Anthropic(**sdk_options(key, self.base_url, self.timeout, retries))
+        url = self.base_url if base_url is _CURRENT_URL else base_url
+        return anthropic.Anthropic(**sdk_options(key, url if isinstance(url, str) else None,
+                                                 self.timeout, retries))
 
     def _current(self) -> tuple[Any, str | None]:
-        if self._key_source is not None:
-            key = self._key_source()
-            key = key.strip() if key else None
-            with self._lock:
-                changed = key != self._key
-            if changed:
-                self.set_api_key(key)
+        """The SDK client and key for Anthropic as configured now. With a connection source,
+        URL and key come from one read of it (the key that belongs to that URL), so a key is
+        never paired with a URL it was not saved for."""
+        if self._connection_source is not None:
+            connection = self._connection_source()
+            if connection.provider != "openai_compatible":
+                self._use(connection.base_url or self._env_base_url, connection.api_key)
+        elif self._key_source is not None:
+            self._use(self.base_url, self._key_source())
         with self._lock:
             return self._sdk, self._key
 
-    def _create_now(self, **kwargs) -> Any:
-        """One `messages.create` with the key as it is now (a tool loop's later rounds too)."""
-        sdk, _ = self._current()
-        if sdk is None:
-            raise KeyRemoved()
-        return sdk.messages.create(**kwargs)
+    def _use(self, base_url: str | None, key: str | None) -> None:
+        """Rebuilds the SDK client when the URL or key changed (requests in flight keep theirs)."""
+        key = key.strip() if key else None
+        with self._lock:
+            if (base_url, key) == (self.base_url, self._key):
+                return
+        register_secret(key)
+        sdk = self._new_sdk(key, base_url=base_url) if key else None
+        with self._lock:
+            unused = sdk if (base_url, key) == (self.base_url, self._key) else None
+            if unused is None:  # else another thread built the same client first
+                self.base_url, self._key, self._sdk = base_url, key, sdk
+        if unused is not None:
+            unused.close()
 
-    def _route(self, config: RequestConfig) -> tuple[RequestConfig, OpenAIBackend | None] | ApiFailure:
-        """The request fitted to the window and the backend for it (None: Anthropic), or why not."""
+    def _route(self, config: RequestConfig, live: bool = False
+               ) -> tuple[RequestConfig, ProviderAdapter] | ApiFailure:
+        """The request fitted to the window and the adapter of the configured provider, or why
+        not. `live`: the adapter re-reads the key and endpoint before each round."""
         connection = self.connection()
         fitted = fit(config, connection.window)
         if isinstance(fitted, ApiFailure):
             return fitted
-        if connection.provider != "openai_compatible":
-            self._follow_base_url(connection.base_url)
-            return fitted, None
+        build = self._openai_adapter if connection.provider == "openai_compatible" \
+            else self._anthropic_adapter
+        adapter = build(connection, live)
+        return adapter if isinstance(adapter, ApiFailure) else (fitted, adapter)
+
+    def _anthropic_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
+        sdk, key = self._current()
+        if sdk is None:
+            return failure("not_configured")
+        return AnthropicAdapter(self._sdk_now if live else (lambda: sdk), key, self.timeout)
+
+    def _openai_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
         if not connection.base_url:
             return openai_failure("not_configured")
-        return fitted, self.openai_backend(connection)
+        backend = self.openai_backend(connection)
+        return OpenAIAdapter(self._endpoint_now if live else (lambda: backend),
+                             connection.api_key, self.timeout, backend.tokens_field)
+
+    def _sdk_now(self) -> Any:
+        """The Anthropic SDK client for the key as it is now (a tool loop's later rounds too)."""
+        sdk, _ = self._current()
+        if sdk is None:
+            raise KeyRemoved()
+        return sdk
 
     def openai_backend(self, connection: Connection) -> OpenAIBackend:
         """The backend for this endpoint and key (one per pair, kept while it is in use)."""
+        if not connection.base_url:
+            raise ValueError("an OpenAI-compatible endpoint needs a base URL")
         register_secret(connection.api_key)
         cache_key = (connection.base_url, connection.api_key)
         with self._lock:  # older pairs stay open for requests in flight; close() ends them all
@@ -242,24 +267,14 @@ class ApiClient(ConnectionChecks):
                 self._backends[cache_key] = backend
         return backend
 
-    def _openai_create_now(self, **kwargs) -> dict:
-        """One round of a tool loop with the endpoint and key as they are now."""
+    def _endpoint_now(self) -> OpenAIBackend:
+        """The endpoint and key as they are now (a tool loop's later rounds too)."""
         connection = self.connection()
         if connection.provider != "openai_compatible" or not connection.base_url:
             raise KeyRemoved()
-        return self.openai_backend(connection).create(**kwargs)
-
-    def _follow_base_url(self, base_url: str | None) -> None:
-        """The settings' base URL for Anthropic overrides ANTHROPIC_BASE_URL when set."""
-        wanted = base_url or self._env_base_url
-        if wanted != self.base_url:
-            self.base_url = wanted
-            self.set_api_key(self._current()[1])
+        return self.openai_backend(connection)
 
     def _model(self, config: RequestConfig) -> str:
         return config.model or self.default_model
 
 
-def _failed(problem: ApiFailure) -> ApiResponse:
-    return ApiResponse(success=False, error=problem.code, error_message=problem.message,
-                       retryable=problem.retryable)

@@ -9,19 +9,31 @@ import anthropic
 
 from ..logsafe import register_secret
 from .context_window import Connection
+from .deadline import Deadline
 from .errors import failure, from_exception
 from .openai_backend import OpenAIBackend
-from .openai_errors import failure as openai_failure
-from .openai_errors import from_exception as openai_from_exception
-from .probe import probe_openai
+from .openai_errors import failure as openai_failure, from_exception as openai_from_exception
+from .probe import (
+    BUDGET,
+    NotAModelList,
+    empty_report,
+    list_openai_models,
+    model_entries,
+    probe_error,
+    probe_openai,
+    status_of,
+)
+from .request_builder import build_kwargs
 from .sdk import sdk_options
-from .types import ApiResponse
+from .types import ApiResponse, RequestConfig
 
 
 class ConnectionChecks:
-    """`check_openai_key` and `test_connection` (needs `timeout` and `_env_base_url`)."""
+    """`check_openai_key` and `test_connection` (needs `timeout`, `default_model` and
+    `_env_base_url`)."""
 
     timeout: float
+    default_model: str
     _env_base_url: str | None
 
     def check_openai_key(self, key: str, base_url: str | None) -> ApiResponse:
@@ -42,30 +54,74 @@ class ConnectionChecks:
         return ApiResponse(success=True)
 
     def test_connection(self, connection: Connection, model: str | None) -> dict:
-        """What the endpoint offers (see probe.py); Anthropic: the model list and key check."""
+        """What the endpoint offers (see probe.py); Anthropic: the model list, and one tiny
+        request with the model chats use (which checks the key and the model)."""
         register_secret(connection.api_key)
         if connection.provider == "openai_compatible":
             if not connection.base_url:
-                problem = openai_failure("not_configured")
-                return {"reachable": False, "models": [], "context_window": None,
-                        "tools": {"non_streaming": False, "streaming": False},
-                        "error": {"code": problem.code, "message": problem.message}}
+                return {**empty_report(), "error": probe_error(openai_failure("not_configured"),
+                                                               None, False)}
             return probe_openai(connection.base_url, connection.api_key, model, self.timeout)
-        return self._test_anthropic(connection)
+        return self._test_anthropic(connection, model or self.default_model)
 
-    def _test_anthropic(self, connection: Connection) -> dict:
-        report = {"reachable": False, "models": [], "context_window": 200_000,
-                  "tools": {"non_streaming": False, "streaming": False}}
+    def list_models(self, connection: Connection) -> dict:
+        """`{models, error?}`: the ids the endpoint's `/models` lists (for the settings page's
+        suggestions), under the same rules as the probe (no redirects, a real model list
+        only, our own error words, the time budget)."""
+        register_secret(connection.api_key)
+        if connection.provider == "openai_compatible":
+            if not connection.base_url:
+                return {"models": [], "error": probe_error(openai_failure("not_configured"),
+                                                           None, False)}
+            return list_openai_models(connection.base_url, connection.api_key, self.timeout)
         if not connection.api_key:
-            problem = failure("not_configured")
-            return {**report, "error": {"code": problem.code, "message": problem.message}}
+            return {"models": [], "error": probe_error(failure("not_configured"), None, False,
+                                                       failure)}
+        deadline = Deadline(min(self.timeout, BUDGET))
+        options = sdk_options(connection.api_key, connection.base_url or self._env_base_url,
+                              deadline.remaining(), 0, event_hooks=deadline.hooks())
         try:
-            with anthropic.Anthropic(**sdk_options(connection.api_key, connection.base_url
-                                                   or self._env_base_url, self.timeout, 0)) as sdk:
-                models = sorted(model.id for model in sdk.models.list().data)
+            with anthropic.Anthropic(**options) as sdk:
+                raw = sdk.models.with_raw_response.list()
+                entries = model_entries(raw, "model")
+        except NotAModelList:
+            return {"models": [], "error": {"code": "api_error", "message": NOT_THE_API}}
         except Exception as exc:
             problem = from_exception(exc, connection.api_key)
-            return {**report, "reachable": problem.code not in ("connection_error", "timeout"),
-                    "error": {"code": problem.code, "message": problem.message}}
-        return {**report, "reachable": True, "models": models,
-                "tools": {"non_streaming": True, "streaming": True}}
+            return {"models": [], "error": probe_error(problem, status_of(exc),
+                                                       deadline.expired, failure)}
+        finally:
+            deadline.close()
+        return {"models": sorted({entry["id"] for entry in entries})}
+
+    def _test_anthropic(self, connection: Connection, model: str) -> dict:
+        report = {**empty_report(), "context_window": 200_000, "model": model}
+        if not connection.api_key:
+            return {**report, "error": probe_error(failure("not_configured"), None, False,
+                                                   failure)}
+        deadline = Deadline(min(self.timeout, BUDGET))
+        options = sdk_options(connection.api_key, connection.base_url or self._env_base_url,
+                              deadline.remaining(), 0, event_hooks=deadline.hooks())
+        try:
+            with anthropic.Anthropic(**options) as sdk:
+                raw = sdk.models.with_raw_response.list()
+                entries = model_entries(raw, "model")
+                report = {**report, "reachable": True,
+                          "models": sorted({entry["id"] for entry in entries})}
+                sdk.messages.create(**build_kwargs(_PING, model))
+        except NotAModelList:
+            return {**report, "error": {"code": "api_error", "message": NOT_THE_API}}
+        except Exception as exc:
+            problem = from_exception(exc, connection.api_key)
+            reachable = report["reachable"] or problem.code == "authentication_failed"
+            return {**report, "reachable": reachable,
+                    "error": probe_error(problem, status_of(exc), deadline.expired, failure)}
+        finally:
+            deadline.close()
+        return {**report, "tools": {"non_streaming": True, "streaming": True}}
+
+
+NOT_THE_API = ("The base URL answered, but not like the Anthropic API: check it (it has no /v1 "
+               "at the end).")
+_PING = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
+                      max_tokens=1, request_type="check_key")

@@ -45,7 +45,10 @@ _TEXTS: dict[str, tuple[str, bool]] = {
     "truncated_tool_call": ("The model ran out of tokens in the middle of a tool call, so the call "
                             "was not run: try again with a larger max_tokens.", False),
     "tool_execution_failed": ("A tool failed and the run was stopped.", False),
+    "response_too_large": ("The answer grew far beyond what was asked for and was cut off.", False),
 }
+# Codes the client reports under another name (a runaway stream is an api_error to callers).
+PUBLIC = {"response_too_large": "api_error"}
 
 _BY_TYPE = {
     "authentication_error": "authentication_failed",
@@ -72,7 +75,7 @@ def failure(code: str, detail: str | None = None, secret: str | None = None) -> 
     text, retryable = _TEXTS[code]
     if detail:
         text = f"{text} ({detail})"
-    return ApiFailure(code, mask(text, secret), retryable)
+    return ApiFailure(PUBLIC.get(code, code), mask(text, secret), retryable)
 
 
 def mask(text: str, secret: str | None) -> str:

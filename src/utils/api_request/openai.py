@@ -10,17 +10,26 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..text import scrub, scrub_json
-from .types import (RequestConfig, SystemBlock, ToolCall, ToolCallDelta, ToolChoice,
-                    ToolDefinition, ToolResult)
+from .types import (
+    RequestConfig,
+    SystemBlock,
+    ToolCall,
+    ToolCallDelta,
+    ToolChoice,
+    ToolDefinition,
+    ToolResult,
+)
 
 FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
                   "function_call": "tool_use", "content_filter": "refusal"}
 
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
+def get_field(obj: Any, name: str, default: Any = None) -> Any:
+    """`obj[name]` for a dict, else the attribute (`default` when missing or `obj` is None)."""
     if obj is None:
         return default
     if isinstance(obj, dict):
@@ -34,12 +43,12 @@ def tool_call_deltas(delta_tool_calls: Iterable[Any] | None) -> list[ToolCallDel
         return None
     deltas = []
     for call in delta_tool_calls:
-        function = _get(call, "function")
+        function = get_field(call, "function")
         deltas.append(ToolCallDelta(
-            index=_get(call, "index", 0) if _get(call, "index") is not None else 0,
-            call_id=_get(call, "id") or None,
-            name=_get(function, "name") or None,
-            arguments_delta=_get(function, "arguments") or None,
+            index=get_field(call, "index", 0) if get_field(call, "index") is not None else 0,
+            call_id=get_field(call, "id") or None,
+            name=get_field(function, "name") or None,
+            arguments_delta=get_field(function, "arguments") or None,
         ))
     return deltas
 
@@ -62,11 +71,11 @@ class DeltaIndexer:
         """The chunk's tool-call pieces with stable, distinct indexes."""
         out = []
         for call in delta_tool_calls or ():
-            function = _get(call, "function") or {}
-            raw, call_id = _get(call, "index"), _get(call, "id") or None
+            function = get_field(call, "function") or {}
+            raw, call_id = get_field(call, "index"), get_field(call, "id") or None
             index, fresh_id = self._index(raw, call_id)
-            arguments = _get(function, "arguments")
-            out.append(ToolCallDelta(index, call_id or fresh_id, _get(function, "name") or None,
+            arguments = get_field(function, "arguments")
+            out.append(ToolCallDelta(index, call_id or fresh_id, get_field(function, "name") or None,
                                      arguments if isinstance(arguments, str) and arguments else
                                      (json.dumps(arguments) if isinstance(arguments, dict)
                                       else None)))
@@ -79,11 +88,12 @@ class DeltaIndexer:
         continuing = call_id is None and (raw in self._by_raw if raw is not None
                                           else self._last is not None)
         if continuing:
-            self._last = self._by_raw[raw] if raw is not None else self._last
-            return self._last, None
+            last = self._by_raw[raw] if raw is not None else self._last
+            self._last = last
+            return last if last is not None else 0, None
         index, self._count = self._count, self._count + 1
         fresh = None if call_id else f"call_{uuid.uuid4().hex[:24]}"
-        self._by_id[call_id or fresh] = index
+        self._by_id[call_id or str(fresh)] = index
         if raw is not None:
             self._by_raw[raw] = index
         self._last = index
@@ -123,7 +133,7 @@ def content_text(content: Any) -> str:
     """A message's content as plain text (Anthropic text blocks joined; other blocks dropped)."""
     if isinstance(content, str):
         return scrub(content)
-    parts = [_get(block, "text") for block in content or () if _get(block, "type") == "text"]
+    parts = [get_field(block, "text") for block in content or () if get_field(block, "type") == "text"]
     return scrub("\n\n".join(part for part in parts if part))
 
 
@@ -134,7 +144,7 @@ def chat_messages(config: RequestConfig) -> list[dict]:
     if system:
         messages.append({"role": "system", "content": system})
     for message in config.messages:
-        if message.get("role") in ("tool",) or message.get("tool_calls"):
+        if message.get("role") == "tool" or message.get("tool_calls"):
             messages.append(dict(message))
         else:
             messages.append({"role": message["role"], "content": content_text(message.get("content"))})
@@ -164,9 +174,10 @@ def build_kwargs(config: RequestConfig, model: str, *, completion_tokens_field: 
 def parse_tool_calls(message: Any) -> list[ToolCall]:
     """The tool calls of a complete assistant message; unparsable arguments become `{}`."""
     calls = []
-    for position, call in enumerate(_get(message, "tool_calls") or ()):
-        function = _get(call, "function") or {}
-        raw = _get(function, "arguments")
+    for position, call in enumerate(get_field(message, "tool_calls") or ()):
+        function = get_field(call, "function") or {}
+        raw = get_field(function, "arguments")
+        arguments: Any
         if isinstance(raw, dict):
             arguments = raw
         else:
@@ -174,8 +185,8 @@ def parse_tool_calls(message: Any) -> list[ToolCall]:
                 arguments = json.loads(raw or "{}")
             except (json.JSONDecodeError, TypeError):
                 arguments = {}
-        call_id = _get(call, "id") or f"call_{position}_{uuid.uuid4().hex[:16]}"
-        calls.append(ToolCall(call_id, _get(function, "name") or "",
+        call_id = get_field(call, "id") or f"call_{position}_{uuid.uuid4().hex[:16]}"
+        calls.append(ToolCall(call_id, get_field(function, "name") or "",
                               scrub_json(arguments) if isinstance(arguments, dict) else {}))
     return calls
 
@@ -202,14 +213,14 @@ def usage_dict(usage: Any) -> dict[str, int]:
     """Token usage in our names; `cached_tokens` only when the endpoint reported some."""
     result = {"input_tokens": _count(usage, "prompt_tokens"),
               "output_tokens": _count(usage, "completion_tokens")}
-    cached = _count(_get(usage, "prompt_tokens_details"), "cached_tokens")
+    cached = _count(get_field(usage, "prompt_tokens_details"), "cached_tokens")
     if cached:
         result["cached_tokens"] = cached
     return result
 
 
 def _count(obj: Any, key: str) -> int:
-    value = _get(obj, key)
+    value = get_field(obj, key)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 

@@ -53,8 +53,8 @@ _BY_STATUS = {
     504: "timeout", 529: "overloaded",
 }
 _MODEL_MISSING = re.compile(r"model.*(not found|does not exist|not exist|no such|unknown)|"
-                            r"(not found|unknown|invalid).*model", re.I)
-_TOOLS_REFUSED = re.compile(r"tool|function.?call", re.I)
+                            r"(not found|unknown|invalid).*model", re.IGNORECASE)
+_TOOLS_REFUSED = re.compile(r"tool|function.?call", re.IGNORECASE)
 
 
 class NotAnApi(Exception):
@@ -77,9 +77,9 @@ def body_message(body) -> tuple[str, dict]:
         return body, {}
     if not isinstance(body, dict):
         return "", {}
-    message = body.get("message") if isinstance(body.get("message"), str) else ""
-    metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
-    return message, metadata
+    message, metadata = body.get("message"), body.get("metadata")
+    return (message if isinstance(message, str) else "",
+            metadata if isinstance(metadata, dict) else {})
 
 
 def from_exception(exc: BaseException, secret: str | None = None) -> ApiFailure:

@@ -30,15 +30,18 @@ def _bounded_wait(max_wait: float):
     return hook
 
 
-def new_client(api_key: str | None, base_url: str, timeout: float, max_retries: int,
-               max_retry_wait: float = MAX_RETRY_WAIT) -> Any:
-    """An `openai.OpenAI` for `base_url` (key passed explicitly, so no environment key is read).
+def new_client(api_key: str | None, base_url: str, timeout: Any, max_retries: int,
+               max_retry_wait: float = MAX_RETRY_WAIT, event_hooks: dict | None = None) -> Any:
+    """An `openai.OpenAI` for `base_url` (key passed explicitly, so no environment key is read)
+    that follows no redirect: the key goes to `base_url` only, never to wherever that answers
+    a 3xx to (DESIGN §15 "Keys"); `event_hooks` are added to the retry-wait bound.
 
     The SDK is imported here, on first use, not with the app: it adds about 13 MiB to every
     worker that never talks to an OpenAI-compatible endpoint."""
     import openai as openai_sdk
-    http_client = openai_sdk.DefaultHttpxClient(
-        event_hooks={"response": [_bounded_wait(max_retry_wait)]})
+    hooks = {"request": [], **(event_hooks or {})}
+    hooks["response"] = [*hooks.get("response", []), _bounded_wait(max_retry_wait)]
+    http_client = openai_sdk.DefaultHttpxClient(follow_redirects=False, event_hooks=hooks)
     return openai_sdk.OpenAI(api_key=api_key or NO_KEY, base_url=base_url, timeout=timeout,
                              max_retries=max_retries, http_client=http_client)
 

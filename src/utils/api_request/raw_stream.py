@@ -12,7 +12,8 @@ with its body, as the SDK does.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import anthropic
 
@@ -43,7 +44,7 @@ def events(http_response: Any) -> Iterator[dict]:
 
 def _field(line: bytes, name: str | None, data: list[str]) -> tuple[str | None, list[str]]:
     field, _, value = line.decode("utf-8", "replace").partition(":")
-    value = value[1:] if value.startswith(" ") else value
+    value = value.removeprefix(" ")
     if field == "event":
         return value, data
     if field == "data":

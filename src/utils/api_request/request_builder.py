@@ -1,7 +1,7 @@
 """Builds the keyword arguments of `messages.create` from a RequestConfig."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .anthropic import system_param, tool_choice_param, tool_params
 from .types import RequestConfig, ToolDefinition

@@ -52,12 +52,30 @@ class _BoundedRetryWait(anthropic.Middleware):
         return response
 
 
-def sdk_options(api_key: str, base_url: str | None, timeout: float, max_retries: int,
-                max_retry_wait: float = MAX_RETRY_WAIT) -> dict[str, Any]:
+class _NoRedirectClient(anthropic.DefaultHttpxClient):
+    """The SDK's default HTTP client, closed when dropped like the one the SDK builds itself
+    (a client replaced by a new key or URL may still serve a request in flight, so it is not
+    closed at once)."""
+
+    def __del__(self) -> None:
+        if not self.is_closed:
+            try:
+                self.close()
+            except Exception:
+                log.debug("closing a dropped HTTP client failed", exc_info=True)
+
+
+def sdk_options(api_key: str, base_url: str | None, timeout: Any, max_retries: int,
+                max_retry_wait: float = MAX_RETRY_WAIT,
+                event_hooks: dict | None = None) -> dict[str, Any]:
     """The keyword arguments of `anthropic.Anthropic(...)` for one key (passed explicitly, so no
-    other credential is read); `client.py` builds the client from them."""
+    other credential is read); `client.py` builds the client from them. Redirects are not
+    followed (the SDK's default client follows them): the key goes to `base_url` only, never
+    to wherever that answers a 3xx to (DESIGN §15 "Keys")."""
+    http_client = _NoRedirectClient(follow_redirects=False, event_hooks=event_hooks or {})
     return {"api_key": api_key, "base_url": base_url or None, "timeout": timeout,
-            "max_retries": max_retries, "middleware": [_BoundedRetryWait(max_retry_wait)]}
+            "max_retries": max_retries, "middleware": [_BoundedRetryWait(max_retry_wait)],
+            "http_client": http_client}
 
 
 def abort_connection(response: Any) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .types import ChunkResponse, SegmentEvent, ToolCall, ToolCallDelta, ToolResult
 

@@ -2,8 +2,10 @@
 
 Some servers (LM Studio with some templates, gpt-oss builds) return a call as JSON text with an
 empty `tool_calls`; Hermes-style models wrap it in `<tool_call>` tags. The same parser reads the
-JSON "edit plan" of the no-tools fallback. Plain prose is never a call; JSON that names a tool we
-do not offer is refused (`UnknownToolText`) rather than guessed at.
+JSON "edit plan" of the no-tools fallback. A call's arguments may be nested (`"arguments"`,
+`"parameters"`, `"input"`) or written flat beside its name, and the name may be under `"tool"`.
+Plain prose is never a call; JSON that names a tool we do not offer is refused
+(`UnknownToolText`) rather than guessed at.
 """
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ import uuid
 from ..text import scrub_json
 from .types import ToolCall
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.S)
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+_NESTED = ("arguments", "parameters", "input")
+_NOT_ARGUMENTS = {"name", "tool", "type", "id", "function"}
 
 
 class UnknownToolText(ValueError):
@@ -38,7 +42,7 @@ def _items(data) -> list | None:
     for key in ("tool_calls", "calls", "edits"):
         if isinstance(data.get(key), list):
             return data[key]
-    if "name" in data or "function" in data:
+    if "name" in data or "function" in data or "tool" in data:
         return [data]
     return None
 
@@ -46,9 +50,10 @@ def _items(data) -> list | None:
 def _call(item, known: set[str]) -> ToolCall:
     if not isinstance(item, dict):
         raise UnknownToolText("a call in the text is not a JSON object")
-    function = item.get("function") if isinstance(item.get("function"), dict) else item
+    nested = item.get("function")
+    function: dict = nested if isinstance(nested, dict) else item
     name = function.get("name") or item.get("tool")
-    arguments = function.get("arguments", function.get("parameters", item.get("input", {})))
+    arguments = _arguments(item, function)
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
@@ -59,6 +64,16 @@ def _call(item, known: set[str]) -> ToolCall:
     if not isinstance(arguments, dict):
         raise UnknownToolText(f"the arguments of {name!r} are not a JSON object")
     return ToolCall(f"call_{uuid.uuid4().hex[:24]}", name, scrub_json(arguments))
+
+
+def _arguments(item: dict, function: dict):
+    """The call's arguments: nested under `arguments` / `parameters` / `input`, or else written
+    flat beside its name (`{"name": "insert", "filename": …, "insert_line": 3}`)."""
+    for source in (function, item):
+        for key in _NESTED:
+            if key in source:
+                return source[key]
+    return {key: value for key, value in item.items() if key not in _NOT_ARGUMENTS}
 
 
 def calls_from_text(text: str | None, known: set[str]) -> list[ToolCall] | None:

@@ -1,8 +1,9 @@
 """Provider-neutral request, response and tool types: the only shapes that leave this package."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 MAX_TOOL_ROUNDS = 10
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -46,12 +47,12 @@ class ToolResult:
     is_error: bool = False
 
     @classmethod
-    def success(cls, tool_call_id: str, name: str, content: str) -> "ToolResult":
+    def success(cls, tool_call_id: str, name: str, content: str) -> ToolResult:
         """A result for a call that worked."""
         return cls(tool_call_id, name, content, False)
 
     @classmethod
-    def error(cls, tool_call_id: str, name: str, content: str) -> "ToolResult":
+    def error(cls, tool_call_id: str, name: str, content: str) -> ToolResult:
         """A result that tells the model its call failed and why."""
         return cls(tool_call_id, name, content, True)
 
@@ -73,29 +74,29 @@ class ToolChoice:
             raise ValueError("a tool name is required exactly when mode is 'tool'")
 
     @classmethod
-    def auto(cls) -> "ToolChoice":
+    def auto(cls) -> ToolChoice:
         """The model decides whether to call tools."""
         return cls("auto")
 
     @classmethod
-    def any(cls) -> "ToolChoice":
+    def any(cls) -> ToolChoice:
         """The model must call at least one tool."""
         return cls("any")
 
     required = any
 
     @classmethod
-    def none(cls) -> "ToolChoice":
+    def none(cls) -> ToolChoice:
         """The model must not call tools."""
         return cls("none")
 
     @classmethod
-    def tool(cls, name: str) -> "ToolChoice":
+    def tool(cls, name: str) -> ToolChoice:
         """The model must call the named tool."""
         return cls("tool", name)
 
     @classmethod
-    def parse(cls, value: "ToolChoice | str") -> "ToolChoice":
+    def parse(cls, value: ToolChoice | str) -> ToolChoice:
         """Accepts a ToolChoice or one of "auto", "any", "required", "none"."""
         if isinstance(value, ToolChoice):
             return value
@@ -114,7 +115,7 @@ class RequestConfig:
     stream: bool = False
     prefill: str | None = None
     request_type: str = "generic"
-    tools: list[ToolDefinition | dict] | None = None
+    tools: Sequence[ToolDefinition | dict] | None = None
     tool_choice: ToolChoice | None = None
     disable_parallel_tool_use: bool = False
     effort: str | None = None

@@ -14,11 +14,13 @@ _COLUMNS = ("id, persona_id, filename, text, chars, job_id, revision_before, rev
 
 def add_entry(conn: sqlite3.Connection, persona_id: str, entry: dict) -> int:
     """Stores one file's dropped text (inside the transaction that applies the consolidation)."""
-    return conn.execute(
+    rowid = conn.execute(
         "INSERT INTO cortex_archive (persona_id, filename, text, chars, job_id, revision_before, "
         "revision_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (persona_id, entry["filename"], entry["text"], len(entry["text"]), entry.get("job_id"),
          entry.get("revision_before"), entry.get("revision_after"), utc_now())).lastrowid
+    assert rowid is not None  # set by the INSERT
+    return rowid
 
 
 def list_entries(conn: sqlite3.Connection, persona_id: str, filename: str,

@@ -32,7 +32,7 @@ def fsync_dir(directory: str) -> None:
 
 def remove_stale_temp_files(directory: str) -> list[str]:
     """Deletes temp files a killed writer left behind; call only while holding the persona lock."""
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(directory)
     except FileNotFoundError:

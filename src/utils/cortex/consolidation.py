@@ -12,9 +12,9 @@ from .. import prompts
 from ..api_request.types import RequestConfig
 from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
+from .run_request import edit_run_request
 from .staged_apply import NotApplied
 from .staging import StagingConflict
-from .run_request import edit_run_request
 from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
@@ -92,5 +92,5 @@ class ConsolidationService:
 def _summary(toolbox, response) -> str:
     parts = [consolidated_summary(f) for f in toolbox.staged.changed_files()]
     names = [f.filename for f in toolbox.staged.changed_files()]
-    text = "; ".join(f"{name} {part}" for name, part in zip(names, parts))
+    text = "; ".join(f"{name} {part}" for name, part in zip(names, parts, strict=True))
     return text or (response.content or "").strip() or "Nothing needed consolidating."

@@ -9,8 +9,7 @@ the walk skips everything it undid.
 """
 from dataclasses import dataclass
 
-from . import provenance
-from . import retractions
+from . import provenance, retractions
 from .paths import CORTEX_FILES
 
 

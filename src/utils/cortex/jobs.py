@@ -11,8 +11,8 @@ import os
 import sqlite3
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from ..storage.clock import utc_now
 from ..storage.db import transaction
@@ -40,12 +40,15 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
                 conn.execute("UPDATE cortex_jobs SET reason = 'reconcile' WHERE id = ?",
                              (queued["id"],))
                 queued = get_job(conn, queued["id"])
+                assert queued is not None  # updated just above
             return queued, False
         job_id = uuid.uuid4().hex
         conn.execute("INSERT INTO cortex_jobs (id, persona_id, status, trigger, reason, "
                      "created_at) VALUES (?, ?, 'queued', ?, ?, ?)",
                      (job_id, persona_id, trigger, reason, now or utc_now()))
-        return get_job(conn, job_id), True
+        created = get_job(conn, job_id)
+        assert created is not None  # inserted just above
+        return created, True
 
 
 def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None, *,
@@ -198,7 +201,7 @@ def seconds_since(timestamp: str | None, now: float) -> float | None:
     """Seconds from a stored ISO timestamp to the epoch time `now` (None without a timestamp)."""
     if not timestamp:
         return None
-    return now - datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    return now - datetime.fromisoformat(timestamp).timestamp()
 
 
 def _one(conn, where: str, params: tuple) -> dict | None:

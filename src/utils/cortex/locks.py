@@ -46,6 +46,7 @@ class PersonaLocks:
                 entry.depth -= 1
                 if entry.depth == 0:
                     fd, entry.fd = entry.fd, None
+                    assert fd is not None  # taken when depth went from 0 to 1
                     fcntl.flock(fd, fcntl.LOCK_UN)
                     os.close(fd)
 

@@ -19,14 +19,12 @@ from .. import prompts
 from ..api_request.types import RequestConfig
 from ..storage.db import transaction
 from ..storage.personas import get_persona
-from . import direct_revert
-from . import provenance
-from . import retractions
+from . import direct_revert, provenance, retractions
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES
+from .run_request import edit_run_request
 from .staged_apply import NotApplied
 from .staging import EditError, StagingConflict
-from .run_request import edit_run_request
 from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
@@ -175,7 +173,7 @@ def _render(conn, retracted: dict, char_name: str, user_name: str) -> str:
         message = texts.get(message_id)
         text = message["content"] if message else (row["content"] or "(text no longer kept)")
         role = message["role"] if message else None
-        name = {"user": user_name, "assistant": char_name}.get(role, "message")
+        name = {"user": user_name, "assistant": char_name}.get(role or "", "message")
         lines.append(f"[{CAUSES.get(row['cause'], 'retracted')}] {name}: {prompts.fence(text)}")
         replacement = texts.get(row["replaced_by"]) if row["replaced_by"] else None
         if replacement and replacement["content"].strip() and not replacement["streaming"]:

@@ -69,7 +69,7 @@ def off_branch(conn: sqlite3.Connection, message_ids) -> set[int]:
 
 def message_texts(conn: sqlite3.Connection, message_ids) -> dict[int, dict]:
     """`{id: {role, content, created_at, session_id}}` of the messages that still exist."""
-    ids = sorted(set(i for i in message_ids if i is not None))
+    ids = sorted({i for i in message_ids if i is not None})
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))

@@ -7,16 +7,18 @@ a file whose base revision is stale has its edits replayed on the current text (
 rebase), and if they no longer fit the person gets a conflict view instead. A new run while a
 proposal is pending builds on the proposal's text (`stage_for_run`).
 """
-import difflib
 import logging
 from dataclasses import replace
 
 from ..storage.db import transaction
-from . import jobs
-from . import proposals as store
-from . import retractions
-from .errors import (InvalidContent, ProposalConflict, ProposalDecided, ProposalNotFound,
-                     RevisionConflict)
+from . import diffs, jobs, proposals as store, retractions
+from .errors import (
+    InvalidContent,
+    ProposalConflict,
+    ProposalDecided,
+    ProposalNotFound,
+    RevisionConflict,
+)
 from .personas_lookup import persona_exists
 from .staged_apply import NotApplied
 from .staging import Edit, StagedEdits, StagingConflict
@@ -135,7 +137,7 @@ class ProposalService:
                  ", ".join(e["filename"] for e in entries))
         return self.detail(persona_id, proposal_id)
 
-    def _get(self, persona_id: str, proposal_id: str) -> dict:
+    def _get(self, persona_id: str, proposal_id: object) -> dict:
         proposal = store.get_proposal(self._db.conn(), persona_id, proposal_id) \
             if isinstance(proposal_id, str) else None
         if proposal is None:
@@ -209,11 +211,8 @@ class ProposalService:
 
 
 def unified(before: str, after: str, filename: str, old: str, new: str) -> str:
-    """A unified diff in the history's style."""
-    text = "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(),
-                                          fromfile=filename + old, tofile=filename + new,
-                                          lineterm=""))
-    return text + "\n" if text else ""
+    """A unified diff in the history's style (off the event loop when large: diffs.py)."""
+    return diffs.unified(before, after, filename + old, filename + new)
 
 
 def _range(proposal: dict):

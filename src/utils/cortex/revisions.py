@@ -3,12 +3,11 @@
 Readers see committed rows only. A writer inserts its row uncommitted, replaces the file, then
 commits the row; `pending_revisions` lets the next lock holder settle what a killed writer left.
 """
-import difflib
 import hashlib
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from . import provenance
+from . import diffs, provenance
 
 AUTHORS = ("user", "ai", "template", "restore", "external")
 _COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id, "
@@ -22,7 +21,7 @@ def sha256_of(data: str | bytes) -> str:
 
 def utc_now() -> str:
     """The current time as ISO 8601 UTC with milliseconds, e.g. 2025-01-31T12:00:00.000Z."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, author: str,
@@ -32,7 +31,7 @@ def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, au
     """Adds a revision and returns its id (uncommitted rows stay invisible until committed)."""
     if author not in AUTHORS:
         raise ValueError(f"Unknown revision author {author!r}; use one of {', '.join(AUTHORS)}.")
-    message_from, message_to = message_range if message_range else (None, None)
+    message_from, message_to = message_range or (None, None)
     cursor = conn.execute(
         "INSERT INTO cortex_revisions (persona_id, filename, author, content, sha256, chars, "
         "created_at, job_id, message_from, message_to, summary, committed, proposal_id, review, "
@@ -40,6 +39,7 @@ def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, au
         (persona_id, filename, author, content, sha256_of(content), len(content), utc_now(),
          job_id, message_from, message_to, summary or "", 1 if committed else 0,
          (review or {}).get("proposal_id"), (review or {}).get("review"), reverts))
+    assert cursor.lastrowid is not None  # set by the INSERT
     return cursor.lastrowid
 
 
@@ -65,6 +65,14 @@ def latest_revision(conn: sqlite3.Connection, persona_id: str, filename: str):
     return conn.execute(
         f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
         "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
+
+
+def version_of(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int) -> int:
+    """The file's own number of revision `rev`: 1 for its first committed revision, counting as
+    the history lists them (the history and the merge view show "#3", not the id)."""
+    return conn.execute(
+        "SELECT COUNT(*) FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 1 AND id <= ?", (persona_id, filename, rev)).fetchone()[0]
 
 
 def newest_id(conn: sqlite3.Connection, persona_id: str, filename: str) -> int | None:
@@ -122,10 +130,7 @@ def revision_detail(row, previous, source: dict | None = None) -> dict:
     """A revision with its content and a unified diff to its predecessor (or to nothing)."""
     before = previous["content"] if previous is not None else ""
     from_name = f"{row['filename']}@{previous['id']}" if previous is not None else "/dev/null"
-    diff = difflib.unified_diff(before.splitlines(), row["content"].splitlines(),
-                                fromfile=from_name, tofile=f"{row['filename']}@{row['id']}",
-                                lineterm="")
-    text = "\n".join(diff)
+    text = diffs.unified(before, row["content"], from_name, f"{row['filename']}@{row['id']}")
     return {**revision_dict(row, source), "filename": row["filename"], "content": row["content"],
             "previous_rev": previous["id"] if previous is not None else None,
-            "diff": text + "\n" if text else ""}
+            "diff": text}

@@ -16,16 +16,19 @@ import logging
 import os
 import shutil
 import sqlite3
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Callable
 
-from . import provenance
-from . import revisions as store
-from . import staged_apply
+from . import provenance, revisions as store, staged_apply
 from .atomic import atomic_write, remove_stale_temp_files
-from .errors import (CortexSizeError, InvalidContent, PersonaNotFound, RevisionConflict,
-                     RevisionNotFound)
+from .errors import (
+    CortexSizeError,
+    InvalidContent,
+    PersonaNotFound,
+    RevisionConflict,
+    RevisionNotFound,
+)
 from .locks import PersonaLocks
 from .paths import CORTEX_FILES, DEFAULT_PERSONA, CortexPaths, validate_persona_id
 from .snapshots import FileSnapshots, read_with_stat
@@ -46,9 +49,11 @@ class CortexFile:
     revision: int
     chars: int
     budget: int
+    version: int
 
     def to_dict(self) -> dict:
-        """`{filename, content, revision, chars, budget}`."""
+        """`{filename, content, revision, chars, budget, version}`; `revision` is the id (and the
+        ETag), `version` the file's own number of it, as its history counts ("#3")."""
         return asdict(self)
 
 
@@ -254,7 +259,9 @@ class CortexService:
         return row
 
     def _file(self, row) -> CortexFile:
-        return CortexFile(row["filename"], row["content"], row["id"], row["chars"], self.budget)
+        version = store.version_of(self.db.conn(), row["persona_id"], row["filename"], row["id"])
+        return CortexFile(row["filename"], row["content"], row["id"], row["chars"], self.budget,
+                          version)
 
     def _current(self, persona_id: str, filename: str):
         """Under the lock: the latest revision after reconciling it with the file on disk."""
@@ -280,6 +287,7 @@ class CortexService:
                         persona_id, filename, latest["id"])
             atomic_write(path, latest["content"].encode("utf-8"))
             return latest
+        assert st is not None  # read together with raw
         if latest is not None and store.sha256_of(raw) == latest["sha256"]:
             self._snapshots.remember((persona_id, filename), st, latest)
             return latest

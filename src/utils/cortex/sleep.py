@@ -7,7 +7,7 @@ least `sleep_hours` hours since it (or since the first session, before the first
 """
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from . import jobs
 from .archive import last_consolidation

@@ -9,7 +9,7 @@ second edit within that tick could leave every field as it was (git's "racily cl
 """
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 RACY_SECONDS = 2.0
 

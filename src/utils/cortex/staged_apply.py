@@ -19,12 +19,14 @@ import uuid
 from collections import Counter
 
 from ..storage.db import transaction
-from . import jobs
-from . import archive as archive_store
-from . import proposals as proposal_store
-from . import provenance
-from . import retractions
-from . import revisions as store
+from . import (
+    archive as archive_store,
+    jobs,
+    proposals as proposal_store,
+    provenance,
+    retractions,
+    revisions as store,
+)
 from .atomic import atomic_write
 from .personas_lookup import persona_exists
 from .staging import StagedEdits

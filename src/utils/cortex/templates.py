@@ -5,10 +5,11 @@ user name from settings, or a neutral word when none is set. German needs a word
 right in nominative, accusative and dative alike ("über {{user}}", "zu {{user}}"), so it uses the
 name-like "User" (the seed's own default user name) rather than a noun that would need declining.
 """
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from ..prompts import LANGUAGES
+
 DEFAULT_LANGUAGE = "en"
 NEUTRAL_USER = {"en": "my conversation partner", "de": "User"}
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "instructions" / "cortex"
@@ -27,6 +28,6 @@ def render_template(filename: str, settings: dict | None = None) -> str:
     return _raw(language, filename).replace("{{user}}", user_name or NEUTRAL_USER[language])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _raw(language: str, filename: str) -> str:
     return (TEMPLATE_DIR / language / filename).read_text(encoding="utf-8")

@@ -1,7 +1,8 @@
 """CortexTrigger: decides when a persona's cortex is due for an update, and queues it.
 
 Memory belongs to the persona, so counting does too: the messages of all its sessions after the
-last id a successful update processed. Messages a running job already covers do not count again,
+last id a successful update processed (imported history never counts: it is learned on request,
+docs/chat-import.md). Messages a running job already covers do not count again,
 so a running update plus new chat gives at most one follow-up job. After a failed job the
 automatic triggers wait a little (a retryable failure `retry_delay`, any other ten times that)
 so a broken upstream is not hammered; an update requested on demand never waits.
@@ -9,12 +10,11 @@ so a broken upstream is not hammered; an update requested on demand never waits.
 import logging
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..storage.db import transaction
 from ..storage.settings import get_setting
-from . import jobs
-from . import retractions
+from . import jobs, retractions
 from .paths import validate_persona_id
 from .settings import load_cortex_settings
 
@@ -138,7 +138,7 @@ class CortexTrigger:
             "MAX(m.created_at) AS last_at FROM messages m "
             "LEFT JOIN cortex_state st ON st.persona_id = m.persona_id "
             "WHERE m.id > COALESCE(st.last_processed_id, 0) AND m.on_branch = 1 "
-            "AND m.streaming = 0 GROUP BY m.session_id").fetchall()
+            "AND m.streaming = 0 AND m.imported = 0 GROUP BY m.session_id").fetchall()
         queued: dict[str, str] = {}
         for row in rows:
             persona_id = row["persona_id"]
@@ -167,5 +167,5 @@ class CortexTrigger:
 
 def _count_after(conn, persona_id: str, after_id: int) -> int:
     return conn.execute("SELECT COUNT(*) FROM messages WHERE persona_id = ? AND id > ? "
-                        "AND on_branch = 1 AND streaming = 0",
+                        "AND on_branch = 1 AND streaming = 0 AND imported = 0",
                         (persona_id, after_id)).fetchone()[0]

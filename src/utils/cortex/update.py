@@ -10,22 +10,20 @@ prompt caching, so the rounds after the first read it from the cache.
 """
 import logging
 import uuid
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
+from ..storage import user_personas
 from ..storage.personas import get_persona
 from ..storage.settings import get_setting
-from ..storage import user_personas
-from . import jobs
+from . import jobs, pins, provenance
+from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
-from . import pins
-from . import provenance
 from .persona_settings import review_mode
 from .personas_lookup import persona_exists
-from .consolidation import ConsolidationService
 from .reconcile import ReconcileService
 from .review import ProposalService
 from .run_request import USER_MARKER
@@ -38,7 +36,9 @@ log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
 MAX_MESSAGES = 200
 MAX_CONVERSATION_CHARS = 120_000
-ACTIVE = "on_branch = 1"  # memory sees the active branch; message_changes records the rest
+# Memory sees the active branch (message_changes records the rest), and not imported history:
+# that is learned only on request (migration 0042, docs/chat-import.md).
+ACTIVE = "on_branch = 1 AND imported = 0"
 RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
              "interrupted", "internal_error"}
 
@@ -291,11 +291,11 @@ def format_day(now: datetime, language: str) -> str:
 
 def _local(timestamp: str, now: datetime) -> str:
     try:
-        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(timestamp)
     except (AttributeError, ValueError):
         return str(timestamp)[:16]
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return f"{moment.astimezone(now.tzinfo):%Y-%m-%d %H:%M}"
 
 
@@ -304,7 +304,8 @@ def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dic
     rows = conn.execute(
         "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
         "FROM messages m JOIN sessions s ON s.id = m.session_id "
-        f"WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? AND m.{ACTIVE} ORDER BY m.id",
+        "WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? AND m.on_branch = 1 "
+        "AND m.imported = 0 ORDER BY m.id",
         (persona_id, *message_range)).fetchall()
     order: dict[str, int] = {}
     for row in rows:

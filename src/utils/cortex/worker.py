@@ -14,7 +14,8 @@ import logging
 import threading
 import time
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
+from typing import Self
 
 from ..storage.clock import utc_now
 from ..storage.db import connect
@@ -233,7 +234,7 @@ class _Heartbeat:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name="cortex-heartbeat", daemon=True)
 
-    def __enter__(self) -> "_Heartbeat":
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

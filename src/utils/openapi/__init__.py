@@ -6,8 +6,19 @@ It is plain data (no Flask): `routes/openapi.py` serves it, and tests check it a
 import copy
 from functools import lru_cache
 
-from . import (access, chat, common, conversations, cortex, cortex_review, portability, search,
-               settings, user_personas, world)
+from . import (
+    access,
+    chat,
+    common,
+    conversations,
+    cortex,
+    cortex_review,
+    portability,
+    search,
+    settings,
+    user_personas,
+    world,
+)
 
 _AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world,
           user_personas)

@@ -3,11 +3,13 @@
 Only matters when `PERSONA_ACCESS_TOKEN` is set; API clients can instead send
 `Authorization: Bearer <token>` with every request.
 """
+from typing import Any
+
 from .common import errors, json_response, obj, operation
 
 _SIGNED_IN = obj({"signed_in": {"type": "boolean"}}, required=("signed_in",))
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
-_REDIRECT = {"description": "A form post (or no token configured): redirect.",
+_REDIRECT: dict[str, Any] = {"description": "A form post (or no token configured): redirect.",
              "headers": {"Location": {"schema": {"type": "string"}}}}
 _COOKIE = {"Set-Cookie": {"schema": {"type": "string"},
                           "description": "The sign-in cookie (HttpOnly, SameSite=Strict)."}}

@@ -5,8 +5,20 @@ by `contentMediaType`/`contentSchema`); 3.1 tools read it as the schema of one e
 The WebSocket has no Open API operation type: `GET /ws/chat` documents the upgrade, and its
 frames are in `x-websocket`.
 """
-from .common import (PERSONA_ID, SESSION_ID, SESSION_PARAM, errors, json_body, json_response,
-                     nullable, obj, operation, ref)
+from typing import Any
+
+from .common import (
+    PERSONA_ID,
+    SESSION_ID,
+    SESSION_PARAM,
+    errors,
+    json_body,
+    json_response,
+    nullable,
+    obj,
+    operation,
+    ref,
+)
 from .conversations import MESSAGE_TEXT
 
 _CODES = ["not_configured", "authentication_failed", "credit_balance_exhausted", "rate_limited",
@@ -86,7 +98,7 @@ def _frame(kind: str, schema: str | None = None) -> dict:
     return {"allOf": [typed, ref(schema)]} if schema else typed
 
 
-_WEBSOCKET = {
+_WEBSOCKET: Any = {  # an `x-websocket` extension, passed through **extra
     "url": "/ws/chat",
     "frame_format": "One JSON object per text frame.",
     "client_frames": {

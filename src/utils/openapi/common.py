@@ -47,7 +47,8 @@ _ERRORS = {
                                "`Retry-After` seconds."),
     "502": ("BadGateway", "The upstream API failed in a way retrying will not fix."),
     "503": ("ServiceUnavailable", "The upstream API is unavailable right now (rate limit, "
-                                  "overload, network); retry later."),
+                                  "overload, network), or (`server_busy`, with `Retry-After`) "
+                                  "the worker's queue of CPU-heavy steps is full; retry later."),
 }
 
 _HEADERS = {

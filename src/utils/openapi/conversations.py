@@ -1,12 +1,26 @@
 """Personas, sessions and the last message of a session (DESIGN §7)."""
-from ..services.persona_fields import (JSON_LIMITS, MAX_GREETINGS, MAX_TAGS, TAG_LENGTH,
-                                       TEXT_LIMITS)
-from .common import (PERSONA_PARAM, PERSONA_ID, SESSION_ID, SESSION_PARAM, TIMESTAMP, errors,
-                     json_body, json_response, nullable, obj, operation, path_param, ref)
+from typing import Any
+
+from ..services.persona_fields import JSON_LIMITS, MAX_GREETINGS, MAX_TAGS, TAG_LENGTH, TEXT_LIMITS
+from .common import (
+    PERSONA_ID,
+    PERSONA_PARAM,
+    SESSION_ID,
+    SESSION_PARAM,
+    TIMESTAMP,
+    errors,
+    json_body,
+    json_response,
+    nullable,
+    obj,
+    operation,
+    path_param,
+    ref,
+)
 
 _LANGUAGE = {"type": "string", "enum": ["en", "de"]}
 _ONE_LINE = "^[^\r\n\u2028\u2029]*$"
-_PERSONA_FIELDS = {
+_PERSONA_FIELDS: dict[str, dict[str, Any]] = {
     "name": {"type": "string", "minLength": 1, "maxLength": 80, "pattern": _ONE_LINE},
     "user_name": {"type": "string", "maxLength": 80, "pattern": _ONE_LINE},
     "language": _LANGUAGE,
@@ -62,6 +76,8 @@ SCHEMAS = {
         "user_persona_id": nullable({"type": "integer", "minimum": 1, "description":
                                      "The user persona the conversation uses (\"About you\");"
                                      " null: it follows the default (docs/about-you.md)."}),
+        "imported": {"type": "boolean", "description": "Made by a chat import: it opens with its "
+                     "own first message, without the persona's greeting."},
     }, required=("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
                  "message_count")),
     "Message": obj({

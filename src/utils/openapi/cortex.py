@@ -1,6 +1,18 @@
 """The cortex: files with ETag / If-Match, history, restore, settings and update jobs (§5, §7)."""
-from .common import (JOB_ID, PERSONA_ID, PERSONA_PARAM, TIMESTAMP, errors, json_body,
-                     json_response, nullable, obj, operation, path_param, ref)
+from .common import (
+    JOB_ID,
+    PERSONA_ID,
+    PERSONA_PARAM,
+    TIMESTAMP,
+    errors,
+    json_body,
+    json_response,
+    nullable,
+    obj,
+    operation,
+    path_param,
+    ref,
+)
 
 _FILENAME = {"type": "string", "enum": ["memory.md", "soul.md", "relationship.md"]}
 _AUTHOR = {"type": "string", "enum": ["user", "ai", "template", "restore", "external"]}
@@ -13,7 +25,10 @@ SCHEMAS = {
         "revision": {"type": "integer", "minimum": 1,
                      "description": "The newest revision's id; also the ETag."},
         "chars": {"type": "integer", "minimum": 0}, "budget": {"type": "integer", "minimum": 1},
-    }, required=("filename", "content", "revision", "chars", "budget")),
+        "version": {"type": "integer", "minimum": 1,
+                    "description": "The file's own number of this revision (1 for its first), "
+                                   "as its history counts them; what the interface shows."},
+    }, required=("filename", "content", "revision", "chars", "budget", "version")),
     "Revision": obj({
         "rev": {"type": "integer", "minimum": 1}, "author": _AUTHOR, "created_at": TIMESTAMP,
         "summary": {"type": "string"}, "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},

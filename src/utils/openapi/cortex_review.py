@@ -1,6 +1,17 @@
 """Review mode, pins and sleep: per-persona memory settings, proposals, archive (issue 16)."""
-from .common import (PERSONA_PARAM, ref as _ref, TIMESTAMP, errors, json_body, json_response, nullable, obj,
-                     operation, path_param, ref)
+from .common import (
+    PERSONA_PARAM,
+    TIMESTAMP,
+    errors,
+    json_body,
+    json_response,
+    nullable,
+    obj,
+    operation,
+    path_param,
+    ref,
+    ref as _ref,
+)
 
 _FILENAME = {"type": "string", "enum": ["memory.md", "soul.md", "relationship.md"]}
 _DECISION = {"type": "string", "enum": ["pending", "accepted", "rejected"]}

@@ -56,7 +56,11 @@ def paths() -> dict:
                     "application/json": {"schema": obj({
                         "session": ref("Session"), "persona": obj({"id": {"type": "string"},
                                                                     "name": {"type": "string"}}),
-                        "messages": {"type": "array", "items": ref("Message")}},
+                        "messages": {"type": "array", "items": ref("Message"),
+                                     "description": "The active branch, oldest first."},
+                        "alternatives": {"type": "array", "items": ref("Message"),
+                                         "description": "The messages off the active branch "
+                                                        "(each with its `parent_id`)."}},
                         required=("session", "persona", "messages"))}}},
                  **errors("400", "404")},
                 parameters=[{"name": "format", "in": "query", "required": False,

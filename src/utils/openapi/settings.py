@@ -36,8 +36,7 @@ _LIMIT = obj({"min": {"type": "integer"}, "max": {"type": "integer"},
 _FORM = {"type": "object", "additionalProperties": _LIMIT}
 
 SCHEMAS = {
-    "Limits": obj({name: _FORM for name in
-                   ("persona", "settings", "cortex_settings", "session", "message", "search")},
+    "Limits": obj(dict.fromkeys(("persona", "settings", "cortex_settings", "session", "message", "search"), _FORM),
                   required=("persona", "settings", "cortex_settings", "session", "message", "search"),
                   description="One source of truth: the services validate with these limits."),
     "ApiKeyStatus": obj({
@@ -49,16 +48,37 @@ SCHEMAS = {
     "Settings": obj({**_FIELDS, "api_key": ref("ApiKeyStatus"),
                      "is_ready": {"type": "boolean", "description": "Chat can be used: a key "
                                   "is configured, or an OpenAI-compatible base URL (local "
-                                  "endpoints need no key)."}},
-                    required=(*_FIELDS, "api_key", "is_ready")),
+                                  "endpoints need no key)."},
+                     "providers": obj({name: ref("ProviderMemory") for name in
+                                       ("anthropic", "openai_compatible")},
+                                      description="What each provider would use once chosen.")},
+                    required=(*_FIELDS, "api_key", "is_ready", "providers")),
+    "ProviderMemory": obj({"base_url": nullable({"type": "string"}),
+                           "model": nullable({"type": "string"}),
+                           "context_window": nullable({"type": "integer"}),
+                           "api_key": ref("ApiKeyStatus")},
+                          required=("base_url", "model", "context_window", "api_key"),
+                          description="A provider's own base URL, model, window and the status "
+                                      "of the key that belongs to that URL."),
+    "ModelList": obj({"provider": _PROVIDER,
+                      "models": {"type": "array", "items": {"type": "string"}},
+                      "error": obj({"code": {"type": "string"}, "message": {"type": "string"}},
+                                   required=("code", "message"))},
+                     required=("provider", "models")),
     "ConnectionTest": obj({
         "provider": _PROVIDER, "base_url": nullable({"type": "string", "maxLength": 500}),
-        "api_key": {"type": "string", "maxLength": 512, "writeOnly": True},
+        "api_key": nullable({"type": "string", "maxLength": 512, "writeOnly": True}),
         "model": {"type": "string"}}, additional=False,
-        description="Fields left out come from the settings (and that provider's stored key)."),
+        description="Fields left out come from the settings. Without `api_key` the key that "
+                    "belongs to the URL probed is sent (none if none does); a `base_url` whose "
+                    "provider has a key saved for another URL needs `api_key` (null: probe "
+                    "without a key), else `409 key_bound_to_url`."),
     "ConnectionReport": obj({
         "reachable": {"type": "boolean"},
         "models": {"type": "array", "items": {"type": "string"}},
+        "model": nullable({"type": "string", "description": "The model tested: the one given, "
+                                                            "else the one chats use, else the "
+                                                            "first listed."}),
         "tools": obj({"non_streaming": {"type": "boolean"}, "streaming": {"type": "boolean"}},
                      required=("non_streaming", "streaming"),
                      description="Whether a forced tool call came back (memory updates need "
@@ -68,8 +88,14 @@ SCHEMAS = {
         "error": obj({"code": {"type": "string"}, "message": {"type": "string"}},
                      required=("code", "message")),
     }, required=("reachable", "models", "tools", "context_window")),
-    "SettingsUpdate": obj(_FIELDS, additional=False,
-                          description="A partial update; all fields valid or nothing is written."),
+    "SettingsUpdate": obj({**_FIELDS, "api_key": nullable({
+        "type": "string", "minLength": 16, "maxLength": 512, "writeOnly": True,
+        "description": "The key for the `base_url` in the same request (checked there, then "
+                       "stored bound to it), or null to use that URL without a key."})},
+        additional=False,
+        description="A partial update; all fields valid or nothing is written. A saved key "
+                    "is sent only to the URL it was saved for: a new `base_url` for a provider "
+                    "with a key needs `api_key` too, else `409 key_bound_to_url`."),
 }
 
 
@@ -83,8 +109,8 @@ def paths() -> dict:
             "get": operation("readSettings", "settings", "The settings and the API key status.",
                              {"200": settings}),
             "put": operation("writeSettings", "settings", "Change any of the settings.",
-                             {"200": settings, **errors("400")}, write=True,
-                             requestBody=json_body(ref("SettingsUpdate"))),
+                             {"200": settings, **errors("400", "409", "502", "503")},
+                             write=True, requestBody=json_body(ref("SettingsUpdate"))),
         },
         "/api/settings/api-key": {
             "put": operation(
@@ -113,8 +139,19 @@ def paths() -> dict:
                 "testConnection", "settings",
                 "Probe an endpoint: reachable, models, tool calls, context window.",
                 {"200": json_response("What was found; a failed probe is still 200 with "
-                                      "`error`.", ref("ConnectionReport")), **errors("400")},
-                write=True, requestBody=json_body(ref("ConnectionTest"))),
+                                      "`error`.", ref("ConnectionReport")),
+                 **errors("400", "409")},
+                write=True, requestBody=json_body(ref("ConnectionTest")),
+                description="Follows no redirect, reports our own error words (at most the "
+                            "far side's HTTP status) and ends within 10 s."),
+        },
+        "/api/settings/models": {
+            "get": operation(
+                "listModels", "settings", "The models the saved endpoint lists (`/models`).",
+                {"200": json_response("The ids; a failed listing is still 200 with `error`.",
+                                      ref("ModelList")), **errors("400")},
+                parameters=[{"name": "provider", "in": "query", "required": False,
+                             "schema": _PROVIDER, "description": "Whose (default: current)."}]),
         },
         "/api/limits": {
             "get": operation("readLimits", "meta", "The input limits the server checks.", {

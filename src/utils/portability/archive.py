@@ -11,14 +11,16 @@ import io
 import json
 import zipfile
 
+from ..cooperative import pause
 from ..cortex.paths import CORTEX_FILES
 from ..storage import avatars as avatar_store
 from .cards import strict_loads
-from .errors import invalid_archive
+from .errors import invalid_archive, known_version
 from .safezip import SafeZip, ZipLimits
 
 FORMAT = "persona-cortex-persona"
 FORMAT_VERSION = 1
+YIELD_EVERY = 500  # rows read or inserted between two cooperative yields (in one transaction)
 MANIFEST = "manifest.json"
 ENTRIES = ("persona.json", "sessions.json", "messages.json", "revisions.json", "state.json")
 LIMITS = ZipLimits(max_entries=16, max_total=256 * 1024 * 1024, max_entry=128 * 1024 * 1024,
@@ -34,27 +36,32 @@ def is_archive(archive: SafeZip) -> bool:
     return MANIFEST in archive.names() and "persona.json" in archive.names()
 
 
-def build(conn, persona: dict) -> bytes:
-    """The archive of `persona` read from `conn` (call inside one read transaction)."""
+def read_rows(conn, persona: dict) -> dict:
+    """What the archive of `persona` holds, read from `conn` (call inside one read transaction):
+    `{entries, avatar}`, plain values that `pack` turns into the zip off the event loop."""
     pid = persona["id"]
     entries = {
         "persona.json": {k: persona[k] for k in _PERSONA_KEYS},
-        "sessions.json": [dict(r) for r in conn.execute(
-            "SELECT id, title, greeting_index, created_at, updated_at FROM sessions "
-            "WHERE persona_id = ? ORDER BY rowid", (pid,))],
-        "messages.json": [dict(r) for r in conn.execute(
-            "SELECT id, session_id, role, content, status, created_at FROM messages "
-            "WHERE persona_id = ? ORDER BY id", (pid,))],
-        "revisions.json": [dict(r) for r in conn.execute(
-            "SELECT id, filename, author, content, created_at, message_from, message_to, summary "
-            "FROM cortex_revisions WHERE persona_id = ? AND committed = 1 ORDER BY id", (pid,))],
+        "sessions.json": _rows(conn, "SELECT id, title, greeting_index, created_at, updated_at "
+                               "FROM sessions WHERE persona_id = ? ORDER BY rowid", pid),
+        "messages.json": _rows(conn, "SELECT id, session_id, role, content, status, created_at "
+                               "FROM messages WHERE persona_id = ? ORDER BY id", pid),
+        "revisions.json": _rows(conn, "SELECT id, filename, author, content, created_at, "
+                                "message_from, message_to, summary FROM cortex_revisions "
+                                "WHERE persona_id = ? AND committed = 1 ORDER BY id", pid),
         "state.json": {"last_processed_id": _last_processed(conn, pid)},
     }
-    files = {name: json.dumps(value, ensure_ascii=False).encode("utf-8")
-             for name, value in entries.items()}
     avatar = avatar_store.get_avatar(conn, pid)
-    if avatar:
-        files["avatar"] = avatar["data"]
+    return {"entries": entries, "avatar": avatar["data"] if avatar else None}
+
+
+def pack(rows: dict) -> bytes:
+    """The zip of `read_rows`' result: JSON entries, the avatar and the checksummed manifest
+    (seconds of CPU for a long history: callers run it through `cooperative.offload`)."""
+    files = {name: json.dumps(value, ensure_ascii=False).encode("utf-8")
+             for name, value in rows["entries"].items()}
+    if rows["avatar"]:
+        files["avatar"] = rows["avatar"]
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
                 "entries": [{"path": n, "sha256": hashlib.sha256(d).hexdigest(), "size": len(d)}
                             for n, d in sorted(files.items())]}
@@ -66,6 +73,17 @@ def build(conn, persona: dict) -> bytes:
     return out.getvalue()
 
 
+def _rows(conn, sql: str, persona_id: str) -> list[dict]:
+    """The query's rows as dicts, yielding to the worker's other connections every
+    YIELD_EVERY rows (a long history takes a while to read even without packing it)."""
+    cursor = conn.execute(sql, (persona_id,))
+    found: list[dict] = []
+    while batch := cursor.fetchmany(YIELD_EVERY):
+        found.extend(dict(row) for row in batch)
+        pause(0)
+    return found
+
+
 def read(archive: SafeZip) -> dict:
     """`{persona, sessions, messages, revisions, state, avatar}` after every check."""
     try:
@@ -74,7 +92,7 @@ def read(archive: SafeZip) -> dict:
         raise invalid_archive("bad_manifest", "The archive's manifest is not valid JSON.") \
             from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
-            manifest.get("format_version") != FORMAT_VERSION or \
+            not known_version(manifest.get("format_version"), (FORMAT_VERSION,)) or \
             not isinstance(manifest.get("entries"), list):
         raise invalid_archive("bad_manifest", "This is not a persona archive this app can read.")
     listed = {e.get("path"): e.get("sha256") for e in manifest["entries"] if isinstance(e, dict)}
@@ -83,7 +101,7 @@ def read(archive: SafeZip) -> dict:
                               "manifest.")
     data = {}
     for name, expected in listed.items():
-        raw = archive.read(name)
+        raw = archive.read(str(name))  # every key is an entry's name: checked above
         if hashlib.sha256(raw).hexdigest() != expected:
             raise invalid_archive("checksum_mismatch", f"The archive entry {name} does not match "
                                   "its checksum.")
@@ -105,7 +123,9 @@ def restore(conn, new_persona_id: str, parsed: dict, new_session_id) -> dict:
                      (sid, new_persona_id, session["title"], session.get("greeting_index", 0),
                       session["created_at"], session["updated_at"]))
     messages = {}
-    for message in parsed["messages"]:
+    for index, message in enumerate(parsed["messages"], 1):
+        if index % YIELD_EVERY == 0:
+            pause(0)  # a long history: let the worker's other connections run between rows
         cursor = conn.execute(
             "INSERT INTO messages (session_id, persona_id, role, content, status, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",

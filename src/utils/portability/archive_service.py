@@ -2,12 +2,12 @@
 import logging
 import os
 
+from ..cooperative import offload
 from ..cortex.atomic import atomic_write
 from ..services.errors import ServiceError
 from ..services.ids import new_id
 from . import archive, images
-from .errors import invalid_archive, invalid_card
-from .safezip import SafeZip
+from .uploads import Upload
 
 log = logging.getLogger(__name__)
 SESSION_ID_LENGTH = 16
@@ -29,11 +29,13 @@ class ArchiveService:
                                "persona's memories and history; ask with include_memories=1",
                                field="include_memories")
         with self._cortex.lock(persona["id"]), self._db.transaction(immediate=False) as conn:
-            return archive.build(conn, persona)
+            rows = archive.read_rows(conn, persona)
+        return offload(archive.pack, rows)  # seconds of deflate for a long history
 
-    def preview(self, data: bytes) -> dict:
-        """What importing the archive would create; nothing is stored."""
-        parsed, fields, avatar = self._prepare(data)
+    def preview(self, upload: Upload) -> dict:
+        """What importing the read archive would create; nothing is stored."""
+        parsed, fields, avatar = upload.parsed, upload.fields, upload.avatar
+        assert parsed is not None, "a card, not an archive"
         clash = any(p["name"] == fields["name"] for p in self._personas.list())
         url = images.data_url(avatar) if avatar else None
         return {"format": "archive", "spec_version": None,
@@ -41,9 +43,11 @@ class ArchiveService:
                 "name_clash": clash, "sessions": len(parsed["sessions"]),
                 "messages": len(parsed["messages"]), "ignored": []}
 
-    def import_archive(self, data: bytes) -> str:
-        """Creates the persona with its sessions, messages and cortex history; returns its id."""
-        parsed, fields, avatar = self._prepare(data)
+    def import_archive(self, upload: Upload) -> str:
+        """Creates the persona with its sessions, messages and cortex history from the read
+        archive (`uploads.read_archive`); returns its id."""
+        parsed, fields, avatar = upload.parsed, upload.fields, upload.avatar
+        assert parsed is not None, "a card, not an archive"
 
         def seed(conn, persona_id: str, directory: str) -> None:
             latest = archive.restore(conn, persona_id, parsed, lambda: new_id(SESSION_ID_LENGTH))
@@ -54,20 +58,3 @@ class ArchiveService:
         log.info("Imported a persona archive as %s (%d sessions, %d messages)", persona_id,
                  len(parsed["sessions"]), len(parsed["messages"]))
         return persona_id
-
-    def _prepare(self, data: bytes):
-        from .service import _check_cortex, _checked_fields
-        try:
-            with SafeZip(data, archive.LIMITS, refuse=invalid_archive) as opened:
-                parsed = archive.read(opened)
-        except ServiceError as err:
-            if err.code != "invalid_archive":
-                raise
-            raise invalid_card(err.extra["reason"], err.message) from None
-        fields = _checked_fields(parsed["persona"])
-        if "name" not in fields:
-            raise invalid_card("bad_entry", "The archive's persona has no name.")
-        for rev in parsed["revisions"]:
-            _check_cortex(rev["filename"], rev["content"], self._cortex.hard_cap)
-        avatar = images.reencode(parsed["avatar"]) if parsed["avatar"] else None
-        return parsed, fields, avatar

@@ -16,7 +16,7 @@ import sqlite3
 import tempfile
 import zipfile
 from contextlib import closing
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..cortex.paths import CORTEX_FILES, CortexPaths
 from ..storage.db import MIGRATIONS_DIR
@@ -62,7 +62,7 @@ def write_backup(data_dir: str, target, *, include_secrets: bool = False) -> dic
             manifest = {"format": FORMAT, "format_version": FORMAT_VERSION,
                         "app_version": APP_VERSION, "schema_version": schema_number(migrations),
                         "migrations": migrations, "include_secrets": SECRETS in entries,
-                        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
                         "entries": [{"path": p, **d} for p, d in sorted(entries.items())]}
             archive.writestr(MANIFEST, json.dumps(manifest, indent=2))
     return manifest

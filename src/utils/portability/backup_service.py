@@ -2,6 +2,7 @@
 import logging
 import tempfile
 
+from ..cooperative import offload
 from ..cortex import CortexService
 from ..storage import Database
 from ..storage.settings import get_setting
@@ -28,13 +29,11 @@ class BackupService:
                 log.exception("Could not refresh the cortex of %s before a backup", persona_id)
 
     def to_bytes(self) -> bytes:
-        """A backup without secrets, as bytes (built in a temporary file; the CLI streams
-        large ones straight to disk)."""
+        """A backup without secrets, as bytes (built in a temporary file, off the event loop:
+        the snapshot and the compression are seconds of work on a large database; the CLI
+        streams large ones straight to disk)."""
         self.refresh()
-        with tempfile.TemporaryFile() as handle:
-            write_backup(self._data_dir, handle, include_secrets=False)
-            handle.seek(0)
-            return handle.read()
+        return offload(_backup_bytes, self._data_dir)
 
     @classmethod
     def for_data_dir(cls, data_dir: str) -> "BackupService":
@@ -42,3 +41,11 @@ class BackupService:
         db = Database(f"{data_dir}/app.db")
         cortex = CortexService(data_dir, db, settings=lambda: get_setting(db.conn(), "app", {}))
         return cls(data_dir, db, cortex)
+
+
+def _backup_bytes(data_dir: str) -> bytes:
+    """The backup zip's bytes (its own SQLite connections, none of the app's)."""
+    with tempfile.TemporaryFile() as handle:
+        write_backup(data_dir, handle, include_secrets=False)
+        handle.seek(0)
+        return handle.read()

@@ -23,6 +23,7 @@ def read_card(data: bytes) -> dict:
         raise too_large("file_too_large", f"The file is larger than {MAX_UPLOAD} bytes.")
     if not data:
         raise invalid_card("empty_file", "The file is empty.")
+    image: bytes | None
     if png.is_png(data):
         card, image = _read_png(data), data
         fmt = "png"

@@ -12,6 +12,7 @@ import binascii
 import json
 import time
 from datetime import datetime
+from typing import Any
 
 from . import books
 from .errors import MAX_CARD_JSON, invalid_card, too_large
@@ -63,7 +64,8 @@ def decode_json(raw: bytes, where: str = "card") -> dict:
 def parse(card: dict) -> dict:
     """`{version, fields, cortex, ignored}` from a card object; 400 `invalid_card` if it is none."""
     version, data = _version_and_data(card)
-    fields, ignored = {}, []
+    fields: dict[str, Any] = {}
+    ignored: list[str] = []
     for key, field in _MAPPED.items():
         fields[field] = _string(data, key, required=key == "name")
     for key, field in _LISTS.items():
@@ -193,7 +195,7 @@ def _newer(spec_version) -> bool:
 
 def _unix(timestamp: str | None) -> int:
     try:
-        return int(datetime.fromisoformat((timestamp or "").replace("Z", "+00:00")).timestamp())
+        return int(datetime.fromisoformat(timestamp or "").timestamp())
     except ValueError:
         return 0
 

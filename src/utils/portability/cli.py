@@ -10,19 +10,9 @@ from .restore import restore_backup
 log = logging.getLogger(__name__)
 
 
-def run(argv: list[str], data_dir: str, refresh) -> int:
-    """Runs one command; `refresh()` records cortex changes made on disk before a backup."""
-    parser = argparse.ArgumentParser(prog="python -m src.app")
-    commands = parser.add_subparsers(dest="command", required=True)
-    backup = commands.add_parser("backup", help="write a backup zip of all data")
-    backup.add_argument("path")
-    backup.add_argument("--include-secrets", action="store_true",
-                        help="include secrets.json (the API key entered in the UI)")
-    restore = commands.add_parser("restore", help="restore a backup zip into the data directory")
-    restore.add_argument("path")
-    restore.add_argument("--force", action="store_true",
-                         help="restore over a non-empty data directory (moved aside, not deleted)")
-    args = parser.parse_args(argv)
+def run(args: argparse.Namespace, data_dir: str, refresh) -> int:
+    """Runs `backup` or `restore` as parsed by `src/commands.py`; `refresh()` records cortex
+    changes made on disk before a backup."""
     try:
         if args.command == "backup":
             refresh()

@@ -23,3 +23,14 @@ def invalid_image(reason: str, message: str) -> ServiceError:
 def invalid_archive(reason: str, message: str) -> ServiceError:
     """400 `invalid_archive`: a persona archive or backup that fails its checks."""
     return ServiceError(400, "invalid_archive", message, reason=reason)
+
+
+def known_version(value: object, known: tuple[int, ...]) -> bool:
+    """True when a manifest's `format_version` is one of `known`: an integer, not a bool, a
+    float (`1.0`, `NaN`) or a string, so only files written in a known format are read."""
+    return type(value) is int and value in known
+
+
+def invalid_chat(reason: str, message: str) -> ServiceError:
+    """400 `invalid_chat`: a chat file we cannot import; `reason` is a stable sub-code."""
+    return ServiceError(400, "invalid_chat", message, reason=reason)

@@ -1,9 +1,12 @@
 """Avatars: any accepted picture is decoded and re-encoded by Pillow, never stored as sent.
 
 Only PNG, JPEG and WebP are accepted, recognised by their first bytes and by Pillow agreeing.
-The pixel count is checked from the header before any pixel is decoded (an image bomb is refused
-at its size, not after filling memory); the result is capped at MAX_SIDE pixels a side and
-carries no metadata (EXIF, text chunks, ICC profiles are not copied).
+The pixel count is checked from the header before any pixel is decoded (`check_header`, cheap
+enough for the event loop, then Pillow's own reading of the size): an image bomb is refused at
+its size, not after filling memory or seconds of inflating. MAX_PIXELS is what an avatar needs
+(a 4096×4096 photo), not what Pillow could survive. Decoding and re-encoding is CPU work that
+callers run off the event loop (`cooperative.offload`). The result is capped at MAX_SIDE pixels
+a side and carries no metadata (EXIF, text chunks, ICC profiles are not copied).
 """
 import base64
 import hashlib
@@ -13,9 +16,10 @@ import warnings
 from PIL import Image, ImageOps
 
 from .errors import invalid_image, too_large
+from .image_header import dimensions
 
 MAX_BYTES = 16 * 1024 * 1024
-MAX_PIXELS = 40_000_000
+MAX_PIXELS = 16 * 1024 * 1024
 MAX_SIDE = 1024
 MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpeg", "image/webp": "webp"}
@@ -32,14 +36,24 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-def reencode(data: bytes) -> dict:
-    """`{mime, data, sha256, width, height}` of a safe copy of the picture; a 4xx if refused."""
+def check_header(data: bytes) -> str:
+    """The picture's kind ('PNG', 'JPEG', 'WEBP') after the checks that need no decoding: its
+    size in bytes, its format, and the pixel count its header declares; a 4xx if refused."""
     if len(data) > MAX_BYTES:
         raise too_large("image_too_large", f"The picture is larger than {MAX_BYTES} bytes.")
     kind = sniff(data)
     if kind is None:
         raise invalid_image("unsupported_format", "The picture must be a PNG, JPEG or WebP image "
                             "(SVG and other formats are not accepted).")
+    declared = dimensions(data, kind)
+    if declared is not None:
+        _check_size(declared)
+    return kind
+
+
+def reencode(data: bytes) -> dict:
+    """`{mime, data, sha256, width, height}` of a safe copy of the picture; a 4xx if refused."""
+    kind = check_header(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

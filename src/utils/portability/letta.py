@@ -4,7 +4,7 @@ Shape: top-level `agents` (one, whose `block_ids` name its blocks) and `blocks` 
 `value`, `limit` = the cortex budget, `description`), plus the legacy `core_memory` list on the
 agent, so both older and newer `.af` readers find the three blocks.
 """
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 BLOCKS = {
     "memory.md": ("memory", "Facts and shared experiences the persona remembers about the "
@@ -29,7 +29,7 @@ def agent_file(persona: dict, files: dict, budget: int) -> dict:
     return {"agents": [agent], "blocks": blocks, "groups": [], "files": [], "sources": [],
             "tools": [], "mcp_servers": [],
             "metadata": {"exported_by": "persona-cortex"},
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 _LABELS = {"memory": "memory.md", "human": "memory.md", "soul": "soul.md",
@@ -72,7 +72,14 @@ def parse(document: dict) -> dict:
 
 def _blocks(document: dict, agent: dict) -> list[dict]:
     """The agent's blocks: top-level `blocks` named by `block_ids`, else its `core_memory`
-    (or `memory_blocks`)."""
+    (or `memory_blocks`). A block list of the wrong shape refuses the file: read as "no
+    blocks", it would import an empty persona that looks like a success."""
+    from .errors import invalid_card
+    shapes = [("blocks", document), ("block_ids", agent), ("core_memory", agent),
+              ("memory_blocks", agent)]
+    for key, holder in shapes:
+        if holder.get(key) is not None and not isinstance(holder[key], list):
+            raise invalid_card("bad_blocks", f"The agent file's `{key}` must be a list.")
     ids = agent.get("block_ids")
     if isinstance(ids, list) and isinstance(document.get("blocks"), list):
         by_id = {b.get("id"): b for b in document["blocks"] if isinstance(b, dict)}

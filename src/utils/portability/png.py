@@ -24,7 +24,8 @@ def chunks(data: bytes) -> list[tuple[bytes, bytes]]:
     """`(type, body)` of every chunk, checked; raises a 4xx for anything malformed."""
     if not is_png(data):
         raise invalid_card("not_png", "The file is not a PNG image.")
-    found, pos = [], len(SIGNATURE)
+    found: list[tuple[bytes, bytes]] = []
+    pos = len(SIGNATURE)
     while True:
         if len(found) >= MAX_CHUNKS:
             raise invalid_card("too_many_chunks", "The PNG has too many chunks.")

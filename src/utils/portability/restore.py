@@ -14,10 +14,18 @@ import shutil
 import sqlite3
 import tempfile
 from contextlib import closing
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from .backup import DATABASE, FORMAT, MANIFEST, SECRETS, known_migrations, schema_number
-from .errors import invalid_archive
+from .backup import (
+    DATABASE,
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST,
+    SECRETS,
+    known_migrations,
+    schema_number,
+)
+from .errors import invalid_archive, known_version
 from .safezip import SafeZip, ZipLimits
 
 LIMITS = ZipLimits(max_entries=200_000, max_total=16 * 1024 ** 3, max_entry=8 * 1024 ** 3,
@@ -64,6 +72,11 @@ def _manifest(archive: SafeZip) -> dict:
             not isinstance(manifest.get("entries"), list) or \
             not isinstance(manifest.get("migrations"), list):
         raise invalid_archive("bad_manifest", "The backup's manifest is not one this app wrote.")
+    if not known_version(manifest.get("format_version"), (FORMAT_VERSION,)):
+        raise invalid_archive("unknown_format_version", f"The backup's format version "
+                              f"{str(manifest.get('format_version'))[:20]!r} is not one this app "
+                              f"reads (it reads {FORMAT_VERSION}): a newer app wrote it, or it "
+                              "was changed.")
     unknown = [m for m in manifest["migrations"] if m not in known_migrations()]
     if unknown:
         raise invalid_archive("newer_schema", f"This backup was made by a newer version of the "
@@ -114,7 +127,7 @@ def _swap(staging: str, data_dir: str) -> str | None:
     moved = None
     if os.path.isdir(data_dir):
         if os.listdir(data_dir):
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             moved = f"{data_dir}.before-restore-{stamp}"
             suffix = 1
             while os.path.exists(moved):

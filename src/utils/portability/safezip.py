@@ -2,7 +2,8 @@
 
 Entries are read into memory with their real size counted (headers can lie), never extracted by
 name: a name with `..`, an absolute path, a backslash, a symlink, a duplicate, an encrypted entry
-or a zip bomb (total size or compression ratio over the limits) refuses the whole file.
+or a zip bomb (total size or compression ratio over the limits) refuses the whole file. The entry
+count is checked from the end record before zipfile parses the entry list (zip_directory.py).
 """
 import hashlib
 import io
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from ..services.errors import ServiceError
 from .errors import invalid_card, too_large
+from .zip_directory import check_directory
 
 CHUNK = 64 * 1024
 
@@ -39,6 +41,7 @@ class SafeZip:
         self._read_total = 0
         if not _head(source).startswith(b"PK\x03\x04"):
             raise refuse("not_zip", "The file is not a zip archive.")
+        check_directory(source, limits.max_entries, refuse, too_large)
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes)
                                         else source)

@@ -11,20 +11,18 @@ import os
 import re
 import shutil
 
+from ..cooperative import offload
+from ..cortex import revisions as revision_store
 from ..cortex.atomic import atomic_write
 from ..cortex.paths import CORTEX_FILES
-from ..cortex import revisions as revision_store
-from ..services import persona_fields
 from ..services import validation as check
-from ..services.errors import ServiceError, invalid
+from ..services.errors import ServiceError
 from ..services.ids import new_id
-from ..services.persona_service import ID_LENGTH, LANGUAGES
-from ..storage import avatars as avatar_store
-from ..storage import personas as persona_store
-from . import archive, books, card_files, cards, images, letta
+from ..services.persona_service import ID_LENGTH
+from ..storage import avatars as avatar_store, personas as persona_store
+from . import books, card_files, cards, images, letta
 from .archive_service import ArchiveService
-from .safezip import SafeZip
-from .errors import invalid_card
+from .uploads import Upload, read_upload
 
 log = logging.getLogger(__name__)
 FORMATS = {"png": "image/png", "json": "application/json", "charx": "application/zip",
@@ -44,9 +42,11 @@ class CardService:
 
     def preview(self, data: bytes) -> dict:
         """What an import of `data` would create; nothing is stored."""
-        if _is_archive(data):
-            return self._archives.preview(data)
-        card, fields, avatar = self._prepare(data)
+        upload = self._read(data)
+        if upload.parsed is not None:
+            return self._archives.preview(upload)
+        card, fields, avatar = upload.card, upload.fields, upload.avatar
+        assert card is not None, "an archive, not a card"
         clash = any(p["name"] == fields["name"] for p in self._personas.list())
         shown = dict(fields)
         avatar_url = images.data_url(avatar) if avatar else None
@@ -57,9 +57,11 @@ class CardService:
 
     def import_card(self, data: bytes) -> dict:
         """Creates a new persona (never overwrites one) from a card file; returns it."""
-        if _is_archive(data):
-            return self._personas.get(self._archives.import_archive(data))
-        card, fields, avatar = self._prepare(data)
+        upload = self._read(data)
+        if upload.parsed is not None:
+            return self._personas.get(self._archives.import_archive(upload))
+        card, fields, avatar = upload.card, upload.fields, upload.avatar
+        assert card is not None, "an archive, not a card"
         summary = IMPORT_SUMMARY.get(card["format"], CARD_SUMMARY)
         persona_id = self._create(fields, avatar, card["cortex"], summary)
         log.info("Imported a %s card as persona %s", card["format"], persona_id)
@@ -73,16 +75,8 @@ class CardService:
             return self._archives.export(persona, include_memories), FORMATS[fmt], \
                 f"{_slug(persona['name'])}.persona.zip"
         cortex = self._cortex_export(persona_id) if include_memories else None
-        v3 = cards.build(persona, cortex=cortex)
         avatar = avatar_store.get_avatar(self._db.conn(), persona_id)
-        if fmt == "json":
-            body = card_files.json_card(v3, avatar)
-        elif fmt == "charx":
-            body = card_files.charx(v3, avatar)
-        else:
-            image = images.to_png(avatar["data"]) if avatar else images.placeholder(
-                persona["name"])
-            body = card_files.png_card(image, v3, cards.build(persona, cortex=cortex, version=2))
+        body = offload(_card_file, fmt, persona, cortex, avatar)
         return body, FORMATS[fmt], f"{_slug(persona['name'])}.{fmt}"
 
     def avatar(self, persona_id: str) -> dict:
@@ -96,7 +90,8 @@ class CardService:
     def set_avatar(self, persona_id: str, data: bytes) -> dict:
         """Re-encodes and stores an uploaded picture; returns the persona."""
         self._personas.get(persona_id)
-        image = images.reencode(data)
+        images.check_header(data)
+        image = offload(images.reencode, data)
         with self._db.transaction() as conn:
             if persona_store.get_persona(conn, persona_id) is None:
                 self._personas.get(persona_id)
@@ -116,14 +111,10 @@ class CardService:
         document = letta.agent_file(persona, self._cortex_export(persona_id), self._cortex.budget)
         return _json_bytes(document), f"{_slug(persona['name'])}.af"
 
-    def _prepare(self, data: bytes) -> tuple[dict, dict, dict | None]:
-        card = card_files.read_card(data)
-        fields = _checked_fields(card["fields"])
-        if card["cortex"] is not None:
-            for filename, content in card["cortex"].items():
-                _check_cortex(filename, content, self._cortex.hard_cap)
-        avatar = images.reencode(card["image"]) if card["image"] is not None else None
-        return card, fields, avatar
+    def _read(self, data: bytes) -> Upload:
+        """The upload parsed and checked, off the event loop (PNG chunks, zip directories and
+        the picture's decode are CPU work; nothing here touches storage)."""
+        return offload(read_upload, data, self._cortex.hard_cap)
 
     def _create(self, fields: dict, avatar: dict | None, cortex: dict | None,
                 summary: str) -> str:
@@ -168,37 +159,16 @@ class CardService:
                 for info in self._cortex.read_all_info(persona_id)}
 
 
-def _is_archive(data: bytes) -> bool:
-    """True for one of our persona archives (a zip with persona.json), checked safely."""
-    if not data.startswith(b"PK\x03\x04"):
-        return False
-    try:
-        with SafeZip(data, archive.LIMITS) as opened:
-            return archive.is_archive(opened)
-    except ServiceError:
-        return False
-
-
-def _checked_fields(raw: dict) -> dict:
-    """Persona fields from a card, checked like a POST; over-limit fields refuse the card."""
-    try:
-        fields = persona_fields.validate(raw)
-        if "language" in raw:
-            fields["language"] = check.choice("language", raw["language"], LANGUAGES)
-    except ServiceError as err:
-        if err.status == 400:
-            raise invalid_card("field_invalid", f"The card's {err.message}") from None
-        raise
-    return fields
-
-
-def _check_cortex(filename: str, content: str, hard_cap: int) -> None:
-    try:
-        persona_fields.encodable(filename, content)
-        if len(content) > hard_cap:
-            raise invalid(filename, f"must not be longer than {hard_cap} characters")
-    except ServiceError as err:
-        raise invalid_card("field_invalid", f"The card's cortex file {err.message}") from None
+def _card_file(fmt: str, persona: dict, cortex: dict | None, avatar: dict | None) -> bytes:
+    """The card file's bytes (JSON, CHARX zip or PNG with its picture converted): pure CPU work,
+    run off the event loop."""
+    v3 = cards.build(persona, cortex=cortex)
+    if fmt == "json":
+        return card_files.json_card(v3, avatar)
+    if fmt == "charx":
+        return card_files.charx(v3, avatar)
+    image = images.to_png(avatar["data"]) if avatar else images.placeholder(persona["name"])
+    return card_files.png_card(image, v3, cards.build(persona, cortex=cortex, version=2))
 
 
 def _remove_quietly(path: str) -> None:

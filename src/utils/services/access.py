@@ -10,10 +10,8 @@ import hashlib
 import hmac
 import math
 import secrets
-import threading
 import time
-from collections import OrderedDict, deque
-from typing import Callable
+from collections.abc import Callable
 
 COOKIE_NAME = "persona_session"
 COOKIE_MAX_AGE = 30 * 24 * 3600
@@ -37,7 +35,7 @@ class AccessGate:
 
     def token_matches(self, given: str | None) -> bool:
         """True when `given` is the access token (constant time, whatever its length)."""
-        if not self.enabled or not isinstance(given, str):
+        if self._token is None or not isinstance(given, str):
             return False
         return hmac.compare_digest(self._digest(given), self._digest(self._token))
 
@@ -49,7 +47,7 @@ class AccessGate:
 
     def cookie_matches(self, given: str | None) -> bool:
         """True when `given` is the current sign-in cookie value (constant time)."""
-        if not self.enabled or not isinstance(given, str):
+        if self._cookie is None or not isinstance(given, str):
             return False
         return hmac.compare_digest(self._digest(given), self._digest(self._cookie))
 

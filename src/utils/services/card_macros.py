@@ -7,10 +7,10 @@ the card back as it came.
 """
 import re
 
-_CHAR = re.compile(r"\{\{char\}\}|<char>|<bot>", re.I)
-_USER = re.compile(r"\{\{user\}\}|<user>", re.I)
-_ANY = re.compile(f"{_CHAR.pattern}|(?P<user>{_USER.pattern})", re.I)
-_COMMENT = re.compile(r"\{\{(//|comment:)[^{}]*\}\}", re.I)
+_CHAR = re.compile(r"\{\{char\}\}|<char>|<bot>", re.IGNORECASE)
+_USER = re.compile(r"\{\{user\}\}|<user>", re.IGNORECASE)
+_ANY = re.compile(f"{_CHAR.pattern}|(?P<user>{_USER.pattern})", re.IGNORECASE)
+_COMMENT = re.compile(r"\{\{(//|comment:)[^{}]*\}\}", re.IGNORECASE)
 
 
 def char_name(persona: dict) -> str:

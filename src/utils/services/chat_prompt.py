@@ -1,17 +1,17 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from ..api_request.types import RequestConfig
 from ..cortex.settings import load_cortex_settings
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from ..storage import user_personas as user_persona_store
-from . import greetings
-from . import prompt_builder as prompts
-from . import world_info
+from ..storage import (
+    messages as message_store,
+    personas as persona_store,
+    user_personas as user_persona_store,
+)
+from . import greetings, prompt_builder as prompts, world_info
 
 log = logging.getLogger(__name__)
 
@@ -30,22 +30,27 @@ class ChatPrompt:
         continued reply already has) as the final assistant turn the model continues."""
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session["persona_id"])
-        persona["greeting"] = greetings.greeting_for(persona, session.get("greeting_index") or 0)
+        assert persona is not None  # a session's persona exists (deleting it deletes the session)
+        persona["greeting"] = "" if session.get("imported") else greetings.greeting_for(
+            persona, session.get("greeting_index") or 0)  # an import opens with its own message
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        user_name, about = prompts.user_for(persona, app, language,
-                                            user_persona_store.of_session(conn, session["id"]))
+        user_persona = user_persona_store.of_session(conn, session["id"])
+        user_name, about = prompts.user_for(persona, app, language, user_persona)
         cortex, used = self._cortex_text(persona["id"])
         message_store.set_cortex_revisions(conn, reply_id, used)
-        parent = message_store.get_message(conn, reply_id)["parent_id"]
+        card_user = prompts.card_user_for(persona, app, user_persona)
+        reply = message_store.get_message(conn, reply_id)
+        assert reply is not None  # created before its request is built
+        parent = reply["parent_id"]
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
         fired = world_info.fire(conn, persona, user_name, history)
         message_store.set_world_info(conn, reply_id, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
-                                       [hit.content for hit in fired], about)
+                                       [hit.content for hit in fired], about, card_user)
         history = prompts.with_post_history(
-            history, prompts.post_history_instructions(persona, user_name))
+            history, prompts.post_history_instructions(persona, card_user))
         if prefix.strip() and history:
             history.append({"role": "assistant", "content": prefix})
         return RequestConfig(system_prompt=system, messages=history,

@@ -7,17 +7,14 @@ explicit request. The prompt is the branch that ends at the message being answer
 """
 import logging
 import threading
+from collections.abc import Callable, Generator
 from datetime import datetime
-from typing import Callable, Iterator
 
-from ..storage import messages as message_store
-from ..storage import tree
-from . import chat_events as events
-from . import chat_prompt
+from ..storage import messages as message_store, tree
+from . import chat_events as events, chat_prompt
 from .chat_events import ChatEvent
 from .chat_replies import Outcome, failure_outcome, stream_reply
 from .chat_tree import ChatTree, busy, check_text
-from .errors import ServiceError
 from .generations import Generation, GenerationHub
 
 log = logging.getLogger(__name__)
@@ -84,14 +81,14 @@ class ChatService(ChatTree):
         return generation
 
     def follow(self, generation: Generation, *, from_start: bool = False,
-               detached: threading.Event | None = None) -> Iterator[ChatEvent]:
+               detached: threading.Event | None = None) -> Generator[ChatEvent, None, None]:
         """`start`, then the text (from the beginning, or only what is new), then the end."""
         yield generation.start_event()
         offset = 0 if from_start else generation.prefix_length
         yield from self.hub.follow(generation, offset, detached)
 
     def resume(self, session_id, offset: int | None = None, reply_id: int | None = None,
-               detached: threading.Event | None = None) -> Iterator[ChatEvent] | None:
+               detached: threading.Event | None = None) -> Generator[ChatEvent, None, None] | None:
         """Follows the reply being generated in the session, in any process: `start`, the text
         so far as one chunk, then live chunks and the end. With `reply_id`/`offset` (an SSE
         Last-Event-ID) it continues after `offset` without a new `start`. None: nothing to follow."""
@@ -105,7 +102,7 @@ class ChatService(ChatTree):
         if reply_id is None and local is None and not row["streaming"]:
             return None
 
-        def stream():
+        def stream() -> Generator[ChatEvent, None, None]:
             if offset is None:
                 yield events.start(session_id, row["parent_id"], row["id"])
             yield from self.hub.tail(row["id"], offset or 0, self._settle_row,
@@ -199,6 +196,7 @@ class ChatService(ChatTree):
         """The final event of a reply that finished in another process, from its row."""
         if row is not None and row["error"]:
             error = chat_prompt.error_of(row)
+            assert error is not None  # replies store their error as a JSON object
             return events.error(error["code"], error["message"], error["retryable"])
         if row is None:
             return events.done(None, "", {}, "cancelled", dict(NO_CORTEX))

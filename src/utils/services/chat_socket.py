@@ -10,7 +10,7 @@ that finish those jobs, so every send goes through one lock. Nothing here knows 
 import logging
 import socket
 import threading
-from typing import Callable, Iterator
+from collections.abc import Callable, Generator
 
 from simple_websocket import ConnectionClosed
 
@@ -119,9 +119,10 @@ class ChatSocket:
         self._detach()
         follow = _Follow(session_id)
         stream = self._chat.resume(session_id, detached=follow.detached)
-        self._watch(self._chat.session(session_id))
+        session = self._chat.session(session_id)
+        self._watch(session)
         if stream is None:
-            self._send(events.idle(session_id))
+            self._send(events.idle(session["id"]))
             return
         self._begin(follow, stream)
 
@@ -167,7 +168,7 @@ class ChatSocket:
         self._personas.add(session["persona_id"])
         self._sessions.add(session["id"])
 
-    def _begin(self, follow: "_Follow", stream: Iterator[ChatEvent]) -> None:
+    def _begin(self, follow: "_Follow", stream: Generator[ChatEvent, None, None]) -> None:
         with self._state_lock:
             self._current = follow
         thread = threading.Thread(target=self._forward, args=(follow, stream),
@@ -175,7 +176,7 @@ class ChatSocket:
         self._followers = [t for t in self._followers if t.is_alive()] + [thread]
         thread.start()
 
-    def _forward(self, follow: "_Follow", stream: Iterator[ChatEvent]) -> None:
+    def _forward(self, follow: "_Follow", stream: Generator[ChatEvent, None, None]) -> None:
         """Sends the followed reply's events while this follow is current; the connection
         counts as free before the final one is sent, so the client may start the next reply
         as soon as it sees `done` or `error`."""

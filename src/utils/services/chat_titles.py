@@ -5,11 +5,10 @@ after a later reply). Listeners (the WebSocket) hear about each title that was a
 """
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from ..api_request.types import RequestConfig
-from ..storage import personas as persona_store
-from ..storage import sessions as session_store
+from ..storage import personas as persona_store, sessions as session_store
 from . import prompt_builder as prompts
 
 log = logging.getLogger(__name__)
@@ -54,7 +53,7 @@ class TitleGenerator:
         conn = self._db.conn()
         session = session_store.get_session(conn, session_id)
         persona = persona_store.get_persona(conn, session["persona_id"]) if session else None
-        if persona is None or session["title"]:
+        if session is None or persona is None or session["title"]:
             return None
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))

@@ -9,10 +9,7 @@ import logging
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
-from ..storage import exchanges
-from ..storage import messages as message_store
-from ..storage import sessions as session_store
-from ..storage import tree
+from ..storage import exchanges, messages as message_store, sessions as session_store, tree
 from .errors import ServiceError, invalid, not_found
 from .ids import is_session_id
 from .validation import encodable
@@ -80,6 +77,7 @@ class ChatTree:
             raise not_found("message", str(message_id))
         with self.exclusive(session_id), self._db.transaction():
             leaf = tree.latest_leaf(self._db.conn(), message_id, session_id)
+            assert leaf is not None  # the message itself when it has no children
             tree.set_active(self._db.conn(), session_id, leaf, "switch")
         self.notice(target["persona_id"])
         return leaf

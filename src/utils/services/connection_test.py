@@ -1,12 +1,14 @@
 """`POST /api/settings/test-connection`: probe an endpoint with the given or current settings.
 
-Fields left out come from the settings (and the stored key of that provider), so the settings
-page can test what it shows before saving it; nothing is stored either way.
+Fields left out come from the settings, so the settings page can test what it shows before
+saving it; nothing is stored either way. The key sent is the one given (`api_key`, null for
+none) or the one that belongs to the URL probed (key_ring.py): a stored key is never sent to
+another URL, and naming another URL without its key is `409 key_bound_to_url`. Without
+`model`, the model chats would use with that provider is tested.
 """
 from ..api_request import Connection
 from ..logsafe import register_secret
-from . import provider_settings
-from . import validation as check
+from . import provider_settings, validation as check
 from .errors import invalid
 
 FIELDS = ("provider", "base_url", "api_key", "model")
@@ -20,19 +22,39 @@ class ConnectionTester:
         self._api = api_client
 
     def run(self, data: dict) -> dict:
-        """`{reachable, models, tools: {non_streaming, streaming}, context_window, error?}`."""
+        """`{reachable, models, model, tools: {non_streaming, streaming}, context_window,
+        error?}`."""
         check.reject_unknown(data, FIELDS)
         provider = self._settings.provider_of(data)
-        current = self._settings.connection()
-        same = provider == current.provider
-        base_url = provider_settings.base_url(data["base_url"]) if "base_url" in data else (
-            current.base_url if same else self._settings.base_url_of(provider))
-        key = data.get("api_key")
-        if key is not None and (not isinstance(key, str) or len(key) > 512):
-            raise invalid("api_key", "must be a string of at most 512 characters")
-        key = (key or "").strip() or self._settings.key_of(provider)[0]
-        register_secret(key)
+        if "base_url" in data:
+            url = provider_settings.base_url(data["base_url"]) or \
+                self._settings.env_base_url(provider)
+        else:
+            url = self._settings.base_url_of(provider)
+        if "api_key" in data:
+            key = _given_key(data["api_key"])
+        else:
+            if "base_url" in data:
+                self._settings.keys.refuse_move(provider, url)
+            key = self._settings.keys.key_for(provider, url)[0]
         model = data.get("model")
-        if model is not None:
-            model = provider_settings.validate("model", model)
-        return self._api.test_connection(Connection(provider, base_url, key), model)
+        model = provider_settings.validate("model", model) if model else \
+            self._settings.model_of(provider)
+        return self._api.test_connection(Connection(provider, url, key), model)
+
+    def models(self, provider: str | None) -> dict:
+        """`{provider, models, error?}`: what the provider's saved endpoint lists, asked with
+        the key that belongs to it (the settings page's model suggestions)."""
+        provider = self._settings.provider_of({"provider": provider})
+        url = self._settings.base_url_of(provider)
+        key = self._settings.keys.key_for(provider, url)[0]
+        return {"provider": provider, **self._api.list_models(Connection(provider, url, key))}
+
+
+def _given_key(value) -> str | None:
+    """The key a test request brings (None or "": probe without one)."""
+    if value is not None and (not isinstance(value, str) or len(value) > 512):
+        raise invalid("api_key", "must be a string of at most 512 characters, or null")
+    key = (value or "").strip() or None
+    register_secret(key)
+    return key

@@ -1,11 +1,14 @@
 """Finding and taking out conversations: search across one persona's sessions and export of one
-session as Markdown or JSON."""
+session as Markdown or JSON (the JSON also holds the alternatives off the active branch, so a
+re-import rebuilds the whole tree: docs/chat-import.md)."""
 import json
 
 from ..limits import SEARCH_QUERY
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from ..storage import sessions as session_store
+from ..storage import (
+    messages as message_store,
+    personas as persona_store,
+    sessions as session_store,
+)
 from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
 from .chat_prompt import public
 from .errors import invalid, not_found
@@ -18,7 +21,9 @@ _ROLE_NAMES = {"user": "You", "assistant": None}
 
 def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
     """Removes the hit markers; returns the plain snippet and the [start, end) of each hit."""
-    text, ranges, start = [], [], None
+    text: list[str] = []
+    ranges: list[list[int]] = []
+    start: int | None = None
     for ch in marked:
         if ch == HIT_START:
             start = len(text)
@@ -68,8 +73,9 @@ class ConversationTools:
         messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
         stem = f"conversation-{session_id}"
         if fmt == "json":
+            alternatives = [public(m) for m in message_store.off_branch_messages(conn, session_id)]
             body = {"session": session, "persona": {"id": session["persona_id"], "name": persona["name"]},
-                    "messages": messages}
+                    "messages": messages, "alternatives": alternatives}
             return json.dumps(body, ensure_ascii=False, indent=2) + "\n", "application/json", f"{stem}.json"
         return _markdown(session, persona["name"], messages), "text/markdown; charset=utf-8", f"{stem}.md"
 

@@ -14,6 +14,14 @@ class ServiceError(Exception):
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
 
+    def __reduce__(self):
+        """Pickles with all its parts (a refusal crosses from the heavy-work process)."""
+        return _rebuild, (type(self), self.status, self.code, self.message, self.extra)
+
+
+def _rebuild(kind: type, status: int, code: str, message: str, extra: dict) -> ServiceError:
+    return kind(status, code, message, **extra)
+
 
 def not_found(what: str, ident) -> ServiceError:
     """404 for an unknown persona, session, …; the id is repeated only if it looks like one."""

@@ -13,7 +13,7 @@ Only threads, events and conditions are used, so this works under gthread and ge
 import bisect
 import logging
 import threading
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..api_request import CancelSignal
 from ..storage import messages as message_store
@@ -198,7 +198,9 @@ class GenerationHub:
 
     def _sync(self) -> None:
         """Every `SYNC_SECONDS`: flushes the new text of this process's replies to their rows
-        (in one transaction) and cancels those whose row carries a stop mark from elsewhere."""
+        (in one transaction) and cancels those whose row carries a stop mark from elsewhere or
+        is gone (its session was deleted, in any process: the upstream request is closed
+        rather than paid for to the end)."""
         conn = self._db.conn()
         try:
             while not self._closed.wait(SYNC_SECONDS):
@@ -219,9 +221,11 @@ class GenerationHub:
             conn.executemany("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1",
                              [(text, g.reply_id) for g, text in dirty])
             marks = ",".join("?" * len(running))
-            stops = {row["id"] for row in conn.execute(
-                f"SELECT id FROM messages WHERE id IN ({marks}) AND streaming = 1 "
-                "AND stop_reason = 'stop_requested'", [g.reply_id for g in running])}
+            rows = {row["id"]: row["streaming"] and row["stop_reason"] == "stop_requested"
+                    for row in conn.execute(f"SELECT id, streaming, stop_reason FROM messages "
+                                            f"WHERE id IN ({marks})",
+                                            [g.reply_id for g in running])}
+        stops = {g.reply_id for g in running if rows.get(g.reply_id, True)}
         for generation, text in dirty:
             generation.flushed(len(text))
         for generation in running:

@@ -5,6 +5,7 @@ descriptions, many greetings, big lorebooks) and small enough that one persona c
 prompt or a page unusable. They are stated in docs and in the OpenAPI document.
 """
 import json
+from typing import Any
 
 from ..limits import PERSONA_TEXT
 from . import validation as check
@@ -69,7 +70,7 @@ def json_object(field: str, value) -> dict:
 
 def validate(data: dict) -> dict:
     """The card-related fields present in `data`, checked."""
-    fields = {}
+    fields: dict[str, Any] = {}
     for field in TEXT_LIMITS:
         if field in data:
             fields[field] = text(field, data[field])

@@ -8,17 +8,16 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from ..storage import deletions
-from ..storage import personas as store
-from . import persona_fields, provider_settings
-from . import validation as check
+from ..prompts import LANGUAGES
+from ..storage import deletions, personas as store
+from . import persona_fields, provider_settings, validation as check
 from .errors import ServiceError, invalid, not_found
 from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
 
 log = logging.getLogger(__name__)
 DEFAULT_PERSONA_FILE = (Path(__file__).resolve().parents[2]
                         / "instructions" / "personas" / "default.json")
-from ..prompts import LANGUAGES
+
 ID_LENGTH = 12
 READ_ONLY = ("id", "created_at", "updated_at", "avatar_url")
 

@@ -11,26 +11,38 @@ import re
 from datetime import datetime
 
 from ..api_request.types import SystemBlock
-from ..prompts import fence, language_of, load_prompt, render, user_for, user_name_for, weekday
+from ..prompts import (
+    card_user_for,
+    card_user_name,
+    fence,
+    language_of,
+    load_prompt,
+    render,
+    user_for,
+    user_name_for,
+    weekday,
+)
 from . import card_macros
 
-__all__ = ["CORTEX_KEYS", "fence", "format_time", "language_of", "load_prompt", "render",
-           "system_blocks", "title_prompt", "user_for", "user_name_for"]
+__all__ = ["CORTEX_KEYS", "card_user_for", "card_user_name", "fence", "format_time",
+           "language_of", "load_prompt", "render", "system_blocks", "title_prompt", "user_for",
+           "user_name_for"]
 CORTEX_KEYS = ("cortex_memory", "cortex_soul", "cortex_relationship")
 _EMPTY = {"en": "(empty)", "de": "(leer)"}
 
 
 def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
                   language: str, now: datetime, world: list[str] | None = None,
-                  about: str = "") -> list[SystemBlock]:
+                  about: str = "", card_user: str | None = None) -> list[SystemBlock]:
     """The cached persona+cortex prefix, then the user persona's description `about` (cached
     too; empty: no block), then the world info entries `world` (none: no block), then the
     current time; `cortex=None` injects nothing.
 
-    Character-card fields are resolved (`{{char}}`, `{{user}}`) and placed in their own
-    sections; `creator_notes` is for people only and never enters a prompt.
+    Character-card fields are resolved (`{{char}}`, `{{user}}` as `card_user`, default
+    `user_name`) and placed in their own sections; `creator_notes` is for people only and never
+    enters a prompt.
     """
-    card = _card_values(persona, user_name, language)
+    card = _card_values(persona, user_name, card_user or user_name, language)
     values = {"char_name": persona["name"], "user_name": user_name, **card}
     if cortex is not None:
         for key in CORTEX_KEYS:
@@ -66,12 +78,13 @@ def world_text(char_name: str, entries: list[str], language: str) -> str:
 _CARD_SECTIONS = ("greeting", "personality", "scenario", "example_dialogue")
 
 
-def _card_values(persona: dict, user_name: str, language: str) -> dict[str, str]:
+def _card_values(persona: dict, user_name: str, card_user: str,
+                 language: str) -> dict[str, str]:
     """The persona's card text for the system prompt, placeholders resolved."""
     char = card_macros.char_name(persona)
 
     def text(field: str) -> str:
-        return card_macros.resolve((persona.get(field) or "").strip(), char, user_name)
+        return card_macros.resolve((persona.get(field) or "").strip(), char, card_user)
     intro = render(load_prompt("chat_intro", language), {"char_name": persona["name"],
                                                          "user_name": user_name}).strip()
     system = text("system_prompt") if persona.get("use_card_prompts", True) else ""

@@ -13,6 +13,9 @@ from ..api_request import PROVIDERS
 from . import validation as check
 from .errors import invalid
 
+# Where each provider's requests go when no base URL is set (what the SDKs use by default).
+OFFICIAL_URLS = {"anthropic": "https://api.anthropic.com",
+                 "openai_compatible": "https://api.openai.com/v1"}
 MODEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+\-]{0,199}$")
 WINDOW = (512, 10_000_000)
 PER_PROVIDER = ("model", "base_url", "context_window")
@@ -46,7 +49,28 @@ def base_url(value) -> str | None:
     if parts.username or parts.password or parts.query or parts.fragment:
         raise invalid("base_url", "must not contain credentials, a query or a fragment "
                                   "(put a key in the API key field)")
+    try:
+        parts.port  # noqa: B018 - raises for a port outside 0-65535 or not a number
+    except ValueError:
+        raise invalid("base_url", "has an invalid port (1 to 65535)") from None
+    if parts.port == 0 or not _HOST_RE.fullmatch(parts.hostname):
+        raise invalid("base_url", "has an invalid host or port")
     return url.rstrip("/")
+
+
+_HOST_RE = re.compile(r"^(\[[0-9a-f:.]+\]|[0-9a-f:]+|[a-z0-9]([a-z0-9._-]{0,251}[a-z0-9])?)$", re.IGNORECASE)
+
+
+def endpoint(provider: str, url: str | None) -> str:
+    """The canonical form of where requests go: None is the provider's official URL; scheme and
+    host lower-cased, a default port dropped, no trailing slash. Keys are bound to this."""
+    parts = urlsplit(url or OFFICIAL_URLS[provider])
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    host = f"[{host}]" if ":" in host else host
+    port = parts.port
+    netloc = host if port is None or (scheme, port) in (("http", 80), ("https", 443)) \
+        else f"{host}:{port}"
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
 
 
 def apply(stored: dict, cleaned: dict, current: str) -> dict:

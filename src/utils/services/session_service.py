@@ -5,13 +5,9 @@ import sqlite3
 
 from ..cortex import provenance
 from ..limits import SESSION_TITLE
-from ..storage import messages as message_store
-from ..storage import personas as persona_store
-from ..storage import sessions as store
-from ..storage import tree
-from . import greetings, memory_notes
+from ..storage import messages as message_store, personas as persona_store, sessions as store, tree
+from . import greetings, memory_notes, validation as check
 from .chat_prompt import public
-from . import validation as check
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id, new_id
 
@@ -34,6 +30,7 @@ class SessionService:
         """A new, untitled session for an existing persona; 404 when the persona is unknown."""
         self._require_persona(persona_id)
         persona = persona_store.get_persona(self._db.conn(), persona_id)
+        assert persona is not None  # required just above
         greeting_index = greetings.check_index(persona, greeting_index)
         for _ in range(5):
             try:
@@ -100,6 +97,7 @@ class SessionService:
         """Picks which of the persona's greetings opens the session (before its first message)."""
         session = self.summary(session_id)
         persona = persona_store.get_persona(self._db.conn(), session["persona_id"])
+        assert persona is not None  # a session's persona exists
         index = greetings.check_index(persona, index)
         if not store.set_greeting_index(self._db.conn(), session_id, index):
             raise greetings.started()

@@ -1,26 +1,28 @@
 """General settings (stored under the settings key "app") and the API key of each provider.
 
 A PUT is all or nothing: every field is checked before anything is written. A key is checked
-with one cheap upstream call before it is stored; only `configured`, `last4` and `source` are
-ever reported, never the key itself. The provider fields live in provider_settings.py;
-`connection()` is what the API client reads before every request.
+with one cheap upstream call at the URL it will be sent to before it is stored, bound to that
+URL (key_ring.py: a key goes nowhere else); only `configured`, `last4` and `source` are ever
+reported, never the key itself. The provider fields live in provider_settings.py (each
+provider keeps its own URL, model and window); `connection()` is what the API client reads
+before every request: the URL and the key that belongs to it, in one read.
 """
 import logging
 import re
 
-from ..api_request import PROVIDERS, Connection
+from ..api_request import DEFAULT_MODEL, PROVIDERS, Connection
+from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..logsafe import register_secret
-from . import provider_settings
+from ..prompts import LANGUAGES
 from ..storage import user_personas
 from ..storage.settings import get_setting, set_setting
-from . import validation as check
+from . import provider_settings, validation as check
 from .errors import ServiceError, invalid
+from .key_ring import KeyRing
 
 log = logging.getLogger(__name__)
 SETTINGS_KEY = "app"
 EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
-from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
-from ..prompts import LANGUAGES
 DEFAULTS = {"effort": None, "max_tokens": 2048, "context_limit": 40, "language": "en",
             "user_name": ""}
 _KEY_RE = re.compile(r"^[\x21-\x7e]{16,512}$")
@@ -51,11 +53,22 @@ class SettingsService:
         self._db = db
         self._secrets = secret_store
         self._api = api_client
-        self._defaults = {"model": default_model, **DEFAULTS, "provider": provider,
-                          "base_url": None, "context_window": None}
-        self._env_keys = {"anthropic": env_api_key or None, **(env_keys or {})}
+        self._env_provider = provider
+        self._defaults = {**DEFAULTS, "provider": provider, "base_url": None,
+                          "context_window": None}
+        # PERSONA_MODEL is the model of the environment's provider; the other starts from
+        # Claude's default (Anthropic) or none at all (an endpoint's models are its own).
+        self._models = {"anthropic": DEFAULT_MODEL, "openai_compatible": None,
+                        provider: default_model}
         self._env_base_urls = env_base_urls or {}
-        self._env_key = env_api_key or None
+        self.keys = KeyRing(secret_store, {"anthropic": env_api_key, **(env_keys or {})},
+                            self._env_base_urls)
+
+    def bind_stored_keys(self) -> None:
+        """Start-up: a key stored before keys were bound to URLs belongs to the base URL its
+        provider uses now (where it was being sent)."""
+        for provider in PROVIDERS:
+            self.keys.bind_unbound(provider, self.base_url_of(provider))
 
     def values(self) -> dict:
         """The general settings, defaults filled in (what chat and cortex use); `base_url` is
@@ -70,11 +83,11 @@ class SettingsService:
         return merged
 
     def connection(self) -> Connection:
-        """The endpoint requests go to now, with that provider's key (read per request)."""
+        """The endpoint requests go to now, with the key that belongs to it (read per request;
+        a key saved for another URL is not sent)."""
         values = self.values()
         provider = values["provider"]
-        # Anthropic's key is read by the client's own key_source; only the other is needed here.
-        key = self.key_of(provider)[0] if provider == "openai_compatible" else None
+        key = self.keys.key_for(provider, values["base_url"])[0]
         return Connection(provider, values["base_url"], key, values["context_window"])
 
     def chosen_language(self) -> str | None:
@@ -83,27 +96,95 @@ class SettingsService:
         return self._valid_stored(get_setting(self._db.conn(), SETTINGS_KEY, {})).get("language")
 
     def get(self) -> dict:
-        """The settings as the API shows them, with the current provider's key status and
-        whether chat can be used (`is_ready`: a key, or a base URL for a local endpoint)."""
+        """The settings as the API shows them, with the current provider's key status, whether
+        chat can be used (`is_ready`: a key, or a base URL for a local endpoint) and what each
+        provider remembers (`providers`: base URL, model, window, key status)."""
         values = self.values()
-        return {**values, "api_key": self.api_key_status(values["provider"]),
-                "is_ready": bool(self.key_of(values["provider"])[0]) or (
-                    values["provider"] == "openai_compatible" and bool(values["base_url"]))}
+        provider = values["provider"]
+        return {**values, "api_key": self.api_key_status(provider),
+                "is_ready": bool(self.key_of(provider)[0]) or (
+                    provider == "openai_compatible" and bool(values["base_url"])),
+                "providers": {name: self.remembered(name) for name in PROVIDERS}}
+
+    def remembered(self, provider: str) -> dict:
+        """What `provider` would use if chosen now: base URL, model, window and key status."""
+        values = self.values()
+        if values["provider"] == provider:
+            fields = {name: values[name] for name in provider_settings.PER_PROVIDER}
+        else:
+            stored = get_setting(self._db.conn(), SETTINGS_KEY, {}) or {}
+            parked = (stored.get("by_provider") or {}).get(provider) or {}
+            fields = {"model": self._models.get(provider), "context_window": None,
+                      **self._valid_parked(parked),
+                      "base_url": self.base_url_of(provider)}
+        return {**fields, "api_key": self.api_key_status(provider)}
 
     def update(self, patch: dict) -> dict:
-        """Applies a partial update; any bad or unknown field is a 400 and nothing is written."""
-        check.reject_unknown(patch, self.FIELDS)
-        cleaned = {name: _validate_field(name, value) for name, value in patch.items()}
+        """Applies a partial update; any bad or unknown field is a 400 and nothing is written.
+
+        A new `base_url` for a provider whose key belongs to another URL needs `api_key` in the
+        same request (the key for the new URL, checked there first, or null for none);
+        without it the answer is `409 key_bound_to_url` (the key is never moved)."""
+        check.reject_unknown(patch, (*self.FIELDS, "api_key"))
+        cleaned = {name: _validate_field(name, value) for name, value in patch.items()
+                   if name != "api_key"}
+        key = self._given_key(patch)
+        planned = self._planned(cleaned, "api_key" in patch)[1:]
+        if key is not None:  # checked upstream outside the transaction, then re-planned in it
+            self._check_key(key, *planned)
+        with self._db.transaction():
+            result, *target = self._planned(cleaned, "api_key" in patch)
+            if key is not None and tuple(target) != planned:
+                raise ServiceError(409, "settings_changed", "The settings changed while the key "
+                                   "was being checked: try again.")
+            if cleaned:
+                set_setting(self._db.conn(), SETTINGS_KEY, result)
+                _rename_default(self._db.conn(), cleaned)
+        if key is not None:
+            self.keys.store(key, *planned)
+            log.info("API key for %s stored with its base URL (ending in %s)", planned[0],
+                     key[-4:])
         if cleaned:
-            with self._db.transaction():
-                conn = self._db.conn()
-                stored = get_setting(conn, SETTINGS_KEY, {})
-                stored = stored if isinstance(stored, dict) else {}
-                current = self._merge(stored)["provider"]
-                set_setting(conn, SETTINGS_KEY, provider_settings.apply(stored, cleaned, current))
-                _rename_default(conn, cleaned)
             log.info("Settings changed: %s", ", ".join(sorted(cleaned)))
         return self.get()
+
+    def _planned(self, cleaned: dict, key_given: bool) -> tuple[dict, str, str | None]:
+        """The stored settings after `cleaned`, the provider then current and its base URL;
+        refuses a change that would leave the model unset or move a key (400 / 409)."""
+        stored = get_setting(self._db.conn(), SETTINGS_KEY, {})
+        stored = stored if isinstance(stored, dict) else {}
+        current = self._merge(stored)["provider"]
+        result = provider_settings.apply(stored, cleaned, current)
+        provider = self._merge(result)["provider"]
+        if provider != current:
+            self._fill_model(result, provider)
+        url = self._valid_stored(result).get("base_url") or self._env_base_urls.get(provider)
+        if "base_url" in cleaned and not key_given:
+            self.keys.refuse_move(provider, url)
+        return result, provider, url
+
+    def _fill_model(self, result: dict, provider: str) -> None:
+        """A provider switched to has its model stored (the cortex reads the stored one): its
+        own, its default, or for an endpoint with no default a 400 asking for one."""
+        if result.get("model"):
+            return
+        default = self._models.get(provider)
+        if default is None:
+            raise invalid("model", "choose the model this endpoint should use (Test connection "
+                                   "lists the models it offers)")
+        if provider != self._env_provider:
+            result["model"] = default
+
+    @staticmethod
+    def _given_key(patch: dict) -> str | None:
+        """The `api_key` of a settings PUT, checked for shape (None: absent or null)."""
+        key = patch.get("api_key")
+        if key is None:
+            return None
+        if not isinstance(key, str) or not _KEY_RE.fullmatch(key.strip()):
+            raise invalid("api_key", "must be 16 to 512 printable characters without spaces")
+        register_secret(key.strip())
+        return key.strip()
 
     def provider_of(self, data: dict, field: str = "provider") -> str:
         """The provider a request names (400 if unknown), else the current one."""
@@ -115,11 +196,8 @@ class SettingsService:
         return value
 
     def key_of(self, provider: str) -> tuple[str | None, str | None]:
-        stored = self._secrets.load_api_key(provider)
-        if stored:
-            return stored, "settings"
-        env = self._env_keys.get(provider)
-        return (env, "environment") if env else (None, None)
+        """`(key, source)` for the provider's current base URL (a key bound elsewhere: none)."""
+        return self.keys.key_for(provider, self.base_url_of(provider))
 
     def api_key_status(self, provider: str = "anthropic") -> dict:
         """`{configured, last4, source}`, where the source is "settings" or "environment"."""
@@ -130,52 +208,74 @@ class SettingsService:
                 "source": source}
 
     def set_api_key(self, data: dict) -> dict:
-        """Checks the key with one upstream call, then stores it for its provider (`provider`,
-        default the current one) and uses it; returns the status."""
+        """Checks the key with one upstream call at the provider's base URL, then stores it
+        for that provider (`provider`, default the current one), bound to that URL."""
         check.reject_unknown(data, ("api_key", "provider"))
         provider = self.provider_of(data)
         key = data.get("api_key")
         if not isinstance(key, str):
             raise invalid("api_key", "is required and must be a string")
-        key = key.strip()
-        if not _KEY_RE.fullmatch(key):
-            raise invalid("api_key", "must be 16 to 512 printable characters without spaces")
-        register_secret(key)
+        key = self._given_key({"api_key": key})
+        assert key is not None
+        url = self.base_url_of(provider)
+        self._check_key(key, provider, url)
+        self.keys.store(key, provider, url)
+        log.info("API key for %s stored (ending in %s)", provider, key[-4:])
+        return self.api_key_status(provider)
+
+    def _check_key(self, key: str, provider: str, url: str | None) -> None:
+        """One upstream call with `key` at `url` (where it will be sent); a 4xx/5xx if refused."""
         if provider == "anthropic":
-            result = self._api.check_key(key)
-        elif not self.base_url_of(provider):
+            result = self._api.check_key(key, url)
+        elif not url:
             raise invalid("provider", "set the base URL of the OpenAI-compatible endpoint "
                                       "before its key (the key is checked there)")
         else:
-            result = self._api.check_openai_key(key, self.base_url_of(provider))
+            result = self._api.check_openai_key(key, url)
         if not result.success:
             raise _rejection(result, key)
-        self._secrets.save_api_key(key, provider)
-        if provider == "anthropic":
-            self._api.set_api_key(key)
-        log.info("API key for %s stored (ending in %s)", provider, key[-4:])
-        return self.api_key_status(provider)
 
     def delete_api_key(self, provider: str | None = None) -> dict:
         """Removes the provider's stored key; the environment's key (if any) is used again."""
         provider = self.provider_of({"provider": provider})
         self._secrets.delete_api_key(provider)
-        if provider == "anthropic":
-            self._api.set_api_key(self._env_key)
         log.info("Stored API key for %s removed", provider)
         return self.api_key_status(provider)
 
     def base_url_of(self, provider: str) -> str | None:
+        """The base URL `provider` uses (or would, once chosen); None: the official one."""
         values = self.values()
         if values["provider"] == provider:
             return values["base_url"]
         stored = get_setting(self._db.conn(), SETTINGS_KEY, {}) or {}
         parked = (stored.get("by_provider") or {}).get(provider) or {}
-        return parked.get("base_url") or self._env_base_urls.get(provider)
+        return self._valid_parked(parked).get("base_url") or self._env_base_urls.get(provider)
+
+    def env_base_url(self, provider: str) -> str | None:
+        """The environment's base URL for `provider` (None: its official one)."""
+        return self._env_base_urls.get(provider)
+
+    def model_of(self, provider: str) -> str | None:
+        """The model chats use with `provider` (when it is, or becomes, the current one)."""
+        return self.remembered(provider)["model"]
+
+    def _valid_parked(self, parked) -> dict:
+        """A parked provider's fields that still pass the checks."""
+        valid = {}
+        for name in provider_settings.PER_PROVIDER:
+            if isinstance(parked, dict) and parked.get(name) is not None:
+                try:
+                    valid[name] = provider_settings.validate(name, parked[name])
+                except ServiceError:
+                    log.warning("Ignoring invalid parked setting %s", name)
+        return valid
 
     def _merge(self, stored) -> dict:
-        """Defaults overlaid with the stored values that are still valid."""
-        return {**self._defaults, **self._valid_stored(stored)}
+        """Defaults overlaid with the stored values that are still valid (the model default
+        is the provider's)."""
+        valid = self._valid_stored(stored)
+        provider = str(valid.get("provider") or self._defaults["provider"])
+        return {**self._defaults, "model": self._models.get(provider), **valid}
 
     def _valid_stored(self, stored) -> dict:
         """Only what was explicitly set and still passes the checks (defaults stay live)."""

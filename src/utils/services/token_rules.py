@@ -5,6 +5,7 @@ at least 8 different characters, no character making up more than a third of it,
 straight run such as `abcdefghijklmnop`. A random token passes: generate one with
 `python -c "import secrets; print(secrets.token_urlsafe(24))"`.
 """
+import itertools
 from collections import Counter
 
 MIN_LENGTH = 16
@@ -38,7 +39,7 @@ def _problem(token: str) -> str | None:
         return f"uses only {len(counts)} different characters; at least {MIN_DISTINCT} are needed"
     if max(counts.values()) > len(token) * MAX_SHARE:
         return "repeats one character too often (more than a third of it)"
-    steps = {ord(b) - ord(a) for a, b in zip(token, token[1:])}
+    steps = {ord(b) - ord(a) for a, b in itertools.pairwise(token)}
     if len(steps) == 1:
         return "is a straight run of characters (like abcdefgh...)"
     if any(ord(ch) < 0x20 or ord(ch) == 0x7f for ch in token):

@@ -7,11 +7,10 @@ checked before anything is written: a bad field is a 400 and changes nothing.
 """
 import logging
 
-from ..cooperative import blocking
+from ..cooperative import offload
 from ..limits import USER_PERSONA_TEXT, USER_PERSONAS
 from ..portability import images
-from ..storage import sessions as session_store
-from ..storage import user_personas as store
+from ..storage import sessions as session_store, user_personas as store
 from . import validation as check
 from .errors import ServiceError, invalid, not_found
 from .ids import is_session_id
@@ -118,9 +117,12 @@ class UserPersonaService:
         return avatar
 
     def set_avatar(self, upid: int, data: bytes) -> dict:
-        """Re-encodes an uploaded picture (in the worker's thread pool) and stores it."""
+        """Re-encodes an uploaded picture and stores it, as a persona's avatar: the header's
+        pixel count is checked before anything decodes it, then the re-encoding runs in a child
+        process (`offload`), so a hostile picture can neither flood memory nor stall the loop."""
         self.get(upid)
-        image = blocking(images.reencode, data)
+        images.check_header(data)
+        image = offload(images.reencode, data)
         with self._db.transaction() as conn:
             if store.get(conn, upid) is None:
                 raise not_found("user_persona", str(upid))

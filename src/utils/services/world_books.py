@@ -39,7 +39,9 @@ class WorldBookService:
         return self._full(self._book(book_id))
 
     def create(self, body: dict) -> dict:
-        """A new shared book, or (with `persona_id`) a persona's own book; 409 if it has one."""
+        """A new shared book, or (with `persona_id`) a persona's own book; 409 if it has one.
+        The check and the insert share one immediate (write) transaction: two racing creates
+        serialize, and the second gets the 409, never the unique index's error."""
         persona_id = body.get("persona_id")
         check.reject_unknown(body, ("persona_id", *BOOK_FIELDS))
         data = {"name": "", **_book_changes(body), "extensions": {}}

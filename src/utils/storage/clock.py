@@ -3,9 +3,9 @@
 The format matches SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`, so values written from
 Python and from SQL sort and compare as plain strings.
 """
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def utc_now() -> str:
     """The current time, e.g. `2025-01-31T12:00:00.123Z`."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

@@ -22,3 +22,12 @@ def ai_revisions(conn: sqlite3.Connection, persona_id: str, low: int, high: int,
         "WHERE r.persona_id = ? AND r.committed = 1 AND r.author = 'ai' "
         "AND r.message_to IS NOT NULL AND r.message_to >= ? AND r.message_from <= ? "
         "ORDER BY r.id DESC LIMIT ?", (persona_id, low, high, limit)).fetchall()
+
+
+def current_contents(conn: sqlite3.Connection, persona_id: str) -> dict[str, str]:
+    """Each cortex file's text as it is now (its newest committed revision), by filename."""
+    return {row[0]: row[1] for row in conn.execute(
+        "SELECT r.filename, r.content FROM cortex_revisions r WHERE r.persona_id = ? "
+        "AND r.committed = 1 AND r.id = (SELECT MAX(p.id) FROM cortex_revisions p "
+        "WHERE p.persona_id = r.persona_id AND p.filename = r.filename AND p.committed = 1)",
+        (persona_id,))}

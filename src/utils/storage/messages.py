@@ -4,10 +4,10 @@ siblings, the active branch) lives in `tree.py`."""
 import json
 import sqlite3
 
+from . import tree
 from .clock import utc_now
 from .db import transaction
 from .sessions import touch_session
-from . import tree
 
 COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
            "streaming, stop_reason, error, cortex_revisions, world_info")
@@ -58,6 +58,13 @@ def list_messages(conn: sqlite3.Connection, session_id: str, *, before_id: int |
         params.append(before_id)
     rows = conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*params, limit)).fetchall()
     return [dict(row) for row in reversed(rows)]
+
+
+def off_branch_messages(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+    """The session's messages off the active branch (alternatives), oldest first."""
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND on_branch = 0 "
+                        "ORDER BY id", (session_id,)).fetchall()
+    return [dict(row) for row in rows]
 
 
 def last_messages(conn: sqlite3.Connection, session_id: str, n: int) -> list[dict]:

@@ -25,7 +25,9 @@ def create_persona(conn: sqlite3.Connection, persona_id: str, fields: dict) -> d
     """Inserts a persona; raises sqlite3.IntegrityError when the id is taken."""
     conn.execute(f"INSERT INTO personas ({_COLUMNS}) VALUES ({_MARKS})",
                  _row_values(persona_id, fields))
-    return get_persona(conn, persona_id)
+    created = get_persona(conn, persona_id)
+    assert created is not None  # inserted just above
+    return created
 
 
 def insert_persona_if_missing(conn: sqlite3.Connection, persona_id: str, fields: dict) -> bool:

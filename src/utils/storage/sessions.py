@@ -12,7 +12,7 @@ from .db import transaction
 _SELECT = (
     "SELECT s.id, s.persona_id, s.title, s.greeting_index, s.created_at, s.updated_at, "
     "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.on_branch = 1) "
-    "AS message_count, s.active_leaf_id, s.user_persona_id "
+    "AS message_count, s.active_leaf_id, s.user_persona_id, s.imported "
     "FROM sessions s"
 )
 
@@ -28,13 +28,15 @@ def create_session(conn: sqlite3.Connection, session_id: str, persona_id: str,
         "(SELECT id FROM user_personas WHERE is_default = 1))",
         (session_id, persona_id, title, greeting_index, now, now),
     )
-    return get_session(conn, session_id)
+    created = get_session(conn, session_id)
+    assert created is not None  # inserted just above
+    return created
 
 
 def get_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
     """The session with its message count, or None."""
     row = conn.execute(f"{_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
-    return dict(row) if row else None
+    return _shown(row) if row else None
 
 
 def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
@@ -43,7 +45,14 @@ def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
         f"{_SELECT} WHERE s.persona_id = ? ORDER BY s.updated_at DESC, s.rowid DESC",
         (persona_id,),
     ).fetchall()
-    return [dict(row) for row in rows]
+    return [_shown(row) for row in rows]
+
+
+def _shown(row: sqlite3.Row) -> dict:
+    """The row as a dict, `imported` as a boolean."""
+    session = dict(row)
+    session["imported"] = bool(session["imported"])
+    return session
 
 
 def set_session_title(conn: sqlite3.Connection, session_id: str, title: str,

@@ -17,7 +17,10 @@ export function bubble(message, persona = null) {
   }, message.role === 'assistant' && persona ? h('div', { class: 'msg-author' }, avatar(persona, 24)) : null,
   body, h('div', { class: 'msg-meta' }, timeEl(message.created_at)));
   setText(el, message.content || '');
-  markIncomplete(el, message.status === 'incomplete' && !message.error,
+  // A failed reply is incomplete too when it holds text (stopped, cut off or broken off by an
+  // error); one with no text at all is only its error.
+  const partial = Boolean((message.content || '').trim());
+  markIncomplete(el, message.status === 'incomplete' && (partial || !message.error),
     message.stop_reason === 'interrupted' ? t('chat.message.interrupted') : t('chat.message.incomplete'));
   if (message.edited) {
     el.querySelector('.msg-meta').append(h('span', { class: 'badge badge-edited', text: t('chat.message.edited') }));

@@ -127,7 +127,7 @@ export class Conversation {
 
   render(toEnd = true) {
     const nodes = this.messages.flatMap((message) => this.messageNodes(message));
-    if (!this.hasMore) {
+    if (!this.hasMore && !this.session?.imported) { // an imported chat opens with its own first message
       const pick = this.messages.length || this.stream ? null : (index) => this.pickGreeting(index);
       const greeting = greetingBubble(this.persona, this.greetingIndex, pick);
       if (greeting) nodes.unshift(greeting);
@@ -143,7 +143,7 @@ export class Conversation {
     this.notes.place();
     if (!this.stream) this.addActions();
     if (this.errorEl) this.list.append(this.errorEl);
-    if (toEnd) this.scrollToEnd(true);
+    if (toEnd) this.scrollToEnd(true, 'instant');
   }
 
   addActions() {
@@ -264,6 +264,7 @@ export class Conversation {
     this.endStream();
     if (frame.code === 'not_configured') this.handlers.keyMissing();
     if (stream.started) {
+      if (stream.text.trim()) markIncomplete(stream.replyEl, true);
       this.reload();
       return;
     }
@@ -316,10 +317,12 @@ export class Conversation {
       .catch(() => this.handlers.notify(t('chat.message.copy_refused'), true));
   }
 
-  scrollToEnd(force = false) {
+  /** Follows the end of the conversation; `instant` jumps without the list's smooth scrolling
+   * (a conversation being drawn lands at its end, not on the way there when its notes arrive). */
+  scrollToEnd(force = false, behavior = 'auto') {
     const scroller = this.list;
     const nearEnd = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
-    if (force || nearEnd) scroller.scrollTop = scroller.scrollHeight;
+    if (force || nearEnd) scroller.scrollTo({ top: scroller.scrollHeight, behavior });
   }
 }
 

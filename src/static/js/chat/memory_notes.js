@@ -6,6 +6,8 @@ import { api, seg } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { t, tn } from '../lib/i18n.js';
 
+const AT_END_PX = 8;
+
 /** Loads a session's notes and places them after their messages in `list`. */
 export class MemoryNotes {
   constructor(list) {
@@ -34,13 +36,17 @@ export class MemoryNotes {
     }
   }
 
-  /** (Re)inserts every note after its message; a note whose message is not shown waits. */
+  /** (Re)inserts every note after its message; a note whose message is not shown waits. The
+   * notes arrive after the messages are drawn: a conversation shown at its end stays there. */
   place() {
-    this.list.querySelectorAll('.memory-note').forEach((el) => el.remove());
+    const list = this.list;
+    const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < AT_END_PX;
+    list.querySelectorAll('.memory-note').forEach((el) => el.remove());
     for (const note of this.notes) {
-      const anchor = this.list.querySelector(`.msg[data-id="${Number(note.after_message_id)}"]`);
+      const anchor = list.querySelector(`.msg[data-id="${Number(note.after_message_id)}"]`);
       if (anchor) anchor.after(this.element(note));
     }
+    if (atEnd) list.scrollTo({ top: list.scrollHeight, behavior: 'instant' });
   }
 
   element(note) {

@@ -76,6 +76,26 @@ export const api = {
   del: (path) => dataOf('DELETE', path),
 };
 
+/** Sends `file` as multipart field `file`; returns the JSON answer or throws ApiError. */
+export async function sendFile(method, path, file) {
+  const form = new FormData();
+  form.append('file', file);
+  let response;
+  try {
+    response = await fetch(path, { method, body: form, credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  } catch {
+    throw await unreachable();
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    const code = error.code || `http_${response.status}`;
+    const message = error.message || t('settings.cards.upload_failed', { status: response.status });
+    throw new ApiError(response.status, code, errorMessage(code, message, error), data);
+  }
+  return data;
+}
+
 /** A list from a response that is either the list itself or `{[key]: list}`. */
 export function listOf(data, key) {
   if (Array.isArray(data)) return data;

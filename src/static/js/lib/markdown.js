@@ -65,7 +65,7 @@ const PURIFY_OPTIONS = {
 };
 
 /** Sanitised DOM for `text` rendered as GitHub-flavoured Markdown. */
-function markdownFragment(text) {
+export function markdownFragment(text) {
   const html = marked.parse(String(text ?? ''));
   return DOMPurify.sanitize(html, PURIFY_OPTIONS);
 }

@@ -1,12 +1,11 @@
 // "About you": the person's user personas (name, description, picture), which one is the
 // default, and one form to add or edit them (docs/about-you.md).
-import { api, listOf, seg } from '../lib/api.js';
+import { api, listOf, seg, sendFile } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { avatar } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { t } from '../lib/i18n.js';
-import { sendFile } from './cards.js';
 
 /** The "About you" section of the settings page. */
 export class AboutYouSettings {

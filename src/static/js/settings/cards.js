@@ -1,30 +1,10 @@
 // Character cards on the settings page: import by drag and drop or file picker with a preview
 // before anything is created, export controls per persona, and the persona's picture.
-import { ApiError, api, seg, unreachable } from '../lib/api.js';
+import { api, seg, sendFile } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { avatar, cardText } from '../lib/persona_view.js';
 import { toast } from '../lib/ui.js';
-import { errorMessage, t, tn } from '../lib/i18n.js';
-
-/** Sends `file` as multipart field `file`; returns the JSON answer or throws ApiError. */
-export async function sendFile(method, path, file) {
-  const form = new FormData();
-  form.append('file', file);
-  let response;
-  try {
-    response = await fetch(path, { method, body: form, credentials: 'same-origin', headers: { Accept: 'application/json' } });
-  } catch {
-    throw await unreachable();
-  }
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (data && data.error) || {};
-    const code = error.code || `http_${response.status}`;
-    const message = error.message || t('settings.cards.upload_failed', { status: response.status });
-    throw new ApiError(response.status, code, errorMessage(code, message, error), data);
-  }
-  return data;
-}
+import { t, tn } from '../lib/i18n.js';
 
 /** The import box: drop or pick a card, see the preview, then create the persona. */
 export class CardImport {
@@ -72,7 +52,8 @@ export class CardImport {
     byId('card-preview-name').textContent = persona.name;
     const extra = persona.alternate_greetings.length;
     byId('card-preview-meta').textContent = [
-      t('settings.cards.meta', { version: preview.spec_version, format: preview.format }),
+      formatLabel(preview),
+      preview.format === 'archive' ? tn('settings.cards.conversations', preview.sessions || 0) : '',
       extra ? tn('settings.cards.more_greetings', extra) : '',
       preview.includes_memories ? t('settings.cards.includes_memories') : '',
     ].filter(Boolean).join(' · ');
@@ -129,11 +110,14 @@ export function exportControls(persona) {
     h('a', { class: 'btn btn-quiet btn-small', href: `/api/personas/${seg(persona.id)}/export/af`, download: '' }, 'Letta .af'));
 }
 
-/** The picture controls of the persona form (shown when editing). */
+/** The picture controls of the persona form. Editing uploads at once; a new persona holds the
+ * chosen file (shown from a `data:` URL, which the CSP allows) until it exists, then `commit`
+ * sends it through the same avatar endpoint, so both are checked and re-encoded alike. */
 export class AvatarControls {
   constructor({ onChange }) {
     this.onChange = onChange;
     this.persona = null;
+    this.pending = null;
     this.row = byId('p-avatar-row');
     byId('p-avatar-file').addEventListener('change', (event) => this.upload(event.target));
     byId('p-avatar-remove').addEventListener('click', () => this.remove());
@@ -141,16 +125,25 @@ export class AvatarControls {
 
   show(persona) {
     this.persona = persona;
-    this.row.hidden = !persona;
-    if (!persona) return;
-    byId('p-avatar-view').replaceChildren(avatar(persona, 40));
-    byId('p-avatar-remove').hidden = !persona.avatar_url;
+    this.pending = null;
+    this.row.hidden = false;
+    this.draw(persona);
+  }
+
+  draw(shown) {
+    byId('p-avatar-view').replaceChildren(avatar(shown, 40));
+    byId('p-avatar-remove').hidden = !shown?.avatar_url;
   }
 
   async upload(input) {
     const file = input.files[0];
     input.value = '';
-    if (!file || !this.persona) return;
+    if (!file) return;
+    if (!this.persona) {
+      this.pending = file;
+      this.draw({ name: byId('p-name').value, avatar_url: await dataUrl(file) });
+      return;
+    }
     try {
       this.show(await sendFile('PUT', `/api/personas/${seg(this.persona.id)}/avatar`, file));
       toast(t('settings.personas.picture_saved'));
@@ -160,8 +153,19 @@ export class AvatarControls {
     }
   }
 
+  /** Sends the picture chosen for the persona just created; throws the server's refusal. */
+  async commit(persona) {
+    const file = this.pending;
+    this.pending = null;
+    if (file) await sendFile('PUT', `/api/personas/${seg(persona.id)}/avatar`, file);
+  }
+
   async remove() {
-    if (!this.persona) return;
+    if (!this.persona) {
+      this.pending = null;
+      this.draw(null);
+      return;
+    }
     try {
       this.show(await api.del(`/api/personas/${seg(this.persona.id)}/avatar`));
       await this.onChange();
@@ -169,4 +173,22 @@ export class AvatarControls {
       toast(err.message, { error: true });
     }
   }
+}
+
+function dataUrl(file) {
+  return new Promise((resolve) => {
+    const reader = new FileReader();
+    reader.addEventListener('load', () => resolve(reader.result));
+    reader.addEventListener('error', () => resolve(null));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** What kind of file the preview came from: a card names its spec version; an archive or a Letta
+ * agent file has none (their `spec_version` is null). */
+function formatLabel(preview) {
+  if (preview.spec_version != null) {
+    return t('settings.cards.meta', { version: preview.spec_version, format: preview.format });
+  }
+  return preview.format === 'af' ? t('settings.cards.meta_af') : t('settings.cards.meta_archive');
 }

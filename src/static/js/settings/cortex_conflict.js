@@ -42,9 +42,9 @@ export class ConflictView {
     this.choices = [];
     const conflicts = conflictCount(this.chunks);
     byId('conflict-info').textContent = [
-      t('settings.conflict.info', { base: base.revision, saved: saved.revision }),
+      t('settings.conflict.info', { base: base.version, saved: saved.version }),
       conflicts ? tn('settings.conflict.info_parts', conflicts) : '',
-      t('settings.conflict.info_saving', { saved: saved.revision }),
+      t('settings.conflict.info_saving', { saved: saved.version }),
     ].filter(Boolean).join(' ');
     this.render();
     this.root.hidden = false;

@@ -3,7 +3,7 @@
 // draft exists (a memory update, another tab, a restore, a 412 on save) opens the merge view.
 import { ApiError, request, seg } from '../lib/api.js';
 import { byId } from '../lib/dom.js';
-import { renderMarkdown } from '../lib/markdown.js';
+import { renderPinnedPreview } from './cortex_pins.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { ConflictView } from './cortex_conflict.js';
 import { markTabs, moveTab, updateMeter } from './cortex_tabs.js';
@@ -26,9 +26,11 @@ function fromCurrent(current) {
 
 /** Edits one persona's three cortex files; `onSaved(filename)` runs after every change. */
 export class CortexEditor {
-  constructor({ onSaved, onSelect }) {
+  /** `onIncoming(filename)`: a save found a newer revision (412), which the history lacks. */
+  constructor({ onSaved, onSelect, onIncoming }) {
     this.onSaved = onSaved;
     this.onSelect = onSelect;
+    this.onIncoming = onIncoming;
     this.personaId = null;
     this.filename = FILES[0];
     this.files = {};
@@ -146,7 +148,7 @@ export class CortexEditor {
     if (!file) return;
     this.text.value = file.draft;
     this.shown = this.filename;
-    byId('cortex-rev').textContent = t('settings.editor.revision', { filename: this.filename, revision: file.server.revision });
+    byId('cortex-rev').textContent = t('settings.editor.revision', { filename: this.filename, version: file.server.version });
     this.edited();
   }
 
@@ -168,7 +170,7 @@ export class CortexEditor {
   }
 
   renderPreview() {
-    if (this.body.dataset.view !== 'edit') renderMarkdown(this.preview, this.text.value);
+    if (this.body.dataset.view !== 'edit') renderPinnedPreview(this.preview, this.text.value);
   }
 
   setView(view) {
@@ -206,13 +208,14 @@ export class CortexEditor {
         body: { content }, headers: { 'If-Match': etag },
       });
       this.adopt(filename, fromResponse(response));
-      this.setStatus(t(statusKey, { revision: file.server.revision }), 'ok');
+      this.setStatus(t(statusKey, { version: file.server.version }), 'ok');
       toast(t('settings.editor.file_saved', { filename }));
       this.onSaved(filename);
     } catch (err) {
       if (err instanceof ApiError && err.status === 412 && err.data?.error?.current) {
         file.incoming = fromCurrent(err.data.error.current);
         this.openMerge();
+        this.onIncoming(filename);
       } else {
         this.setStatus(err.message, 'error');
         this.saveButton.disabled = !this.isDirty(filename);
@@ -248,17 +251,17 @@ export class CortexEditor {
   editMerged(text) {
     const file = this.files[this.filename];
     this.adopt(this.filename, file.incoming, text);
-    this.setStatus(t('settings.editor.merged_in_editor', { revision: file.server.revision }), 'ok');
+    this.setStatus(t('settings.editor.merged_in_editor', { version: file.server.version }), 'ok');
     this.text.focus();
   }
 
   async discardDraft() {
     const file = this.files[this.filename];
-    const ok = await confirmAction(t('settings.editor.discard_text', { revision: file.incoming.revision }),
+    const ok = await confirmAction(t('settings.editor.discard_text', { version: file.incoming.version }),
       { title: t('settings.editor.discard_title'), confirm: t('settings.editor.discard_confirm') });
     if (!ok || !file.incoming) return;
     this.adopt(this.filename, file.incoming);
-    this.setStatus(t('settings.editor.showing_saved', { revision: file.server.revision }), 'ok');
+    this.setStatus(t('settings.editor.showing_saved', { version: file.server.version }), 'ok');
     this.text.focus();
   }
 
@@ -278,7 +281,7 @@ export class CortexEditor {
     try {
       const response = await request('POST', `${fileUrl(this.personaId, filename)}/reset`, { body: {} });
       this.adopt(filename, fromResponse(response));
-      this.setStatus(t('settings.editor.reset_done', { revision: response.data.revision }), 'ok');
+      this.setStatus(t('settings.editor.reset_done', { version: response.data.version }), 'ok');
       this.onSaved(filename);
     } catch (err) {
       this.setStatus(err.message, 'error');
@@ -289,6 +292,6 @@ export class CortexEditor {
   applyRestored(response) {
     const dirty = this.isDirty(this.filename);
     this.receive(this.filename, fromResponse(response));
-    if (!dirty) this.setStatus(t('settings.editor.restored_as', { revision: this.files[this.filename].server.revision }), 'ok');
+    if (!dirty) this.setStatus(t('settings.editor.restored_as', { version: this.files[this.filename].server.version }), 'ok');
   }
 }

@@ -9,10 +9,12 @@ import { errorMessage, t } from '../lib/i18n.js';
 const POLL_MS = 700;
 const LABELS = { queued: 'settings.jobs.queued', running: 'settings.jobs.running' };
 
-/** The memory settings card; `onFinished(job)` runs when an update ends. */
+/** The memory settings card; `onFinished(job)` runs when an update ends, `onReview(id)` opens
+ * the proposal a review-mode update left waiting. */
 export class CortexJobs {
-  constructor({ onFinished }) {
+  constructor({ onFinished, onReview }) {
     this.onFinished = onFinished;
+    this.onReview = onReview;
     this.form = byId('cortex-settings');
     this.status = byId('cx-status');
     this.button = byId('cortex-update');
@@ -91,7 +93,11 @@ export class CortexJobs {
       return;
     }
     this.stop();
-    if (job.status === 'done') {
+    if (job.status === 'done' && job.proposal_id) {
+      this.setStatus('', t('settings.jobs.proposed'), 'proposed');
+      this.status.append(' ', h('button', { type: 'button', class: 'btn btn-small', id: 'cx-open-proposal',
+        text: t('settings.jobs.open_proposal'), onClick: () => this.onReview(job.proposal_id) }));
+    } else if (job.status === 'done') {
       const files = job.files || [];
       this.setStatus('', files.length ? t('settings.jobs.updated', { files: files.join(', ') })
         : t('settings.jobs.checked'), 'done');

@@ -1,7 +1,9 @@
 // Pins in the editor: toggle <!-- pin --> … <!-- /pin --> around the selected lines or the
 // section of the heading the cursor is in, and warn about markers broken by hand (such text is
 // not pinned). The rules match src/utils/cortex/pins.py.
-import { byId } from '../lib/dom.js';
+import { enhanceCode } from '../lib/code_blocks.js';
+import { byId, h } from '../lib/dom.js';
+import { markdownFragment } from '../lib/markdown.js';
 import { t } from '../lib/i18n.js';
 
 const OPEN = '<!-- pin -->';
@@ -32,6 +34,31 @@ export function parsePins(text) {
   });
   if (open !== null) warnings.push(t('settings.pins.unclosed', { line: open + 1 }));
   return { blocks, warnings };
+}
+
+/** Renders `text` into `target` as sanitised Markdown with each pinned block in a marked box and
+ * its markers left out. The pieces are parsed apart and assembled as DOM, so the markers never
+ * reach marked or any HTML parser as markup (a broken marker pins nothing and stays visible). */
+export function renderPinnedPreview(target, text) {
+  const lines = text.split('\n');
+  const parts = [];
+  let next = 0;
+  for (const { start, end } of parsePins(text).blocks) {
+    if (start < next) continue;
+    if (start > next) parts.push(markdownFragment(lines.slice(next, start).join('\n')));
+    const inner = lines.slice(start, end + 1);
+    inner[0] = inner[0].replace(OPEN, '');
+    const last = inner.length - 1;
+    const at = inner[last].lastIndexOf(CLOSE);
+    inner[last] = inner[last].slice(0, at) + inner[last].slice(at + CLOSE.length);
+    parts.push(h('div', { class: 'pinned-block' },
+      h('p', { class: 'pinned-label', text: t('settings.pins.pinned') }),
+      markdownFragment(inner.join('\n'))));
+    next = end + 1;
+  }
+  if (next < lines.length) parts.push(markdownFragment(lines.slice(next).join('\n')));
+  target.replaceChildren(...parts);
+  enhanceCode(target);
 }
 
 export class CortexPins {

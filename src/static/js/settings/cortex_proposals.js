@@ -50,6 +50,15 @@ export class CortexProposals {
     byId('proposal-files').replaceChildren(...proposal.files.map((file) => this.fileCard(proposal, file)));
   }
 
+  /** Opens a proposal and brings it into view with focus on its title (the job status links here). */
+  async reveal(id) {
+    await this.open(id);
+    const title = byId('proposal-title');
+    title.tabIndex = -1;
+    this.view.scrollIntoView({ block: 'center' });
+    title.focus();
+  }
+
   fileCard(proposal, file) {
     const diff = h('pre', { class: 'diff', tabindex: '0' });
     renderDiff(diff, visible(file.stale && file.diff_current ? file.diff_current : file.diff));

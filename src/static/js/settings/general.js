@@ -3,6 +3,7 @@
 import { api, request } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
+import { setPersonName } from '../lib/persona_view.js';
 import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { keyErrorMessage } from '../chat/key_setup.js';
@@ -33,7 +34,8 @@ export class GeneralSettings {
     this.form = byId('app-settings');
     this.formError = byId('app-error');
     this.provider = 'anthropic';
-    this.providerCard = new ProviderSettings({ onProvider: (provider) => this.useProvider(provider) });
+    this.providerCard = new ProviderSettings({
+      onProvider: (provider, refresh) => this.useProvider(provider, refresh) });
     this.keyForm.addEventListener('submit', (event) => { event.preventDefault(); this.saveKey(); });
     this.keyRemove.addEventListener('click', () => this.removeKey());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
@@ -44,6 +46,7 @@ export class GeneralSettings {
 
   async load() {
     const settings = await api.get('/api/settings');
+    setPersonName(settings.user_name);
     this.providerCard.load(settings);
     this.showKey(settings.api_key || { configured: false });
     for (const [name, id] of Object.entries(FIELDS)) {
@@ -55,8 +58,9 @@ export class GeneralSettings {
     if (language.dataset.chosen === 'false') language.value = LANG;
   }
 
-  async useProvider(provider) {
-    if (provider === this.provider) return;
+  /** Shows the key card of `provider` (refresh: read its status again, e.g. after a save). */
+  async useProvider(provider, refresh = false) {
+    if (provider === this.provider && !refresh) return;
     this.provider = provider;
     const text = KEY_TEXT[provider];
     byId('key-heading').textContent = t(text.heading);
@@ -64,7 +68,7 @@ export class GeneralSettings {
     this.keyInput.placeholder = t(text.placeholder);
     try {
       const settings = await api.get('/api/settings');
-      this.showKey(settings.provider === provider ? settings.api_key : { configured: false });
+      this.showKey(settings.providers?.[provider]?.api_key || { configured: false });
     } catch {
       // the status line keeps its last state
     }
@@ -142,8 +146,12 @@ export class GeneralSettings {
       if (name === 'effort') body[name] = raw || null;
       else body[name] = NUMBERS.has(name) ? Number(raw) : raw;
     }
+    // The model field shows the chosen provider's model; until that provider is saved, it is
+    // not the model of the provider in use, so it is not sent with the other settings.
+    if (this.providerCard.select.value !== this.providerCard.saved) delete body.model;
     try {
       await api.put('/api/settings', body);
+      setPersonName(body.user_name);
       if (body.language !== LANG) {
         window.location.reload();  // the interface follows the new language at once
         return;

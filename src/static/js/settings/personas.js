@@ -3,7 +3,7 @@ import { api, listOf, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
-import { avatar } from '../lib/persona_view.js';
+import { PERSON_NAME_CHANGED, avatar, cardText } from '../lib/persona_view.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { AvatarControls, CardImport, exportControls } from './cards.js';
 import { WorldSettings } from './world.js';
@@ -26,6 +26,7 @@ export class PersonaSettings {
     this.cards = new CardImport({ onImported: () => this.load() });
     this.avatarControls = new AvatarControls({ onChange: () => this.load() });
     this.world = new WorldSettings();
+    document.addEventListener(PERSON_NAME_CHANGED, () => this.render());
     byId('persona-new').addEventListener('click', () => this.openForm(null));
     byId('persona-cancel').addEventListener('click', () => this.closeForm());
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.save(); });
@@ -57,7 +58,7 @@ export class PersonaSettings {
           avatar(persona, 36),
           h('h3', { text: persona.name }),
           persona.id === 'default' ? h('span', { class: 'badge', text: t('settings.personas.default_badge') }) : null),
-        h('p', { text: persona.description || t('settings.personas.no_description') }),
+        h('p', { text: cardText(persona.description, persona) || t('settings.personas.no_description') }),
         h('div', { class: 'persona-card-actions' }, actions), exportControls(persona));
     }));
   }
@@ -105,7 +106,8 @@ export class PersonaSettings {
         await api.put(`/api/personas/${seg(this.editing.id)}`, body);
         toast(t('settings.personas.saved', { name: body.name }));
       } else {
-        await api.post('/api/personas', body);
+        const created = await api.post('/api/personas', body);
+        if (!(await this.addPicture(created))) return;
         toast(t('settings.personas.created', { name: body.name }));
       }
     } catch (err) {
@@ -114,6 +116,20 @@ export class PersonaSettings {
     }
     this.closeForm();
     await this.load();
+  }
+
+  /** The picture chosen in the new persona's form, sent once the persona exists. A refused one
+   * leaves the persona without it: the form turns into its edit form with the reason. */
+  async addPicture(created) {
+    try {
+      await this.avatarControls.commit(created);
+      return true;
+    } catch (err) {
+      await this.load();
+      this.openForm(created);
+      this.error.textContent = t('settings.personas.picture_refused', { name: created.name, reason: err.message });
+      return false;
+    }
   }
 
   async remove(persona) {

@@ -1,6 +1,10 @@
 // The model provider card: Anthropic or an OpenAI-compatible endpoint, presets for the common
-// servers, the context window, and "Test connection" (models, tool calls, window). The models
-// it finds fill the model field's suggestions; any id can still be typed in.
+// servers, the context window, and "Test connection" (models, tool calls, window). Each provider
+// remembers its own base URL, window and model (`settings.providers`): choosing one fills the
+// form with its own, so nothing of the other is saved with it. The model suggestions come from
+// the chosen endpoint (its /models, or what Test connection found). A saved key is sent only to
+// the address it was saved for: when the server answers 409 key_bound_to_url, the card asks for
+// the key of the new address (or goes on without one) and sends the request again.
 import { api, request } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, showProblem } from '../lib/forms.js';
@@ -27,6 +31,14 @@ export class ProviderSettings {
     this.error = byId('provider-error');
     this.report = byId('connection-report');
     this.testButton = byId('test-connection');
+    this.model = byId('set-model');
+    this.keyAsk = byId('provider-key-ask');
+    this.keyInput = byId('provider-key');
+    this.providers = {};
+    this.saved = 'anthropic';
+    this.pending = null;
+    byId('provider-key-use').addEventListener('click', () => this.answerKey(true));
+    byId('provider-key-none').addEventListener('click', () => this.answerKey(false));
     byId('provider-presets').querySelector('.preset-row').replaceChildren(...PRESETS.map(
       (preset) => h('button', { type: 'button', class: 'btn btn-small', 'data-preset': preset.id,
         text: preset.label, onClick: () => this.usePreset(preset) })));
@@ -37,24 +49,47 @@ export class ProviderSettings {
   }
 
   load(settings) {
+    this.providers = settings.providers || {};
+    this.saved = settings.provider || 'anthropic';
     this.select.value = settings.provider || 'anthropic';
     this.baseUrl.value = settings.base_url || '';
     this.window.value = settings.context_window ?? '';
     this.showProvider(this.select.value, false);
   }
 
+  /** Shows `provider` with what it remembers (announce: the person chose it just now). */
   showProvider(provider, announce = true) {
     this.baseUrl.placeholder = provider === 'openai_compatible' ? 'http://127.0.0.1:11434/v1'
       : t('settings.provider.default_url');
-    if (provider === 'anthropic') this.suggest(CLAUDE_MODELS);
+    const own = this.providers[provider];
+    if (announce && own) {
+      this.baseUrl.value = own.base_url || '';
+      this.window.value = own.context_window ?? '';
+      this.model.value = own.model || '';
+    }
     if (announce) this.report.hidden = true;
+    this.hideKeyAsk();
+    this.suggest(provider === 'anthropic' ? CLAUDE_MODELS : []);
+    this.loadModels(provider);
     this.onProvider(provider);
   }
 
+  /** The chosen endpoint's own model list, when it has one (else the suggestions stay). */
+  async loadModels(provider) {
+    try {
+      const data = await api.get(`/api/settings/models?provider=${provider}`);
+      if (data.models?.length && this.select.value === provider) this.suggest(data.models);
+    } catch {
+      // suggestions are a convenience: the field takes any model id
+    }
+  }
+
   usePreset(preset) {
-    this.select.value = 'openai_compatible';
+    if (this.select.value !== 'openai_compatible') {
+      this.select.value = 'openai_compatible';
+      this.showProvider('openai_compatible');
+    }
     this.baseUrl.value = preset.url;
-    this.showProvider('openai_compatible');
     this.baseUrl.focus();
   }
 
@@ -64,30 +99,64 @@ export class ProviderSettings {
 
   body() {
     const raw = this.window.value.trim();
-    return { provider: this.select.value, base_url: this.baseUrl.value.trim() || null,
+    const body = { provider: this.select.value, base_url: this.baseUrl.value.trim() || null,
       context_window: raw ? Number(raw) : null };
+    const model = this.model.value.trim();
+    if (model) body.model = model;
+    return body;
   }
 
-  async save() {
+  /** Asks for the key of a new address; `retry(key)` sends the request again with it. */
+  askKey(retry) {
+    this.pending = retry;
+    this.keyInput.value = '';
+    this.keyAsk.hidden = false;
+    this.keyInput.focus();
+  }
+
+  hideKeyAsk() {
+    this.pending = null;
+    this.keyInput.value = '';
+    this.keyAsk.hidden = true;
+  }
+
+  answerKey(withKey) {
+    const retry = this.pending;
+    const key = withKey ? this.keyInput.value.trim() : null;
+    if (withKey && !key) {
+      this.keyInput.focus();
+      return;
+    }
+    this.hideKeyAsk();
+    if (retry) retry(key);
+  }
+
+  async save(extra = {}) {
     this.error.textContent = '';
     try {
-      const settings = await api.put('/api/settings', this.body());
-      byId('set-model').value = settings.model || '';
+      const settings = await api.put('/api/settings', { ...this.body(), ...extra });
+      this.providers = settings.providers || this.providers;
+      this.saved = settings.provider;
+      this.model.value = settings.model || '';
+      this.onProvider(settings.provider, true);
       byId('provider-saved').textContent = t('settings.provider.saved');
       setTimeout(() => { byId('provider-saved').textContent = ''; }, 2500);
     } catch (err) {
+      if (err.data?.error?.code === 'key_bound_to_url') {
+        this.askKey((key) => this.save({ api_key: key }));
+        return;
+      }
       const field = err.data?.error?.field;
-      const el = { base_url: this.baseUrl, context_window: this.window }[field] || null;
+      const el = { base_url: this.baseUrl, context_window: this.window, model: this.model }[field] || null;
       showProblem(this.error, el, errorInWords(err, this.form));
     }
   }
 
-  async test() {
-    const { provider, base_url: baseUrl } = this.body();
-    const body = { provider };
+  async test(extra = {}) {
+    const { provider, base_url: baseUrl, model } = this.body();
+    const body = { provider, ...extra };
     if (baseUrl) body.base_url = baseUrl;
-    const model = byId('set-model').value.trim();
-    if (model && !(provider === 'openai_compatible' && model.startsWith('claude-'))) body.model = model;
+    if (model) body.model = model;
     this.testButton.disabled = true;
     this.testButton.textContent = t('settings.provider.testing');
     this.report.hidden = false;
@@ -96,6 +165,11 @@ export class ProviderSettings {
       const { data } = await request('POST', '/api/settings/test-connection', { body });
       this.showReport(data);
     } catch (err) {
+      if (err.data?.error?.code === 'key_bound_to_url') {
+        this.report.hidden = true;
+        this.askKey((key) => this.test({ api_key: key }));
+        return;
+      }
       this.report.replaceChildren(h('p', { class: 'form-error', text: errorInWords(err, this.form) }));
     } finally {
       this.testButton.disabled = false;
@@ -121,6 +195,7 @@ export class ProviderSettings {
     }
     if (report.error) lines.push(h('p', { class: 'form-error', text: report.error.message }));
     if (report.models.length) this.suggest(report.models);
+    if (!this.model.value.trim() && report.model) this.model.value = report.model;  // what was tested
     this.report.replaceChildren(...lines);
   }
 }

@@ -1,0 +1,103 @@
+"""Hostile uploads refused over real HTTP (issue 21): pictures by the size their header declares,
+Letta files whose blocks are not a list, archives of an unknown format version, zips whose entry
+list is over the cap. Each is a clear 4xx and changes nothing."""
+import json
+import math
+import sqlite3
+import struct
+from contextlib import closing
+
+import pytest
+
+from src.utils.portability.images import MAX_PIXELS
+from tests.robustness.hostile_uploads import (
+    many_entry_zip,
+    persona_archive,
+    upload,
+    zero_card_png,
+    zero_png,
+)
+
+IMPORT = "/api/personas/import"
+
+
+@pytest.fixture
+def persona_count(data_dir):
+    def count() -> int:
+        with closing(sqlite3.connect(data_dir / "app.db")) as conn:
+            return conn.execute("SELECT COUNT(*) FROM personas").fetchone()[0]
+    return count
+
+
+def _persona(server) -> str:
+    status, body = upload(server.port, IMPORT, json.dumps(
+        {"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "Pic"}}).encode())
+    assert status == 201, body
+    return body["id"]
+
+
+def _refused(answer, status: int, reason: str) -> None:
+    got, body = answer
+    assert got == status, body
+    assert body["error"]["reason"] == reason, body
+
+
+def test_a_small_png_declaring_a_huge_canvas_is_refused_from_its_header(server, persona_count):
+    """137 KiB of zeros declaring 6000×6000 (36 M pixels, under the old 40 M cap): refused,
+    as a card and as an avatar, before a pixel is inflated."""
+    before = persona_count()
+    _refused(upload(server.port, IMPORT, zero_card_png()), 413, "image_bomb")
+    assert persona_count() == before
+    pid = _persona(server)
+    _refused(upload(server.port, f"/api/personas/{pid}/avatar", zero_png(6000, 6000), "PUT"),
+             413, "image_bomb")
+
+
+def test_the_pixel_cap_is_what_an_avatar_needs(server):
+    pid = _persona(server)
+    side = math.isqrt(MAX_PIXELS)
+    assert MAX_PIXELS == 4096 * 4096 == side * side
+    _refused(upload(server.port, f"/api/personas/{pid}/avatar", zero_png(side + 1, side), "PUT"),
+             413, "image_bomb")
+    status, body = upload(server.port, f"/api/personas/{pid}/avatar", zero_png(640, 480), "PUT")
+    assert status == 200 and body["avatar_url"], body
+
+
+def test_a_zip_listing_too_many_entries_is_refused_from_its_end_record(server, persona_count):
+    before = persona_count()
+    _refused(upload(server.port, IMPORT, many_entry_zip(150_000)), 413, "too_many_entries")
+    assert persona_count() == before
+
+
+def test_a_zip_whose_end_record_understates_its_entries_is_still_refused(server):
+    """The end record claims 2 entries; the directory holds 1,500 records (the CHARX cap is
+    1,000): counted by their signatures before zipfile parses them."""
+    data = bytearray(many_entry_zip(1_500))
+    eocd = data.rfind(b"PK\x05\x06")
+    struct.pack_into("<2H", data, eocd + 8, 2, 2)
+    _refused(upload(server.port, IMPORT, bytes(data)), 413, "too_many_entries")
+
+
+def test_a_letta_file_whose_blocks_are_not_a_list_is_refused(server, persona_count):
+    before = persona_count()
+    document = {"agents": [{"name": "Blocky", "block_ids": ["b1"]}],
+                "blocks": {"b1": {"label": "memory", "value": "Sam likes tea."}}}
+    _refused(upload(server.port, IMPORT, json.dumps(document).encode()), 400, "bad_blocks")
+    document = {"agents": [{"name": "Blocky", "core_memory": {"label": "memory"}}]}
+    _refused(upload(server.port, IMPORT, json.dumps(document).encode()), 400, "bad_blocks")
+    assert persona_count() == before
+
+
+@pytest.mark.parametrize("version", [float("nan"), 99999, True, 1.0, "1", None])
+def test_an_archive_of_an_unknown_format_version_is_refused(server, persona_count, version):
+    before = persona_count()
+    _refused(upload(server.port, IMPORT, persona_archive(4, format_version=version)), 400,
+             "bad_manifest")
+    assert persona_count() == before
+
+
+def test_an_archive_of_the_known_format_version_is_imported(server, persona_count):
+    before = persona_count()
+    status, body = upload(server.port, IMPORT, persona_archive(4))
+    assert status == 201 and body["name"] == "Archived", body
+    assert persona_count() == before + 1

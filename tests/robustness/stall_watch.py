@@ -1,0 +1,181 @@
+"""Watching one gevent worker while hostile uploads run: `/healthz` latency and the gaps between
+the chunks of a chat streaming over SSE, plus the blocks gevent's monitor reported.
+
+A busy machine (2 cores, a dozen processes) delays every thread by itself: a poll can take a
+second while the worker did nothing wrong. So each latency and gap is counted net of the time
+the threads involved (the worker's loop thread and the measuring thread) sat runnable waiting
+for a CPU, read from the kernel's scheduler statistics (`/proc/<pid>/task/<tid>/schedstat`,
+run delay; for the worker summed over all its threads, see `_Waits`). What is left is time the
+worker was not serving although it could have run:
+blocked in a system call, or computing.
+"""
+import itertools
+import json
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.chat.chat_support import SseStream
+
+POLL_SECONDS = 0.02  # pacing of the health poller (not a wait for a condition)
+CHUNK_SECONDS = 0.05  # the fake's pace between stream events
+CHUNKS = 4000  # 200 s of streaming: longer than any upload phase
+
+
+@dataclass
+class Stalls:
+    """What one watched phase measured."""
+
+    statuses: list = field(default_factory=list)
+    healthz: list = field(default_factory=list)
+    chunks: list = field(default_factory=list)
+    started: float = 0.0
+    ended: float = 0.0
+
+    @property
+    def worst_healthz(self) -> float:
+        """The slowest `/healthz` answer that overlapped the phase (seconds)."""
+        return max(took for began, took in self.healthz
+                   if began <= self.ended and began + took >= self.started)
+
+    @property
+    def worst_extra_gap(self) -> float:
+        """The longest wait between two chunks beyond the fake's own pace (seconds), counting
+        the chunks around the phase's start and end."""
+        inside = [net for t, net in self.chunks if self.started <= t <= self.ended]
+        before = [net for t, net in self.chunks if t < self.started][-1:]
+        after = [net for t, net in self.chunks if t > self.ended][:1]
+        times = before + inside + after
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        return max(gaps, default=self.ended - self.started) - CHUNK_SECONDS
+
+    def summary(self) -> str:
+        """The figures, for a failure message or the report."""
+        return (f"worst /healthz {self.worst_healthz:.3f} s over {len(self.healthz)} polls, "
+                f"worst extra chunk gap {self.worst_extra_gap:.3f} s, phase "
+                f"{self.ended - self.started:.2f} s, statuses {sorted(set(self.statuses))}")
+
+
+def worker_pid(server) -> int:
+    """The pid of the server's only worker process (a child of the gunicorn master)."""
+    master = server.proc.pid
+    with open(f"/proc/{master}/task/{master}/children", encoding="ascii") as handle:
+        children = [int(pid) for pid in handle.read().split()]
+    assert len(children) == 1, children
+    return children[0]
+
+
+def run_delay(pid: int, tid: int | None = None) -> float:
+    """Seconds the thread has spent runnable but waiting for a CPU, since it started."""
+    with open(f"/proc/{pid}/task/{tid or pid}/schedstat", encoding="ascii") as handle:
+        return int(handle.read().split()[1]) / 1e9
+
+
+def watch(server, session_id: str, requests: list) -> Stalls:
+    """Streams a reply in `session_id` and polls `/healthz` while `requests` (callables
+    returning a status) run all at once; stops the reply at the end."""
+    stalls, stop = Stalls(), threading.Event()
+    waited = _Waits(worker_pid(server))
+    poller = threading.Thread(target=_poll, args=(server, stalls, stop, waited), daemon=True)
+    stream = SseStream(server.url, "/api/chat/stream", {"session_id": session_id,
+                                                        "message": "Talk for a while."})
+    reader = threading.Thread(target=_follow, args=(stream, stalls, waited), daemon=True)
+    try:
+        stream.conn.sock.settimeout(300)  # a stalled worker must show as a gap, not a timeout
+        assert stream.next_event()[0] == "start"
+        reader.start()
+        poller.start()
+        _wait_for(lambda: len(stalls.chunks) >= 5 and len(stalls.healthz) >= 5)
+        stalls.started = time.monotonic()
+        with ThreadPoolExecutor(len(requests)) as pool:
+            stalls.statuses = list(pool.map(lambda call: call(), requests))
+        stalls.ended = time.monotonic()
+        _wait_for(lambda: any(t > stalls.ended for t, _ in stalls.chunks))
+    finally:
+        stop.set()
+        server.call("POST", f"/api/sessions/{session_id}/stop", {})
+        poller.join(30)
+        reader.join(30)
+        stream.close()
+    return stalls
+
+
+def blocks(report: Path, since: int = 0) -> list[dict]:
+    """Every block of the event loop the monitor reported after byte `since` of its report,
+    one per block (its last report: the longest `wall` and `cpu`)."""
+    if not report.exists():
+        return []
+    with open(report, "rb") as handle:
+        handle.seek(since)
+        lines = handle.read().decode("utf-8").splitlines()
+    found: dict = {}
+    for line in lines:
+        record = json.loads(line)
+        found[(record["pid"], record["since"])] = record
+    return list(found.values())
+
+
+def cpu_blocks(report: Path, since: int, over: float) -> list[dict]:
+    """The blocks that spent more than `over` seconds of the loop thread's own CPU."""
+    return [b for b in blocks(report, since) if b["cpu"] > over]
+
+
+def where(block: dict) -> str:
+    """The innermost frame of our code in a block's stack."""
+    stack = block["report"]
+    frames = [line.strip() for line in stack.splitlines() if line.strip().startswith("File")]
+    ours = [f for f in frames if "site-packages" not in f]
+    return " < ".join((ours or frames or ["?"])[-1:] + frames[-1:])
+
+
+class _Waits:
+    """The run delay of every thread of the worker plus that of the calling thread. Every
+    thread of the worker counts, not only its loop thread: a thread holding the GIL while it
+    waits for a CPU keeps the loop waiting too (asleep on the GIL, which no run delay of the
+    loop thread shows). On a quiet machine all of it is near zero, so the bound stays strict."""
+
+    def __init__(self, worker: int) -> None:
+        self._worker = worker
+
+    def now(self) -> float:
+        return process_run_delay(self._worker) + run_delay(os.getpid(),
+                                                           threading.get_native_id())
+
+
+def process_run_delay(pid: int) -> float:
+    """Seconds the process's live threads have spent runnable but waiting for a CPU."""
+    total = 0.0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            total += run_delay(pid, int(tid))
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+    return total
+
+
+def _poll(server, stalls: Stalls, stop: threading.Event, waited: _Waits) -> None:
+    while not stop.is_set():
+        began, delay = time.monotonic(), waited.now()
+        assert server.call("GET", "/healthz")[0] == 200
+        took = time.monotonic() - began - (waited.now() - delay)
+        stalls.healthz.append((began, max(took, 0.0)))
+        stop.wait(POLL_SECONDS)
+
+
+def _follow(stream: SseStream, stalls: Stalls, waited: _Waits) -> None:
+    """Chunk arrival times on a clock that stops while the worker or this thread waits for a
+    CPU (so a gap between two chunks is net of that waiting)."""
+    while (event := stream.next_event()) is not None and event[0] == "chunk":
+        arrived = time.monotonic()
+        stalls.chunks.append((arrived, arrived - waited.now()))
+
+
+def _wait_for(condition, deadline: float = 60.0) -> None:
+    """Waits (in small steps) until `condition()`; the deadline only bounds a failure."""
+    end = time.monotonic() + deadline
+    while not condition():
+        assert time.monotonic() < end, "the stream or the poller did not get going"
+        time.sleep(0.01)

@@ -1,0 +1,226 @@
+"""Where a key may go (issue 21, DESIGN §15 "Keys"): a stored or environment key is sent only to
+the base URL it belongs to. Real HTTP throughout: the app's SDK clients against the fakes and
+a loopback listener that records everything that reaches it."""
+import http.client
+import json
+import threading
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.fakes.claude import FakeClaude, replies
+from tests.fakes.openai_compat import replies as openai_replies
+from tests.support.listener import Answer, Listener
+
+ENV_KEY = "sk-ant-api03-environment-key-0123456789ENVK"
+STORED_KEY = "sk-ant-api03-stored-key-0123456789abcdSTOR"
+OTHER_KEY = "sk-ant-api03-another-key-0123456789abcdOTHR"
+OPENAI_KEY = "sk-or-v1-openai-env-key-0123456789abcdOPEN"
+
+
+@pytest.fixture
+def app_config(app_config, claude, openai_fake):
+    claude.api_key = None
+    return {**app_config, "ANTHROPIC_API_KEY": ENV_KEY, "ANTHROPIC_BASE_URL": claude.url,
+            "OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": openai_fake.url}
+
+
+@pytest.fixture
+def listener():
+    with Listener() as recording:
+        yield recording
+
+
+def chat(client) -> list[tuple[str, dict]]:
+    session = client.post("/api/sessions", json={"persona_id": "default"}).get_json()
+    body = client.post("/api/chat/stream", json={"session_id": session["id"],
+                                                 "message": "Hello"}).get_data(as_text=True)
+    events, kind = [], None
+    for line in body.splitlines():
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: ") and kind:
+            events.append((kind, json.loads(line[6:])))
+    return events
+
+
+def store_key(client, claude, key=STORED_KEY):
+    claude.enqueue(replies.text("ok"))
+    response = client.put("/api/settings/api-key", json={"api_key": key})
+    assert response.status_code == 200, response.get_json()
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["env-key", "stored-key"])
+def test_test_connection_never_sends_the_key_to_a_url_it_was_not_saved_for(
+        client, claude, listener, stored):
+    if stored:
+        store_key(client, claude)
+    response = client.post("/api/settings/test-connection",
+                           json={"provider": "anthropic", "base_url": listener.url})
+    assert response.status_code == 409
+    assert response.get_json()["error"]["code"] == "key_bound_to_url"
+    assert listener.reached_with(ENV_KEY) == [] and listener.reached_with(STORED_KEY) == []
+
+
+def test_a_new_base_url_without_its_key_is_refused_and_chats_keep_their_endpoint(
+        client, claude, listener, snapshot):
+    before = snapshot()
+    response = client.put("/api/settings", json={"base_url": listener.url})
+    assert response.status_code == 409
+    assert response.get_json()["error"]["code"] == "key_bound_to_url"
+    assert snapshot() == before
+    claude.default = replies.text("Still here.")
+    assert chat(client)[-1][0] == "done"
+    assert listener.seen == [] and ENV_KEY in json.dumps(dict(claude.requests[-1].headers))
+
+
+def test_a_base_url_accepted_without_a_key_gets_no_key(client, claude, listener):
+    listener.answer = Answer(status=500, body={"error": {"message": "nothing here"}})
+    response = client.put("/api/settings", json={"base_url": listener.url, "api_key": None})
+    assert response.status_code == 200
+    assert response.get_json()["api_key"]["configured"] is False
+    chat(client)
+    assert listener.reached_with(ENV_KEY) == []
+    back = client.put("/api/settings", json={"base_url": None})  # the key's own URL again
+    assert back.status_code == 200 and back.get_json()["api_key"]["configured"] is True
+
+
+def test_a_key_given_with_its_new_url_is_checked_there_and_belongs_there(client, claude,
+                                                                       data_dir):
+    with FakeClaude(api_key=OTHER_KEY) as other:
+        other.default = replies.text("From the other one.")
+        response = client.put("/api/settings", json={"base_url": other.url,
+                                                     "api_key": OTHER_KEY})
+        assert response.status_code == 200, response.get_json()
+        assert response.get_json()["api_key"]["last4"] == "OTHR"
+        assert chat(client)[-1][0] == "done"
+        assert all(OTHER_KEY in json.dumps(dict(r.headers)) for r in other.requests)
+    stored = json.loads((data_dir / "secrets.json").read_text())
+    assert stored["anthropic_base_url"] == other.url
+    claude.default = replies.text("Home again.")
+    assert client.put("/api/settings", json={"base_url": claude.url}).status_code == 200
+    assert chat(client)[-1][0] == "done"
+    assert not any(OTHER_KEY in json.dumps(dict(r.headers)) for r in claude.requests)
+
+
+def test_the_openai_key_stays_with_its_url_too(client, openai_fake, listener):
+    for body in ({"provider": "openai_compatible", "base_url": listener.url,
+                  "model": "llama3.2:3b"},):
+        put = client.put("/api/settings", json=body)
+        probe = client.post("/api/settings/test-connection", json={
+            "provider": "openai_compatible", "base_url": listener.url})
+        assert (put.status_code, probe.status_code) == (409, 409)
+    assert listener.reached_with(OPENAI_KEY) == []
+    switched = client.put("/api/settings", json={"provider": "openai_compatible",
+                                                 "model": "llama3.2:3b"})
+    assert switched.status_code == 200 and switched.get_json()["api_key"]["last4"] == "OPEN"
+
+
+def test_a_key_stored_before_keys_had_urls_stays_with_the_url_of_that_time(
+        app_config, data_dir, claude, listener):
+    from src.app import create_app
+    from src.utils import provider
+
+    (data_dir / "secrets.json").write_text(json.dumps({"anthropic_api_key": STORED_KEY}))
+    app = create_app(app_config)
+    try:
+        client = app.test_client()
+        assert json.loads((data_dir / "secrets.json").read_text())["anthropic_base_url"] == \
+            claude.url
+        response = client.put("/api/settings", json={"base_url": listener.url})
+        assert response.status_code == 409
+    finally:
+        provider.shutdown_services(app)
+    assert listener.seen == []
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
+def test_probes_and_chats_follow_no_redirect(client, provider, listener):
+    with Listener() as target:
+        target.answer = Answer(body={"object": "list", "data": [{"id": "far-away-model",
+                                                                   "object": "model"}]})
+        listener.answer = Answer(kind="redirect", status=302, location=target.url + "/v1/models")
+        report = client.post("/api/settings/test-connection", json={
+            "provider": provider, "base_url": listener.url + "/v1", "api_key": OTHER_KEY})
+        assert report.status_code == 200
+        data = report.get_json()
+        assert data["models"] == [] and data["reachable"] is False
+        assert str(target.port) not in report.get_data(as_text=True)
+        client.put("/api/settings", json={"provider": provider, "base_url": listener.url
+                                          + "/v1", "model": "some-model", "api_key": None})
+        chat(client)
+        assert target.seen == []
+    assert listener.seen and listener.reached_with(ENV_KEY) == []
+
+
+@pytest.mark.parametrize("answer", [
+    Answer(status=400, body={"error": {"message": "ECHO-ME-please"},
+                             "data": [{"id": "leaked-model"}]}),
+    Answer(status=200, content_type="text/plain",
+           body={"data": [{"id": "leaked-model"}], "note": "ECHO-ME-please"}),
+    Answer(status=200, body={"data": [{"id": "leaked-model", "x": "ECHO-ME-please"},
+                                      {"name": "not a model"}]}),
+], ids=["error-json", "text-plain-list", "not-a-list"])
+def test_the_probe_repeats_nothing_it_reached(client, listener, answer):
+    listener.answer = answer
+    response = client.post("/api/settings/test-connection", json={
+        "provider": "openai_compatible", "base_url": listener.url + "/v1", "api_key": None})
+    text = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "ECHO-ME" not in text and "leaked-model" not in text
+    report = response.get_json()
+    assert report["reachable"] is False and report["models"] == []
+    assert set(report["error"]) == {"code", "message"}
+
+
+def test_an_open_port_that_is_not_an_api_is_not_reachable(client, listener):
+    listener.answer = Answer(status=404, content_type="text/html", body=b"<h1>hello</h1>")
+    report = client.post("/api/settings/test-connection", json={
+        "provider": "openai_compatible", "base_url": listener.url, "api_key": None}).get_json()
+    assert report["reachable"] is False
+
+
+@pytest.mark.parametrize("kind", ["silent", "trickle"])
+def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener, kind):
+    """A port that never answers, or answers one byte at a time for ever, cannot hold the
+    request: the probe's time budget cuts it (the bound here is generous on purpose)."""
+    listener.answer = Answer(kind=kind)
+    result: dict = {}
+
+    def probe():
+        conn = http.client.HTTPConnection("127.0.0.1", urlsplit(server.url).port, timeout=90)
+        try:
+            conn.request("POST", "/api/settings/test-connection", json.dumps({
+                "provider": "openai_compatible", "base_url": listener.url, "api_key": None}),
+                {"Content-Type": "application/json"})
+            result["report"] = json.loads(conn.getresponse().read())
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join(60)
+    finished = not thread.is_alive()
+    listener.close()  # frees a probe that is still stuck, so the thread ends either way
+    thread.join(10)
+    assert finished, "the probe was still waiting on the far side"
+    assert result["report"]["error"]["code"] == "timeout"
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://127.0.0.1:0/v1",
+                                 "http://127.0.0.1:port/v1", "http://bad host/v1"])
+def test_an_invalid_base_url_is_refused(client, url, snapshot):
+    before = snapshot()
+    response = client.put("/api/settings", json={"base_url": url})
+    assert response.status_code == 400
+    assert response.get_json()["error"]["field"] == "base_url"
+    assert snapshot() == before
+
+
+def test_the_openai_env_key_goes_to_its_own_url(client, openai_fake):
+    openai_fake.api_key = OPENAI_KEY
+    openai_fake.default = openai_replies.tool_use([("ping", {"word": "pong"})])
+    report = client.post("/api/settings/test-connection", json={
+        "provider": "openai_compatible", "model": "llama3.2:3b"}).get_json()
+    assert report["reachable"] is True and "llama3.2:3b" in report["models"]
+    assert report["tools"]["non_streaming"] is True
