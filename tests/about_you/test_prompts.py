@@ -94,6 +94,7 @@ def test_a_conversation_picks_its_own_user_persona_and_falls_back_when_it_is_del
     convo.say(second, "Ahoy", "Ahoy!")
     assert "with Sam." in _system_text(chat_requests(claude)[-1])
     assert SAM in _system_text(chat_requests(claude)[-1])
+    assert "Mira is Sam's neighbour." in _system_text(chat_requests(claude)[-1])  # card {{user}}
     convo.say(first, "Morning", "Coffee?")
     assert "with Alex." in _system_text(chat_requests(claude)[-1])
     assert SAM not in _system_text(chat_requests(claude)[-1])
