@@ -33,6 +33,7 @@ from .routes import (
     search,
     sessions,
     settings,
+    user_personas,
     world,
 )
 from .routes.errors import register_error_handlers
@@ -45,7 +46,8 @@ log = logging.getLogger(__name__)
 BLUEPRINTS = (access.bp,  # first: its checks run before every other request hook
               health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
               messages.bp, branches.bp, cortex_jobs.bp, cortex_review.bp, cortex_sleep.bp,
-              limits.bp, search.bp, openapi.bp, portability.bp, world.bp)
+              limits.bp, search.bp, openapi.bp, portability.bp, world.bp,
+              user_personas.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:

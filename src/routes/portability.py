@@ -22,7 +22,8 @@ class MemoryUploadRequest(Request):
 
 bp = Blueprint("portability", __name__, url_prefix="/api")
 UPLOAD_ENDPOINTS = frozenset({"portability.import_card", "portability.put_avatar",
-                              "portability.import_chat"})
+                              "portability.import_chat",
+                              "user_personas.put_avatar"})
 _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
                  "Content-Security-Policy": "default-src 'none'; sandbox"}
 
@@ -30,7 +31,7 @@ _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
 @bp.post("/personas/import")
 def import_card():
     """Creates a persona from a card file (201), or with ?preview=1 shows what it would be."""
-    data = _uploaded_file()
+    data = uploaded_file()
     if _flag("preview"):
         return jsonify(get_card_service().preview(data))
     return jsonify(get_card_service().import_card(data)), 201
@@ -41,7 +42,7 @@ def import_chat(pid: str):
     """Makes a chat file (SillyTavern `.jsonl` or our JSON export) a new conversation of the
     persona (201 with the session), or with ?preview=1 counts what it holds."""
     pid = persona_id(pid)
-    data = _uploaded_file(kind="chat")
+    data = uploaded_file(kind="chat")
     if _flag("preview"):
         return jsonify(get_chat_import_service().preview(pid, data))
     return jsonify(get_chat_import_service().import_chat(pid, data)), 201
@@ -78,7 +79,7 @@ def get_avatar(pid: str):
 def put_avatar(pid: str):
     """Sets the avatar from an uploaded picture (re-encoded); returns the persona."""
     pid = persona_id(pid)
-    return jsonify(get_card_service().set_avatar(pid, _uploaded_file(kind="picture")))
+    return jsonify(get_card_service().set_avatar(pid, uploaded_file(kind="picture")))
 
 
 @bp.delete("/personas/<pid>/avatar")
@@ -97,7 +98,7 @@ def download_backup():
     return _attachment(body, "application/zip", f"persona-cortex-backup-{stamp}.zip")
 
 
-def _uploaded_file(kind: str = "card") -> bytes:
+def uploaded_file(kind: str = "card") -> bytes:
     """The multipart field `file`, read up to the upload limit."""
     if request.mimetype != "multipart/form-data":
         raise ApiError(415, "unsupported_media_type",

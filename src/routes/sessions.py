@@ -6,7 +6,11 @@ import re
 
 from flask import Blueprint, jsonify, request
 
-from ..utils.provider import get_chat_service, get_session_service
+from ..utils.provider import (
+    get_chat_service,
+    get_session_service,
+    get_user_persona_service,
+)
 from ..utils.services.errors import invalid
 from ..utils.services.validation import reject_unknown
 from .errors import ApiError, json_body
@@ -49,11 +53,16 @@ def get_session(sid: str):
 
 @bp.patch("/<sid>")
 def rename_session(sid: str):
-    """Renames the session (`{"title"}`) and/or picks its greeting (`{"greeting_index"}`, only
-    before the first message)."""
+    """Renames the session (`{"title"}`), picks its greeting (`{"greeting_index"}`, only
+    before the first message) or the user persona it uses (`{"user_persona_id"}`, null: the
+    default)."""
     sid = session_id(sid)
     body = json_body()
-    reject_unknown(body, ("title", "greeting_index"))
+    reject_unknown(body, ("title", "greeting_index", "user_persona_id"))
+    if "user_persona_id" in body:
+        if len(body) > 1:
+            raise invalid("user_persona_id", "send it alone, not together with other fields")
+        return jsonify(get_user_persona_service().choose_for_session(sid, body["user_persona_id"]))
     if "greeting_index" in body:
         if "title" in body:
             raise invalid("greeting_index", "send it alone, not together with a title")

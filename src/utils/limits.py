@@ -11,6 +11,8 @@ IDLE_MINUTES = (1, 1440)
 SESSION_TITLE = 120
 MESSAGE = 32_000
 SEARCH_QUERY = 200
+USER_PERSONA_TEXT = {"name": 80, "description": 8000}
+USER_PERSONAS = 200
 WORLD_TEXT = {"name": 120, "description": 4000, "comment": 200, "content": 20000, "key": 200}
 WORLD_LISTS = {"keys": 64, "entries": 1000}
 WORLD_RANGES = {"scan_depth": (0, 1000), "token_budget": (1, 200_000),
@@ -38,6 +40,8 @@ def as_document() -> dict:
         "session": {"title": _length(SESSION_TITLE, 1)},
         "message": {"content": _length(MESSAGE, 1)},
         "search": {"q": _length(SEARCH_QUERY, 1)},
+        "user_persona": {name: _length(limit, 1 if name == "name" else 0)
+                         for name, limit in USER_PERSONA_TEXT.items()},
         "world": {**{name: _length(limit) for name, limit in WORLD_TEXT.items()},
                   **{name: _range(*pair) for name, pair in WORLD_RANGES.items()}},
     }

@@ -15,7 +15,7 @@ LANGUAGES = ("en", "de")
 _PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 _SECTION = re.compile(r"\{\{#([a-z_]+)\}\}\n?(.*?)\{\{/\1\}\}\n?", re.DOTALL)
 _FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting|example_dialogue|"
-                          r"post_history_instructions|world_info)", re.IGNORECASE)
+                          r"post_history_instructions|world_info|user_persona)", re.IGNORECASE)
 _DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
 CARD_USER = "User"
 _WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
@@ -63,6 +63,33 @@ def card_user_name(persona: dict, app_settings: dict) -> str:
 def _set_name(persona: dict, app_settings: dict) -> str:
     names = (persona.get("user_name"), app_settings.get("user_name"))
     return next((name.strip() for name in names if name and name.strip()), "")
+
+
+def user_for(persona: dict, app_settings: dict, language: str,
+             user_persona: dict | None) -> tuple[str, str]:
+    """`(name, description)` of the person in a conversation (docs/about-you.md).
+
+    `user_persona` is the one the session uses (its choice, else the default; None: none). A
+    chosen user persona other than the default names the person; with the default (or none)
+    the persona's own "Your name in this chat" still wins, then the default's name (which the
+    settings' `user_name` reads), then a neutral word, exactly as before user personas.
+    """
+    chosen = user_persona or {}
+    if chosen and not chosen.get("is_default"):
+        name = (chosen.get("name") or "").strip() or _DEFAULT_USER[language]
+    else:
+        name = user_name_for(persona, app_settings, language)
+    return name, (chosen.get("description") or "").strip()
+
+
+def card_user_for(persona: dict, app_settings: dict, user_persona: dict | None) -> str:
+    """What `{{user}}` stands for in card text in a conversation: a chosen user persona other
+    than the default names the person (as in `user_for`), else `card_user_name`."""
+    chosen = user_persona or {}
+    name = (chosen.get("name") or "").strip()
+    if name and not chosen.get("is_default"):
+        return name
+    return card_user_name(persona, app_settings)
 
 
 def weekday(now: datetime, language: str) -> str:

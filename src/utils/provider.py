@@ -41,8 +41,9 @@ from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
 from .services.token_rules import checked_token
+from .services.user_personas import UserPersonaService
 from .services.world_books import WorldBookService
-from .storage import Database
+from .storage import Database, user_personas
 from .storage.settings import get_setting
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ def init_services(app: Flask) -> dict:
     services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
     services["chat_import"] = ChatImportService(services["db"], services["personas"])
     services["world_books"] = WorldBookService(services["db"], services["personas"])
+    services["user_personas"] = UserPersonaService(services["db"])
     services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
     services["conversation_tools"] = ConversationTools(services["db"])
     services.update(_build_cortex_updates(config, services))
@@ -163,7 +165,13 @@ def _build_cortex_updates(config, services: dict) -> dict:
     owner.sweep()
 
     def app_settings() -> dict:
-        return get_setting(db.conn(), "app", {})
+        """The stored "app" settings, `user_name` read from the default user persona (as
+        SettingsService.values() does), so memory runs name the person as the chat does."""
+        conn = db.conn()
+        values = get_setting(conn, "app", {})
+        values = values if isinstance(values, dict) else {}
+        default = user_personas.get_default(conn)
+        return {**values, "user_name": default["name"]} if default else values
 
     proposals = ProposalService(services["cortex"], db)
     update = CortexUpdateService(services["api_client"], services["cortex"], db, app_settings,
@@ -256,6 +264,11 @@ def get_chat_import_service(app: Flask | None = None) -> ChatImportService:
 def get_world_book_service(app: Flask | None = None) -> WorldBookService:
     """Lorebooks (world info): books, entries, and which personas use them."""
     return _get("world_books", app)
+
+
+def get_user_persona_service(app: Flask | None = None) -> UserPersonaService:
+    """User personas ("About you"): who the person is in each conversation."""
+    return _get("user_personas", app)
 
 
 def get_backup_service(app: Flask | None = None) -> BackupService:

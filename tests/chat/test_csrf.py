@@ -26,13 +26,16 @@ def app_config(app_config, data_dir):
 
 @pytest.fixture
 def victim(client, make_persona, make_session, add_messages) -> dict:
-    """A persona with a session holding two messages and a lorebook with one entry."""
+    """A persona with a session holding two messages, a lorebook with one entry, and a user
+    persona."""
     pid = make_persona("Victim")["id"]
     sid = make_session(pid)["id"]
     messages = add_messages(sid, 2)
     book = client.post("/api/world-books", json={"persona_id": pid}).get_json()["id"]
     entry = client.post(f"/api/world-books/{book}/entries", json={"content": "x"}).get_json()
-    return {"pid": pid, "sid": sid, "mid": messages[0]["id"], "bid": book, "eid": entry["id"]}
+    upid = client.post("/api/user-personas", json={"name": "Victim's person"}).get_json()["id"]
+    return {"pid": pid, "sid": sid, "mid": messages[0]["id"], "bid": book, "eid": entry["id"],
+            "upid": upid}
 
 
 @pytest.fixture

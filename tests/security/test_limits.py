@@ -12,7 +12,7 @@ from tests.security.conftest import fill_path
 LIMIT = 1024 * 1024
 VALUES = {"pid": "default", "sid": "0123456789abcdef", "mid": 1, "filename": "memory.md", "rev": 1,
           "job_id": "0" * 32, "proposal_id": "0" * 32, "entry_id": 1,
-          "bid": 1, "eid": 1}
+          "bid": 1, "eid": 1, "upid": 1}
 
 
 @pytest.fixture

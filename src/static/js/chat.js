@@ -13,6 +13,7 @@ import { MemoryIndicator } from './chat/memory.js';
 import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
 import { ChatImport } from './chat/chat_import.js';
+import { UserPersonaPicker } from './chat/user_persona.js';
 import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js';
 import { applyLimits } from './lib/forms.js';
 import { t } from './lib/i18n.js';
@@ -61,6 +62,13 @@ const search = new ConversationSearch({
   notify: (message, error = false) => toast(message, { error }),
 });
 watchScroll(byId('messages'), byId('jump-latest'));
+const userPersona = new UserPersonaPicker({
+  onChanged: (updated) => {
+    state.sessions = state.sessions.map((s) => (s.id === updated.id ? { ...s, ...updated } : s));
+    renderHeader();
+  },
+  notify: (message, error = false) => toast(message, { error }),
+});
 new ChatImport({ // eslint-disable-line no-new
   personaId: () => state.personaId,
   onImported: (created) => openImported(created).catch(report),
@@ -115,6 +123,7 @@ function renderHeader() {
   byId('chat-subtitle').textContent = state.sessionId ? sessionTitle(session()) : t('chat.sidebar.untitled');
   document.title = current ? t('chat.page_title_persona', { name: current.name }) : t('app.name');
   renderExport();
+  userPersona.render(state.sessionId ? session() : null);
 }
 
 function renderSessions() {
@@ -228,7 +237,8 @@ socket.addEventListener('open', () => {
 async function start() {
   const params = new URLSearchParams(window.location.search);
   try {
-    const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas'), applyLimits()]);
+    const [settings, personas] = await Promise.all([api.get('/api/settings'), api.get('/api/personas'),
+      applyLimits(), userPersona.load()]);
     state.personas = listOf(personas, 'personas');
     setPersonName(settings.user_name);
     const ready = settings.is_ready ?? (settings.api_key && settings.api_key.configured);

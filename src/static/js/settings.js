@@ -10,6 +10,7 @@ import { CortexJobs } from './settings/cortex_jobs.js';
 import { CortexPins } from './settings/cortex_pins.js';
 import { CortexProposals } from './settings/cortex_proposals.js';
 import { CortexSleep } from './settings/cortex_sleep.js';
+import { AboutYouSettings } from './settings/about_you.js';
 import { GeneralSettings } from './settings/general.js';
 import { PersonaSettings } from './settings/personas.js';
 import { t } from './lib/i18n.js';
@@ -81,6 +82,11 @@ const jobs = new CortexJobs({
   onReview: (proposalId) => proposals.reveal(proposalId).catch(report),
 });
 const general = new GeneralSettings();
+// The name under General is the default user persona's name (docs/about-you.md): keep it shown.
+const aboutYou = new AboutYouSettings({ onChange: (items) => {
+  const chosen = items.find((item) => item.is_default);
+  if (chosen) byId('set-user-name').value = chosen.name;
+} });
 const personas = new PersonaSettings({ onChange: (list) => personasChanged(list) });
 
 function report(err) {
@@ -120,7 +126,7 @@ personaSelect.addEventListener('change', async () => {
 
 async function start() {
   if (params.get('view') === 'history') history.revealDiff();
-  await Promise.all([general.load(), personas.load(), jobs.load(), applyLimits()]);
+  await Promise.all([general.load(), aboutYou.load(), personas.load(), jobs.load(), applyLimits()]);
   if (params.get('view') !== 'history' && window.location.hash) {
     document.getElementById(window.location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }

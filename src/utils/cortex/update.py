@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
+from ..storage import user_personas
 from ..storage.personas import get_persona
 from ..storage.settings import get_setting
 from . import jobs, pins, provenance
@@ -132,8 +133,8 @@ class CortexUpdateService:
         staged, shown, review = self.staged_run(persona_id)
         files = {f.filename: f for f in shown}
         messages = _messages(conn, persona_id, message_range)
-        system, user = build_prompt(persona, prompts.user_name_for(persona, app, language),
-                                    files, messages, language, self._clock())
+        people = _people(conn, persona, app, language, messages)
+        system, user = build_prompt(persona, people, files, messages, language, self._clock())
         toolbox = CortexToolbox(self._cortex, staged, follow_files=not review)
         prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
         config = RequestConfig(system_prompt=system, messages=[{"role": "user", "content": [prompt]}],
@@ -213,22 +214,42 @@ class CortexUpdateService:
                 "retryable": retryable, "attempted": toolbox.staged.attempted()}
 
 
-def build_prompt(persona: dict, user_name: str, files: dict, messages: list[dict],
+def _people(conn, persona: dict, app: dict, language: str,
+            messages: list[dict]) -> dict[str | None, tuple[str, str]]:
+    """`(name, description)` of the person in each session of the range (its user persona,
+    docs/about-you.md); key None is the one the prompt speaks of: the person of the newest
+    message (the conversation just had), else the default."""
+    people = {sid: prompts.user_for(persona, app, language, user_personas.of_session(conn, sid))
+              for sid in {m["session_id"] for m in messages}}
+    newest = max(messages, key=lambda m: m["id"])["session_id"] if messages else None
+    people[None] = people[newest] if newest else prompts.user_for(
+        persona, app, language, user_personas.get_default(conn))
+    return people
+
+
+def build_prompt(persona: dict, people: str | dict, files: dict, messages: list[dict],
                  language: str, now: datetime) -> tuple[str, str]:
-    """The system prompt (role and rules) and the user message (files and conversation)."""
+    """The system prompt (role and rules) and the user message (files and conversation);
+    `people` is a plain user name or `_people`'s map of each session's person."""
+    if isinstance(people, str):
+        people = {None: (people, "")}
     system, user = prompts.load_prompt("cortex_update", language).split(USER_MARKER, 1)
+    user_name, user_description = people[None]
     values = {
         "char_name": persona.get("name") or persona.get("id", ""),
         "char_description": (persona.get("description") or "").strip(),
         "user_name": user_name,
+        "user_description": prompts.fence(user_description),
         "today": format_day(now, language),
         "today_date": f"{now:%Y-%m-%d}",
         "files": "\n\n".join(render_file(files[name])
                              for name in CORTEX_FILES if name in files),
-        "conversation": render_conversation(messages, persona.get("name") or "", user_name, now),
+        "conversation": render_conversation(messages, persona.get("name") or "", user_name, now,
+                                            {sid: pair[0] for sid, pair in people.items()}),
         "message_count": str(len(messages)),
     }
-    flags = {"char_description": bool(values["char_description"])}
+    flags = {"char_description": bool(values["char_description"]),
+             "user_description": bool(user_description)}
     return (prompts.render(system, values, flags).strip(),
             prompts.render(user, values, flags).strip())
 
@@ -246,15 +267,17 @@ def render_file(file) -> str:
 
 
 def render_conversation(messages: list[dict], char_name: str, user_name: str,
-                        now: datetime) -> str:
-    """The messages as `[date time] name: text` lines, one block per session."""
+                        now: datetime, names: dict | None = None) -> str:
+    """The messages as `[date time] name: text` lines, one block per session; `names` gives a
+    session's own user name (its user persona) where it differs from `user_name`."""
     blocks, session = [], None
     for message in messages:
         if message["session_id"] != session:
             session = message["session_id"]
             title = " ".join((message.get("title") or "").split())
             blocks.append(f'--- session "{prompts.fence(title)}" ---' if title else "--- session ---")
-        name = user_name if message["role"] == "user" else char_name
+        person = (names or {}).get(message["session_id"]) or user_name
+        name = person if message["role"] == "user" else char_name
         cut = " (reply interrupted)" if message.get("status") == "incomplete" else ""
         stamp = _local(message["created_at"], now)
         blocks.append(f"[{stamp}] {name}{cut}: {prompts.fence(message['content'])}")

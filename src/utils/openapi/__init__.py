@@ -16,10 +16,12 @@ from . import (
     portability,
     search,
     settings,
+    user_personas,
     world,
 )
 
-_AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world)
+_AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world,
+          user_personas)
 _DESCRIPTION = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "

@@ -73,6 +73,9 @@ SCHEMAS = {
         "active_leaf_id": nullable({"type": "integer", "minimum": 1,
                                     "description": "The last message of the active branch."}),
         "greeting_index": _GREETING_INDEX,
+        "user_persona_id": nullable({"type": "integer", "minimum": 1, "description":
+                                     "The user persona the conversation uses (\"About you\");"
+                                     " null: it follows the default (docs/about-you.md)."}),
         "imported": {"type": "boolean", "description": "Made by a chat import: it opens with its "
                      "own first message, without the persona's greeting."},
     }, required=("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
@@ -197,16 +200,21 @@ def _sessions() -> dict:
                              {"200": page, **errors("400", "404")}, parameters=[before, limit]),
             "patch": operation(
                 "renameSession", "sessions",
-                "Rename the session, or pick its greeting (before the first message).",
+                "Rename the session, pick its greeting (before the first message) or its user "
+                "persona.",
                 {"200": json_response("The changed session.", ref("Session")),
                  **errors("400", "404", "409")}, write=True,
                 description="`{title}` renames; `{greeting_index}` alone picks the greeting "
-                            "(`409 conversation_started` once the session has messages).",
+                            "(`409 conversation_started` once the session has messages); "
+                            "`{user_persona_id}` alone picks who the person is in it (null: "
+                            "the default).",
                 requestBody=json_body({"oneOf": [
                     obj({"title": {"type": "string", "minLength": 1, "maxLength": 120}},
                         required=("title",), additional=False),
                     obj({"greeting_index": _GREETING_INDEX}, required=("greeting_index",),
-                        additional=False)]})),
+                        additional=False),
+                    obj({"user_persona_id": nullable({"type": "integer", "minimum": 1})},
+                        required=("user_persona_id",), additional=False)]})),
             "delete": operation("deleteSession", "sessions", "Delete the session and its messages.",
                                 {"200": json_response("Deleted.", ref("Deleted")),
                                  **errors("400", "404")}, write=True),

@@ -6,7 +6,11 @@ from datetime import datetime
 
 from ..api_request.types import RequestConfig
 from ..cortex.settings import load_cortex_settings
-from ..storage import messages as message_store, personas as persona_store
+from ..storage import (
+    messages as message_store,
+    personas as persona_store,
+    user_personas as user_persona_store,
+)
 from . import greetings, prompt_builder as prompts, world_info
 
 log = logging.getLogger(__name__)
@@ -31,10 +35,11 @@ class ChatPrompt:
             persona, session.get("greeting_index") or 0)  # an import opens with its own message
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        user_name = prompts.user_name_for(persona, app, language)
+        user_persona = user_persona_store.of_session(conn, session["id"])
+        user_name, about = prompts.user_for(persona, app, language, user_persona)
         cortex, used = self._cortex_text(persona["id"])
         message_store.set_cortex_revisions(conn, reply_id, used)
-        card_user = prompts.card_user_name(persona, app)
+        card_user = prompts.card_user_for(persona, app, user_persona)
         reply = message_store.get_message(conn, reply_id)
         assert reply is not None  # created before its request is built
         parent = reply["parent_id"]
@@ -43,7 +48,7 @@ class ChatPrompt:
         fired = world_info.fire(conn, persona, user_name, history)
         message_store.set_world_info(conn, reply_id, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
-                                       [hit.content for hit in fired], card_user)
+                                       [hit.content for hit in fired], about, card_user)
         history = prompts.with_post_history(
             history, prompts.post_history_instructions(persona, card_user))
         if prefix.strip() and history:

@@ -1,8 +1,10 @@
 """Chat prompts from the texts in `src/instructions/prompts/` (helpers in `utils/prompts.py`).
 
-The system prompt is a stable prefix (persona and cortex) marked for prompt caching, then what
-changes from turn to turn and so must come after the cache breakpoint: the world info entries the
-conversation activated (docs/world-info.md), then the current time.
+The system prompt is a stable prefix (persona and cortex) marked for prompt caching; then the
+user persona's description, stable per conversation, with a second breakpoint of its own, so
+conversations of the persona under other user personas still hit the first (docs/about-you.md);
+then what changes from turn to turn and so must come after the cache breakpoints: the world info
+entries the conversation activated (docs/world-info.md), then the current time.
 The shared helpers are re-exported so chat code keeps one name for its prompt vocabulary.
 """
 import re
@@ -10,27 +12,31 @@ from datetime import datetime
 
 from ..api_request.types import SystemBlock
 from ..prompts import (
+    card_user_for,
     card_user_name,
     fence,
     language_of,
     load_prompt,
     render,
+    user_for,
     user_name_for,
     weekday,
 )
 from . import card_macros
 
-__all__ = ["CORTEX_KEYS", "card_user_name", "fence", "format_time", "language_of", "load_prompt",
-           "render", "system_blocks", "title_prompt", "user_name_for"]
+__all__ = ["CORTEX_KEYS", "card_user_for", "card_user_name", "fence", "format_time",
+           "language_of", "load_prompt", "render", "system_blocks", "title_prompt", "user_for",
+           "user_name_for"]
 CORTEX_KEYS = ("cortex_memory", "cortex_soul", "cortex_relationship")
 _EMPTY = {"en": "(empty)", "de": "(leer)"}
 
 
 def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
                   language: str, now: datetime, world: list[str] | None = None,
-                  card_user: str | None = None) -> list[SystemBlock]:
-    """The cached persona+cortex prefix, then the world info entries `world` (none: no block),
-    then the current time; `cortex=None` injects nothing.
+                  about: str = "", card_user: str | None = None) -> list[SystemBlock]:
+    """The cached persona+cortex prefix, then the user persona's description `about` (cached
+    too; empty: no block), then the world info entries `world` (none: no block), then the
+    current time; `cortex=None` injects nothing.
 
     Character-card fields are resolved (`{{char}}`, `{{user}}` as `card_user`, default
     `user_name`) and placed in their own sections; `creator_notes` is for people only and never
@@ -47,9 +53,19 @@ def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
     stable = re.sub(r"\n{3,}", "\n\n", stable).strip()
     moment = render(load_prompt("chat_time", language), {"now": format_time(now, language)})
     blocks = [SystemBlock(stable, cache=True)]
+    if about.strip():
+        blocks.append(SystemBlock(about_text(persona, user_name, about, language), cache=True))
     if world:
         blocks.append(SystemBlock(world_text(persona["name"], world, language)))
     return [*blocks, SystemBlock(moment.strip())]
+
+
+def about_text(persona: dict, user_name: str, description: str, language: str) -> str:
+    """The "About <name>" section: the user persona's description, `{{char}}`/`{{user}}`
+    resolved as in the card's text, fenced so it cannot close its tag."""
+    text = card_macros.resolve(description.strip(), card_macros.char_name(persona), user_name)
+    values = {"user_name": user_name, "description": fence(text)}
+    return render(load_prompt("chat_user", language), values).strip()
 
 
 def world_text(char_name: str, entries: list[str], language: str) -> str:

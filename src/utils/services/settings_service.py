@@ -14,6 +14,7 @@ from ..api_request import DEFAULT_MODEL, PROVIDERS, Connection
 from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..logsafe import register_secret
 from ..prompts import LANGUAGES
+from ..storage import user_personas
 from ..storage.settings import get_setting, set_setting
 from . import provider_settings, validation as check
 from .errors import ServiceError, invalid
@@ -72,7 +73,11 @@ class SettingsService:
     def values(self) -> dict:
         """The general settings, defaults filled in (what chat and cortex use); `base_url` is
         the environment's for the provider unless one was set."""
-        merged = self._merge(get_setting(self._db.conn(), SETTINGS_KEY, {}))
+        conn = self._db.conn()
+        merged = self._merge(get_setting(conn, SETTINGS_KEY, {}))
+        default = user_personas.get_default(conn)
+        if default is not None:
+            merged["user_name"] = default["name"]
         if merged["base_url"] is None:
             merged["base_url"] = self._env_base_urls.get(merged["provider"])
         return merged
@@ -134,6 +139,7 @@ class SettingsService:
                                    "was being checked: try again.")
             if cleaned:
                 set_setting(self._db.conn(), SETTINGS_KEY, result)
+                _rename_default(self._db.conn(), cleaned)
         if key is not None:
             self.keys.store(key, *planned)
             log.info("API key for %s stored with its base URL (ending in %s)", planned[0],
@@ -283,6 +289,20 @@ class SettingsService:
                 except ServiceError:
                     log.warning("Ignoring invalid stored setting %s", name)
         return valid
+
+
+def _rename_default(conn, cleaned: dict) -> None:
+    """`user_name` is the default user persona's name once there is one (docs/about-you.md):
+    setting it renames that persona; an empty name cannot, so it is refused (nothing written)."""
+    if "user_name" not in cleaned:
+        return
+    default = user_personas.get_default(conn)
+    if default is None:
+        return
+    if not cleaned["user_name"]:
+        raise invalid("user_name", "is the default user persona's name and cannot be empty "
+                                   "(change it under About you)")
+    user_personas.update(conn, default["id"], {"name": cleaned["user_name"]})
 
 
 def _rejection(result, key: str) -> ServiceError:

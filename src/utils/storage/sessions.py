@@ -12,18 +12,20 @@ from .db import transaction
 _SELECT = (
     "SELECT s.id, s.persona_id, s.title, s.greeting_index, s.created_at, s.updated_at, "
     "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.on_branch = 1) "
-    "AS message_count, s.active_leaf_id, s.imported "
+    "AS message_count, s.active_leaf_id, s.user_persona_id, s.imported "
     "FROM sessions s"
 )
 
 
 def create_session(conn: sqlite3.Connection, session_id: str, persona_id: str,
                    title: str = "", greeting_index: int = 0) -> dict:
-    """Inserts a session; raises sqlite3.IntegrityError for a taken id or an unknown persona."""
+    """Inserts a session that uses the default user persona (if there is one); raises
+    sqlite3.IntegrityError for a taken id or an unknown persona."""
     now = utc_now()
     conn.execute(
-        "INSERT INTO sessions (id, persona_id, title, greeting_index, created_at, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO sessions (id, persona_id, title, greeting_index, created_at, updated_at, "
+        "user_persona_id) VALUES (?, ?, ?, ?, ?, ?, "
+        "(SELECT id FROM user_personas WHERE is_default = 1))",
         (session_id, persona_id, title, greeting_index, now, now),
     )
     created = get_session(conn, session_id)

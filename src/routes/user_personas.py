@@ -1,0 +1,87 @@
+"""User personas, "About you", over REST (DESIGN §16): thin views over UserPersonaService."""
+from flask import Blueprint, Response, jsonify, request
+
+from ..utils.provider import get_user_persona_service
+from ..utils.services.user_personas import user_persona_id
+from .errors import ApiError, json_body
+from .guards import no_body_or_json
+from .portability import uploaded_file
+
+bp = Blueprint("user_personas", __name__, url_prefix="/api/user-personas")
+_FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
+                 "Content-Security-Policy": "default-src 'none'; sandbox"}
+
+
+def _id(value: str) -> int:
+    """A user persona id from the path; 404 before any lookup for anything else."""
+    if not value.isdigit() or not value.isascii() or len(value) > 18 or int(value) < 1:
+        raise ApiError(404, "user_persona_not_found", "No such user persona.")
+    return int(value)
+
+
+@bp.get("")
+def list_user_personas():
+    """Every user persona, the default first, and `default_id`."""
+    return jsonify(get_user_persona_service().list())
+
+
+@bp.post("")
+def create_user_persona():
+    """Creates a user persona (the default when it is the first or `is_default`); 201."""
+    return jsonify(get_user_persona_service().create(json_body())), 201
+
+
+@bp.get("/<upid>")
+def get_user_persona(upid: str):
+    return jsonify(get_user_persona_service().get(_id(upid)))
+
+
+@bp.patch("/<upid>")
+def update_user_persona(upid: str):
+    """Changes `name` and/or `description`."""
+    upid_ = _id(upid)
+    return jsonify(get_user_persona_service().update(upid_, json_body()))
+
+
+@bp.delete("/<upid>")
+def delete_user_persona(upid: str):
+    """Deletes it; the conversations that used it follow the default again."""
+    upid_ = _id(upid)
+    no_body_or_json()
+    return jsonify(get_user_persona_service().delete(upid_))
+
+
+@bp.put("/default")
+def set_default():
+    """Makes `{"id"}` the default user persona; returns the list."""
+    body = json_body()
+    if set(body) != {"id"}:
+        raise ApiError(400, "validation_error", "id: send exactly {\"id\": <user persona id>}",
+                       field="id")
+    return jsonify(get_user_persona_service().make_default(user_persona_id(body["id"])))
+
+
+@bp.get("/<upid>/avatar")
+def get_avatar(upid: str):
+    """The user persona's avatar image (PNG, JPEG or WebP); 404 when it has none."""
+    avatar = get_user_persona_service().avatar(_id(upid))
+    response = Response(avatar["data"], mimetype=avatar["mime"], headers=_FILE_HEADERS)
+    response.headers["Cache-Control"] = "private, max-age=31536000, immutable" \
+        if request.args.get("v") == avatar["sha256"][:12] else "private, no-cache"
+    response.headers["Content-Disposition"] = "inline"
+    return response
+
+
+@bp.put("/<upid>/avatar")
+def put_avatar(upid: str):
+    """Sets the avatar from an uploaded picture (re-encoded); returns the user persona."""
+    upid_ = _id(upid)
+    return jsonify(get_user_persona_service().set_avatar(upid_, uploaded_file(kind="picture")))
+
+
+@bp.delete("/<upid>/avatar")
+def delete_avatar(upid: str):
+    """Removes the avatar; returns the user persona."""
+    upid_ = _id(upid)
+    no_body_or_json()
+    return jsonify(get_user_persona_service().delete_avatar(upid_))
