@@ -67,7 +67,12 @@ def export_agent_file(pid: str):
 @bp.get("/personas/<pid>/avatar")
 def get_avatar(pid: str):
     """The persona's avatar image (PNG, JPEG or WebP); 404 when it has none."""
-    avatar = get_card_service().avatar(persona_id(pid))
+    return avatar_response(get_card_service().avatar(persona_id(pid)))
+
+
+def avatar_response(avatar: dict) -> Response:
+    """A stored avatar as an inline image, cached for good when the URL names its hash (`?v=`,
+    the first 12 hex digits), else revalidated; sandboxed like every file we serve."""
     response = Response(avatar["data"], mimetype=avatar["mime"], headers=_FILE_HEADERS)
     response.headers["Cache-Control"] = "private, max-age=31536000, immutable" \
         if request.args.get("v") == avatar["sha256"][:12] else "private, no-cache"

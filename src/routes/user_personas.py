@@ -1,15 +1,13 @@
 """User personas, "About you", over REST (DESIGN §16): thin views over UserPersonaService."""
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, jsonify
 
 from ..utils.provider import get_user_persona_service
 from ..utils.services.user_personas import user_persona_id
 from .errors import ApiError, json_body
 from .guards import no_body_or_json
-from .portability import uploaded_file
+from .portability import avatar_response, uploaded_file
 
 bp = Blueprint("user_personas", __name__, url_prefix="/api/user-personas")
-_FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
-                 "Content-Security-Policy": "default-src 'none'; sandbox"}
 
 
 def _id(value: str) -> int:
@@ -64,12 +62,7 @@ def set_default():
 @bp.get("/<upid>/avatar")
 def get_avatar(upid: str):
     """The user persona's avatar image (PNG, JPEG or WebP); 404 when it has none."""
-    avatar = get_user_persona_service().avatar(_id(upid))
-    response = Response(avatar["data"], mimetype=avatar["mime"], headers=_FILE_HEADERS)
-    response.headers["Cache-Control"] = "private, max-age=31536000, immutable" \
-        if request.args.get("v") == avatar["sha256"][:12] else "private, no-cache"
-    response.headers["Content-Disposition"] = "inline"
-    return response
+    return avatar_response(get_user_persona_service().avatar(_id(upid)))
 
 
 @bp.put("/<upid>/avatar")
