@@ -7,7 +7,7 @@ from tests.security.conftest import TOKEN, fill_path
 
 VALUES = {"pid": "default", "sid": "0123456789abcdef", "mid": 1, "filename": "memory.md", "rev": 1,
           "job_id": "0" * 32, "proposal_id": "0" * 32, "entry_id": 1,
-          "bid": 1, "eid": 1}
+          "bid": 1, "eid": 1, "upid": 1}
 OPEN = {("GET", "/healthz"), ("GET", "/signin"), ("POST", "/signin"), ("POST", "/signout")}
 OPEN_PATHS = {path for _, path in OPEN}
 SIGNIN_ASSETS = ("css/base.css", "css/signin.css", "js/signin.js", "img/icon.svg")

@@ -17,7 +17,7 @@ def values(client) -> dict:
     pid = client.post("/api/personas", json={"name": "Target"}).get_json()["id"]
     sid = client.post("/api/sessions", json={"persona_id": pid}).get_json()["id"]
     return {"pid": pid, "sid": sid, "mid": 1, "filename": "memory.md", "rev": 1,
-            "job_id": "0" * 32, "proposal_id": "0" * 32, "entry_id": 1, "bid": 1, "eid": 1}
+            "job_id": "0" * 32, "proposal_id": "0" * 32, "entry_id": 1, "bid": 1, "eid": 1, "upid": 1}
 
 
 def _state_changing(app, values):
