@@ -151,7 +151,7 @@ def process_run_delay(pid: int) -> float:
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             total += run_delay(pid, int(tid))
-        except FileNotFoundError:  # the thread ended meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile
             continue
     return total
 
