@@ -24,6 +24,7 @@ from .routes import (
     cortex_review,
     cortex_sleep,
     health,
+    learn,
     limits,
     messages,
     openapi,
@@ -47,7 +48,7 @@ BLUEPRINTS = (access.bp,  # first: its checks run before every other request hoo
               health.bp, pages.bp, chat.bp, personas.bp, sessions.bp, cortex.bp, settings.bp,
               messages.bp, branches.bp, cortex_jobs.bp, cortex_review.bp, cortex_sleep.bp,
               limits.bp, search.bp, openapi.bp, portability.bp, world.bp,
-              user_personas.bp)
+              user_personas.bp, learn.bp)
 
 
 def create_app(config: dict | None = None) -> Flask:

@@ -34,6 +34,7 @@ from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
+from .services.history_learning import HistoryLearning
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.secrets import SecretStore
@@ -185,8 +186,9 @@ def _build_cortex_updates(config, services: dict) -> dict:
         worker.start(tick=lambda: (trigger.scan_idle(), trigger.scan_retractions(),
                                    sleep.scan()))
         atexit.register(worker.stop)
+    learning = HistoryLearning(db, update, worker, trigger, services["settings"])
     return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger,
-            "job_owner": owner, "proposals": proposals, "sleep": sleep}
+            "job_owner": owner, "proposals": proposals, "sleep": sleep, "learning": learning}
 
 
 def _build_chat_service(services: dict) -> ChatService:
@@ -334,6 +336,11 @@ def get_proposal_service(app: Flask | None = None) -> ProposalService:
 def get_sleep_schedule(app: Flask | None = None) -> SleepSchedule:
     """Consolidation ("sleep"): when it is due, and "consolidate now"."""
     return _get("sleep", app)
+
+
+def get_history_learning(app: Flask | None = None) -> HistoryLearning:
+    """Learning from an imported history: estimate, start, progress, cancel."""
+    return _get("learning", app)
 
 
 def get_access_gate(app: Flask | None = None) -> AccessGate:

@@ -21,7 +21,9 @@ FINISHED = ("done", "failed")
 _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, error_message, "
             "retryable, message_from, message_to, created_at, started_at, finished_at, attempted, "
             "lease_until, reason, proposal_id")
-REASONS = ("threshold", "idle", "manual", "reconcile", "consolidate")
+REASONS = ("threshold", "idle", "manual", "reconcile", "consolidate", "learn")
+# A queued job of each kind may wait beside the others (index cortex_jobs_one_queued, 0043).
+_KIND = "CASE reason WHEN 'consolidate' THEN 1 WHEN 'learn' THEN 2 ELSE 0 END"
 
 
 def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manual",
@@ -30,11 +32,11 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
     created now. A consolidation (`reason` "consolidate") queues beside a regular update; a
     reconciliation joins a queued update (which then reconciles first) and shows as `reconcile`."""
     reason = reason or trigger
-    if reason not in REASONS:
+    if reason not in REASONS or reason == "learn":
         raise ValueError(f"unknown job reason {reason!r}")
     with transaction(conn):
-        queued = _one(conn, "persona_id = ? AND status = 'queued' AND "
-                      "(reason = 'consolidate') = ?", (persona_id, reason == "consolidate"))
+        queued = _one(conn, f"persona_id = ? AND status = 'queued' AND {_KIND} = ?",
+                      (persona_id, 1 if reason == "consolidate" else 0))
         if queued:
             if reason == "reconcile" and queued["reason"] != "reconcile":
                 conn.execute("UPDATE cortex_jobs SET reason = 'reconcile' WHERE id = ?",
@@ -51,6 +53,28 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
         return created, True
 
 
+def enqueue_learn(conn: sqlite3.Connection, persona_id: str,
+                  message_range: tuple[int, int]) -> dict:
+    """Queues a learn job (inside the caller's transaction) over the imported messages
+    `message_range`: a running job's range is what a retraction meanwhile is checked against
+    (retractions.py), and a learn job never moves the processed mark (learn_run.py)."""
+    job_id = uuid.uuid4().hex
+    conn.execute("INSERT INTO cortex_jobs (id, persona_id, status, trigger, reason, created_at, "
+                 "message_from, message_to) VALUES (?, ?, 'queued', 'manual', 'learn', ?, ?, ?)",
+                 (job_id, persona_id, utc_now(), *message_range))
+    created = get_job(conn, job_id)
+    assert created is not None  # inserted just above
+    return created
+
+
+def covered_to(job: dict | None) -> int:
+    """The last message id a running job's regular update covers (0 for none, a learn run or a
+    consolidation, which read no new chat)."""
+    if job is None or job.get("reason") in ("learn", "consolidate"):
+        return 0
+    return job["message_to"] or 0
+
+
 def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None, *,
                    owner: str | None = None, lease_seconds: float = 0.0) -> dict | None:
     """Marks the oldest queued job of a persona with no running job as running, and returns it.
@@ -62,13 +86,16 @@ def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None, 
     """
     with transaction(conn):
         row = conn.execute(
-            "SELECT id, persona_id, reason FROM cortex_jobs q WHERE status = 'queued' AND NOT EXISTS ("
+            "SELECT id, persona_id, reason, message_from, message_to FROM cortex_jobs q WHERE status = 'queued' AND NOT EXISTS ("
             "SELECT 1 FROM cortex_jobs r WHERE r.persona_id = q.persona_id AND r.status = 'running'"
             ") ORDER BY created_at, rowid LIMIT 1").fetchone()
         if row is None:
             return None
-        first, last = (plan(row["persona_id"]) if plan and row["reason"] != "consolidate"
-                       else None) or (None, None)
+        if row["reason"] == "learn":  # its range was fixed when it was queued
+            first, last = row["message_from"], row["message_to"]
+        else:
+            first, last = (plan(row["persona_id"]) if plan and row["reason"] != "consolidate"
+                           else None) or (None, None)
         conn.execute("UPDATE cortex_jobs SET status = 'running', started_at = ?, message_from = ?, "
                      "message_to = ?, claimed_by = ?, owner = ?, lease_until = ? WHERE id = ?",
                      (now or utc_now(), first, last, os.getpid(), owner,
@@ -164,8 +191,9 @@ def active_jobs(conn: sqlite3.Connection, persona_id: str) -> dict:
 
 
 def last_finished_job(conn: sqlite3.Connection, persona_id: str) -> dict | None:
-    """The persona's most recently finished job, or None."""
-    rows = _select(conn, "persona_id = ? AND status IN ('done', 'failed') "
+    """The persona's most recently finished job other than a learn run (whose failure, e.g.
+    cancelled, says nothing about the upstream the automatic triggers back off from), or None."""
+    rows = _select(conn, "persona_id = ? AND status IN ('done', 'failed') AND reason != 'learn' "
                    "ORDER BY finished_at DESC, rowid DESC LIMIT 1", (persona_id,))
     return rows[0] if rows else None
 

@@ -62,7 +62,7 @@ class CortexTrigger:
         last = jobs.last_processed_id(conn, persona_id)
         active = jobs.active_jobs(conn, persona_id)
         running = active["running"]
-        covered = max(last, running["message_to"] or 0) if running else last
+        covered = max(last, jobs.covered_to(running))
         unprocessed = _count_after(conn, persona_id, last)
         pending = unprocessed if covered == last else _count_after(conn, persona_id, covered)
         current = active["queued"] or running
@@ -145,7 +145,7 @@ class CortexTrigger:
             if persona_id in queued or jobs.seconds_since(row["last_at"], now) < idle_seconds:
                 continue
             running = jobs.active_jobs(conn, persona_id)["running"]
-            if running and (running["message_to"] or 0) >= row["last_id"]:
+            if jobs.covered_to(running) >= row["last_id"]:
                 continue
             if self._backing_off(persona_id, now):
                 continue

@@ -21,6 +21,7 @@ from ..storage.settings import get_setting
 from . import jobs, pins, provenance
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
+from .learn_run import LearnRunner
 from .paths import CORTEX_FILES, validate_persona_id
 from .persona_settings import review_mode
 from .personas_lookup import persona_exists
@@ -55,6 +56,7 @@ class CortexUpdateService:
         self.proposals = proposals or ProposalService(cortex_service, db)
         self.consolidation = ConsolidationService(self)
         self.reconciliation = ReconcileService(self)
+        self.learning = LearnRunner(self)
         self.api, self.cortex, self.db, self.default_model = api_client, cortex_service, db, \
             default_model
         self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
@@ -126,25 +128,34 @@ class CortexUpdateService:
         return self._finish(persona_id, job_id, message_range, toolbox, response, sources)
 
     def _call_model(self, persona_id: str, job_id: str, message_range: tuple[int, int]):
+        staged, shown, review = self.staged_run(persona_id)
+        messages = _messages(self._db.conn(), persona_id, message_range)
+        config = self.request_for(persona_id, {f.filename: f for f in shown}, messages)
+        toolbox = CortexToolbox(self._cortex, staged, follow_files=not review)
+        log.info("Cortex update %s for %s: messages %d..%d", job_id, persona_id, *message_range)
+        return (toolbox, self._api.tool_request(config, toolbox),
+                [provenance.source_of(m) for m in messages])
+
+    def request_for(self, persona_id: str, files: dict, messages: list[dict]) -> RequestConfig:
+        """The update request showing `files` (as the model sees them) and the conversation
+        `messages`; a learn run (learn_run.py) sends one per window of an imported history."""
         conn = self._db.conn()
         app = self._settings() or {}
         persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        staged, shown, review = self.staged_run(persona_id)
-        files = {f.filename: f for f in shown}
-        messages = _messages(conn, persona_id, message_range)
         people = _people(conn, persona, app, language, messages)
         system, user = build_prompt(persona, people, files, messages, language, self._clock())
-        toolbox = CortexToolbox(self._cortex, staged, follow_files=not review)
         prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
-        config = RequestConfig(system_prompt=system, messages=[{"role": "user", "content": [prompt]}],
-                               model=app.get("cortex_model") or persona.get("model")
-                               or app.get("model") or self._default_model,
-                               max_tokens=MAX_TOKENS, tools=tool_definitions(),
-                               request_type="cortex_update")
-        log.info("Cortex update %s for %s: messages %d..%d", job_id, persona_id, *message_range)
-        return (toolbox, self._api.tool_request(config, toolbox),
-                [provenance.source_of(m) for m in messages])
+        return RequestConfig(system_prompt=system, messages=[{"role": "user", "content": [prompt]}],
+                             model=self.model_for(persona), max_tokens=MAX_TOKENS,
+                             tools=tool_definitions(), request_type="cortex_update")
+
+    def model_for(self, persona: dict) -> str:
+        """The model a cortex run of `persona` uses: the cortex model setting, else the
+        persona's own model, else the chat model."""
+        app = self._settings() or {}
+        return (app.get("cortex_model") or persona.get("model") or app.get("model")
+                or self._default_model)
 
     def staged_run(self, persona_id: str):
         """(staged copy, files as the model sees them, review mode) for a run starting now: in

@@ -69,6 +69,12 @@ class CortexWorker:
             self._cond.notify_all()
         return job, created
 
+    def wake(self) -> None:
+        """Wakes the background loop for a job queued without `enqueue` (a learn run)."""
+        with self._cond:
+            self._wake = True
+            self._cond.notify_all()
+
     def run_pending(self) -> list[dict]:
         """Runs queued jobs in this thread until none is left; returns the finished jobs."""
         finished = []
@@ -141,6 +147,8 @@ class CortexWorker:
         try:
             if job.get("reason") == "consolidate":
                 result = self._update.consolidate(job["persona_id"], job["id"])
+            elif job.get("reason") == "learn":
+                result = self._update.learning.run(job)
             else:
                 result = self._update_job(job)
         except Exception:

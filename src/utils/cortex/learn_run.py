@@ -1,0 +1,128 @@
+"""LearnRunner: a learn job reads an imported history in windows, all-or-nothing.
+
+Each window goes through the regular update request (`CortexUpdateService.request_for`: the
+persona, the files with their meters, the window's messages fenced as data, the four tools);
+all windows edit ONE staged copy, so window k sees what windows 1..k-1 learned. Nothing is
+applied until the last window succeeded: then one `apply_staged` makes the whole run visible
+(one `ai` revision per changed file, anchored to every imported message the run read), or in
+review mode one proposal holds it. A cancel request is read before every window and again by
+the apply's guard, inside the transaction that would record the revisions; a failure, a cancel,
+a lost lease or a killed process therefore leaves the cortex exactly as it was. A learn run never
+moves the processed mark: imported messages are not part of the regular update's count.
+"""
+import logging
+from dataclasses import replace
+
+from . import jobs, learn_runs, provenance
+from .errors import PersonaNotFound
+from .personas_lookup import persona_exists
+from .settings import load_cortex_settings
+from .staged_apply import NotApplied
+from .staging import StagingConflict
+from .tools import CortexToolbox
+
+log = logging.getLogger(__name__)
+
+
+class LearnRunner:
+    """Runs learn jobs (reason `learn`) through the update service's request and staging."""
+
+    def __init__(self, update):
+        self._update = update
+
+    def run(self, job: dict) -> dict:
+        """Reads every window of the job's imported session, then applies (or proposes) the
+        result as one group; returns the worker's result dict."""
+        conn, job_id, pid = self._update.db.conn(), job["id"], job["persona_id"]
+        run = learn_runs.get_run(conn, job_id)
+        if run is None:
+            return _failed("internal_error", "The learn run has no record.", retryable=False)
+        if not load_cortex_settings(conn)["enabled"]:
+            return _failed("cortex_disabled", "The cortex is disabled in the settings.",
+                           retryable=False)
+        if not getattr(self._update.api, "is_ready", False):
+            return _failed("not_configured", "No API key configured: add one in Settings.",
+                           retryable=False)
+        windows = self.windows(run["session_id"], run["window_messages"])
+        learn_runs.set_windows(conn, job_id, len(windows), sum(map(len, windows)))
+        staged, shown, review = self._update.staged_run(pid)
+        sources: list[dict] = []
+        summaries: list[str] = []
+        usage: dict[str, int] = {}
+        for index, window in enumerate(windows):
+            if learn_runs.cancelled(conn, job_id):
+                return _cancelled(staged, usage)
+            files = {f.filename: replace(f, content=staged.file(f.filename).content,
+                                         chars=len(staged.file(f.filename).content))
+                     for f in shown}
+            toolbox = CortexToolbox(self._update.cortex, staged, follow_files=not review)
+            log.info("Learn run %s for %s: window %d of %d (messages %d..%d)", job_id, pid,
+                     index + 1, len(windows), window[0]["id"], window[-1]["id"])
+            response = self._update.api.tool_request(
+                self._update.request_for(pid, files, window), toolbox)
+            _add_usage(usage, response.usage)
+            if not response.success:
+                code = response.error or "api_error"
+                return self._update.failed(pid, job_id, toolbox, code, response.error_message,
+                                           bool(response.retryable), usage)
+            sources += [provenance.source_of(m) for m in window]
+            if (response.content or "").strip():
+                summaries.append(response.content.strip())
+            learn_runs.note_progress(conn, job_id, index + 1)
+        return self._finish(job, staged, review, sources, summaries, usage)
+
+    def windows(self, session_id: str, window_messages: int) -> list[list[dict]]:
+        """The session's imported active branch cut into windows (learn_runs.split_windows)."""
+        from .update import MAX_CONVERSATION_CHARS
+        messages = learn_runs.imported_branch(self._update.db.conn(), session_id)
+        return learn_runs.split_windows(messages, window_messages, MAX_CONVERSATION_CHARS)
+
+    def _finish(self, job, staged, review, sources, summaries, usage) -> dict:
+        job_id, pid = job["id"], job["persona_id"]
+        summary = "Learned from an imported history" + (
+            ": " + " ".join(summaries) if summaries else ".")
+        guard = _guard(pid, job_id)
+        try:
+            if review:
+                proposal_id = self._update.proposals.propose(
+                    staged, job_id=job_id, kind="update", summary=summary, usage=usage,
+                    guard=guard, sources=sources)
+                return {"success": True, "summary": summary, "usage": usage, "files": [],
+                        "proposal_id": proposal_id}
+            revisions = self._update.cortex.apply_staged(
+                staged, job_id=job_id, message_range=None, summary=summary,
+                outcome={"summary": summary, "usage": usage}, guard=guard, sources=sources)
+        except StagingConflict as err:
+            return _failed("edit_conflict", f"{err.filename} was edited while learning ran and "
+                           "its edits no longer fit; nothing was applied. Start again.",
+                           attempted=staged.attempted(), usage=usage)
+        except (NotApplied, PersonaNotFound):
+            if learn_runs.cancelled(self._update.db.conn(), job_id):
+                return _cancelled(staged, usage)
+            return _failed("interrupted", "The learn run lost its job (persona deleted or lease "
+                           "expired); nothing was applied.", attempted=staged.attempted(),
+                           usage=usage)
+        return {"success": True, "summary": summary, "usage": usage, "files": list(revisions)}
+
+
+def _guard(persona_id: str, job_id: str):
+    """Applies only while the persona exists, the job holds its lease and nobody cancelled."""
+    return lambda conn: (persona_exists(conn, persona_id) and jobs.still_running(conn, job_id)
+                         and not learn_runs.cancelled(conn, job_id))
+
+
+def _add_usage(total: dict, usage: dict | None) -> None:
+    for key, value in (usage or {}).items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            total[key] = total.get(key, 0) + value
+
+
+def _cancelled(staged, usage: dict) -> dict:
+    return _failed("cancelled", learn_runs.CANCELLED_MESSAGE, retryable=False,
+                   attempted=staged.attempted(), usage=usage)
+
+
+def _failed(code: str, message: str, *, retryable: bool = True, attempted=None,
+            usage=None) -> dict:
+    return {"success": False, "error": code, "error_message": message, "retryable": retryable,
+            "attempted": attempted, "usage": usage or None, "files": []}

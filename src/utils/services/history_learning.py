@@ -1,0 +1,125 @@
+"""HistoryLearning: "learn from this history" for an imported conversation (issue 24).
+
+The routes' one entry point: it checks the session (it must exist and be imported), estimates
+(windows, tokens, cost) before anything runs, queues the learn job (a cortex job with reason
+`learn`, run by the cortex worker through `cortex/learn_run.py`), reports its progress and
+cancels it. One learn run per persona at a time; a second request while one is queued or
+running is a conflict rather than a second run over the same history.
+"""
+import json
+
+from ..cortex import learn_runs
+from ..cortex.settings import load_cortex_settings
+from ..cortex.update import MAX_TOKENS
+from ..storage.personas import get_persona
+from ..storage.sessions import get_session
+from . import learn_cost
+from .errors import ServiceError, invalid, not_found
+
+MIN_WINDOW, MAX_WINDOW = 2, 200
+_MESSAGE_OVERHEAD = 10  # tokens of "[2024-06-06 15:14] Name: " and the blank line after it
+
+
+class HistoryLearning:
+    """Estimate, start, progress and cancel of learn runs over imported sessions."""
+
+    def __init__(self, db, update, worker, trigger, settings):
+        self._db, self._update, self._worker = db, update, worker
+        self._trigger, self._settings = trigger, settings
+
+    def status(self, session_id: str) -> dict:
+        """`{session_id, persona_id, run}`: the session's newest learn run (or null)."""
+        session = self._imported(session_id)
+        run = learn_runs.latest_run(self._db.conn(), session_id)
+        return {"session_id": session_id, "persona_id": session["persona_id"],
+                "run": run_view(run) if run else None}
+
+    def estimate(self, session_id: str, window_messages=None) -> dict:
+        """What learning from the session would take: windows, tokens and cost."""
+        session = self._imported(session_id)
+        size = self._window_size(window_messages)
+        windows = self._update.learning.windows(session_id, size)
+        persona = get_persona(self._db.conn(), session["persona_id"]) or {}
+        fixed = self._fixed_tokens(session["persona_id"])
+        own = [sum(learn_cost.estimate_tokens(m["content"]) + _MESSAGE_OVERHEAD for m in window)
+               for window in windows]
+        provider = self._settings.values().get("provider") or "anthropic"
+        result = learn_cost.estimate(own, fixed, provider, self._update.model_for(persona),
+                                     MAX_TOKENS)
+        return {"session_id": session_id, "persona_id": session["persona_id"],
+                "window_messages": size, "messages": sum(map(len, windows)), **result}
+
+    def start(self, session_id: str, window_messages=None) -> dict:
+        """Queues the learn run; the run's view (status `queued`)."""
+        session = self._imported(session_id)
+        size = self._window_size(window_messages)
+        conn = self._db.conn()
+        if not load_cortex_settings(conn)["enabled"]:
+            raise ServiceError(409, "cortex_disabled",
+                               "The cortex is disabled: enable it in the settings first.")
+        windows = self._update.learning.windows(session_id, size)
+        if not windows:
+            raise ServiceError(409, "nothing_to_learn",
+                               "This conversation has no imported messages on its active branch.")
+        run = learn_runs.create_run(conn, session["persona_id"], session_id, size,
+                                    (windows[0][0]["id"], windows[-1][-1]["id"]), len(windows),
+                                    sum(map(len, windows)))
+        if run is None:
+            raise ServiceError(409, "learn_in_progress",
+                               "This persona is already learning from a history; wait for it "
+                               "to finish or cancel it.")
+        self._worker.wake()
+        return run_view(run)
+
+    def cancel(self, session_id: str) -> dict:
+        """Cancels the session's queued or running learn run; nothing it read is applied."""
+        self._imported(session_id)
+        conn = self._db.conn()
+        run = learn_runs.latest_run(conn, session_id)
+        if run is None or learn_runs.request_cancel(conn, run["job_id"]) == "finished":
+            raise ServiceError(409, "learn_not_running",
+                               "No learning from this conversation is queued or running.")
+        return run_view(learn_runs.get_run(conn, run["job_id"]) or run)
+
+    def _imported(self, session_id: str) -> dict:
+        session = get_session(self._db.conn(), session_id)
+        if session is None:
+            raise not_found("session", session_id)
+        if not session.get("imported"):
+            raise ServiceError(409, "not_imported",
+                               "Only an imported conversation can be learned from this way; "
+                               "the memory learns from your own chats by itself.")
+        return session
+
+    def _window_size(self, value) -> int:
+        if value is None:
+            return min(MAX_WINDOW, max(MIN_WINDOW, self._trigger.threshold()[1]))
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or not MIN_WINDOW <= value <= MAX_WINDOW:
+            raise invalid("window_messages", f"must be an integer from {MIN_WINDOW} to "
+                                             f"{MAX_WINDOW}")
+        return value
+
+    def _fixed_tokens(self, persona_id: str) -> int:
+        """Tokens of one update request without its conversation (prompt, files, tools)."""
+        files = {f.filename: f for f in self._update.cortex.read_all_info(persona_id)}
+        config = self._update.request_for(persona_id, files, [])
+        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema}
+                 for t in config.tools or []]
+        text = config.system_prompt + json.dumps(config.messages) + json.dumps(tools)
+        return learn_cost.estimate_tokens(text)
+
+
+def run_view(run: dict) -> dict:
+    """A learn run as the API shows it."""
+    job = run["job"] or {}
+    return {"job_id": run["job_id"], "session_id": run["session_id"],
+            "persona_id": run["persona_id"], "status": job.get("status"),
+            "windows": run["windows"], "windows_done": run["windows_done"],
+            "messages": run["messages"], "window_messages": run["window_messages"],
+            "cancel_requested": run["cancel_requested"],
+            "cancelled": job.get("error") == "cancelled",
+            **{key: job.get(key) for key in ("error", "error_message", "proposal_id", "summary",
+                                             "usage", "created_at", "started_at",
+                                             "finished_at")},
+            "files": job.get("files") or []}
