@@ -49,6 +49,7 @@ class LearnRunner:
         sources: list[dict] = []
         summaries: list[str] = []
         usage: dict[str, int] = {}
+        by_file: dict[str, list[dict]] = {}  # file -> the messages of the windows that edited it
         for index, window in enumerate(windows):
             if learn_runs.cancelled(conn, job_id):
                 return _cancelled(staged, usage)
@@ -65,11 +66,14 @@ class LearnRunner:
                 code = response.error or "api_error"
                 return self._update.failed(pid, job_id, toolbox, code, response.error_message,
                                            bool(response.retryable), usage)
-            sources += [provenance.source_of(m) for m in window]
+            anchors = [provenance.source_of(m) for m in window]
+            sources += anchors
+            for name in {change.filename for change in toolbox.changes}:
+                by_file.setdefault(name, []).extend(anchors)
             if (response.content or "").strip():
                 summaries.append(response.content.strip())
             learn_runs.note_progress(conn, job_id, index + 1)
-        return self._finish(job, staged, review, sources, summaries, usage)
+        return self._finish(job, staged, review, (sources, by_file), summaries, usage)
 
     def windows(self, session_id: str, window_messages: int) -> list[list[dict]]:
         """The session's imported active branch cut into windows (learn_runs.split_windows)."""
@@ -77,8 +81,11 @@ class LearnRunner:
         messages = learn_runs.imported_branch(self._update.db.conn(), session_id)
         return learn_runs.split_windows(messages, window_messages, MAX_CONVERSATION_CHARS)
 
-    def _finish(self, job, staged, review, sources, summaries, usage) -> dict:
+    def _finish(self, job, staged, review, anchors, summaries, usage) -> dict:
+        """One apply (or one proposal) for the whole run; each file's revision is anchored to
+        the windows that edited it (a proposal, accepted as one, to every window read)."""
         job_id, pid = job["id"], job["persona_id"]
+        sources, by_file = anchors
         summary = "Learned from an imported history" + (
             ": " + " ".join(summaries) if summaries else ".")
         guard = _guard(pid, job_id)
@@ -91,7 +98,8 @@ class LearnRunner:
                         "proposal_id": proposal_id}
             revisions = self._update.cortex.apply_staged(
                 staged, job_id=job_id, message_range=None, summary=summary,
-                outcome={"summary": summary, "usage": usage}, guard=guard, sources=sources)
+                outcome={"summary": summary, "usage": usage}, guard=guard, sources=sources,
+                sources_for=lambda name: by_file.get(name) or sources)
         except StagingConflict as err:
             return _failed("edit_conflict", f"{err.filename} was edited while learning ran and "
                            "its edits no longer fit; nothing was applied. Start again.",

@@ -40,14 +40,16 @@ class NotApplied(Exception):
 
 def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summary: str = "",
           outcome: dict | None = None, guard=None, review: dict | None = None,
-          archive: bool = False, summary_for=None, sources=(), source_kind: str = "derived",
+          archive: bool = False, summary_for=None, sources=(), sources_for=None,
+          source_kind: str = "derived",
           reverts: dict | None = None, handles=(), job_continues: bool = False) -> dict[str, int]:
     """Applies the staged edits as one group; returns {filename: new revision id}.
 
     `review` ({proposal_id, review}) marks revisions made by accepting a proposal (and the
     proposal's files as accepted in step 3); `archive` keeps what each file loses (a
     consolidation); `summary_for(staged_file)` gives a file its own summary. Each revision is
-    anchored to `sources` (provenance.py, as `source_kind`); `reverts` ({filename: rev}) marks
+    anchored to `sources` (provenance.py, as `source_kind`), or to `sources_for(filename)`
+    when given (a learn run: the windows that edited that file); `reverts` ({filename: rev}) marks
     direct reverts; `handles` (message_changes ids) are marked handled in step 3, and
     `job_continues` leaves the job running (a reconciliation followed by an update).
     Raises StagingConflict if a file changed under edits that cannot be replayed, NotApplied if
@@ -71,8 +73,9 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
                 message_range=message_range, committed=False, review=review,
                 summary=summary_for(f) if summary_for else summary,
                 reverts=(reverts or {}).get(f.filename)) for f in changed}
-            for rev in revs.values():
-                provenance.add_sources(conn, rev, sources, source_kind)
+            for name, rev in revs.items():
+                provenance.add_sources(conn, rev, sources_for(name) if sources_for else sources,
+                                       source_kind)
             row["revisions"] = json.dumps(list(revs.values()))
             row["outcome"] = json.dumps({
                 "summary": summary, **(outcome or {}), "files": [f.filename for f in changed],
