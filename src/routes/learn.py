@@ -46,5 +46,5 @@ def start_learning(sid: str):
 def cancel_learning(sid: str):
     """Cancels the queued or running learn run; nothing it read is applied."""
     sid = session_id(sid)
-    json_body(required=False)
+    reject_unknown(json_body(required=False), ())
     return jsonify(get_history_learning().cancel(sid))
