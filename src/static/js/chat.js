@@ -13,6 +13,7 @@ import { MemoryIndicator } from './chat/memory.js';
 import { Sidebar, sessionTitle } from './chat/sidebar.js';
 import { ChatSocket } from './chat/socket.js';
 import { ChatImport } from './chat/chat_import.js';
+import { HistoryLearn } from './chat/history_learn.js';
 import { UserPersonaPicker } from './chat/user_persona.js';
 import { ConversationSearch, revealMessage, watchScroll } from './chat/search.js';
 import { applyLimits } from './lib/forms.js';
@@ -73,6 +74,7 @@ new ChatImport({ // eslint-disable-line no-new
   personaId: () => state.personaId,
   onImported: (created) => openImported(created).catch(report),
 });
+const historyLearn = new HistoryLearn({ sessionId: () => state.sessionId });
 
 /** Opens a conversation just imported (it is the persona's most recent one). */
 async function openImported(created) {
@@ -124,6 +126,7 @@ function renderHeader() {
   document.title = current ? t('chat.page_title_persona', { name: current.name }) : t('app.name');
   renderExport();
   userPersona.render(state.sessionId ? session() : null);
+  historyLearn.render(state.sessionId ? session() : null);
 }
 
 function renderSessions() {
