@@ -1,5 +1,6 @@
 """axe-core over the page states a person reaches: sign-in, first run, the chat (memory note,
-editing, branches, search, export, rename, confirm dialog, a failed reply), every settings
+editing, branches, search, export, rename, confirm dialog, a failed reply, learning from an
+imported history), every settings
 section (connection report, persona forms, card import preview, the memory editor's views, history
 with its diff, the three-way merge, a review proposal), then German, dark and a phone with the
 drawer open. Any violation of any impact fails (docs/development.md#accessibility).
@@ -17,7 +18,7 @@ from tests.browser import axe
 from tests.browser.conftest import API_KEY, TIMEOUT_MS, checked_page, settle
 from tests.browser.support import READY, REPLY_DONE, drop_file, send
 from tests.fakes.claude import replies
-from tests.portability.support import V3_CARD, b64, png
+from tests.portability.support import ST_CHAT, V3_CARD, b64, png
 
 pytestmark = pytest.mark.browser
 
@@ -130,6 +131,28 @@ def _chat_states(walk: Walk) -> None:
     send(page, "Still there?")
     expect(page.locator("#messages .msg-error")).to_be_visible()
     walk.check("chat: a failed reply with Retry")
+
+
+def _learn_states(walk: Walk) -> None:
+    """An imported conversation's "Learn from this history" dialog: the estimate, a queued run
+    with its progress bar and Cancel, and the run cancelled."""
+    page = walk.page
+    response = page.request.post(walk.server.url + "/api/personas/default/chats/import",
+                                  multipart={"file": {"name": "chat.jsonl",
+                                                      "mimeType": "application/jsonl",
+                                                      "buffer": ST_CHAT}})
+    assert response.status == 201, response.text()
+    walk.open(f"/?persona=default&session={response.json()['id']}")
+    page.click("#learn-open")
+    expect(page.locator("#learn-estimate")).to_contain_text("windows")
+    walk.check("chat: learn from an imported history, the estimate")
+    page.click("#learn-go")
+    expect(page.locator("#learn-stop")).to_be_visible()
+    walk.check("chat: learning, progress and Cancel")
+    page.click("#learn-stop")
+    expect(page.locator("#learn-status")).to_have_text("Cancelled; the memory is unchanged.")
+    walk.check("chat: learning cancelled")
+    page.keyboard.press("Escape")
 
 
 def _settings_states(walk: Walk) -> None:
@@ -249,9 +272,10 @@ def test_axe_finds_no_violation_in_any_page_state(browser, server, app, model):
     with checked_page(browser, problems=problems, viewport=DESKTOP, reduced_motion="reduce") as page:
         walk = Walk(page, server, app, model)
         _chat_states(walk)
+        _learn_states(walk)
         _settings_states(walk)
         _review_state(walk)
         _language_theme_and_phone_states(walk)
         _csp_still_watched(page, problems)
-    assert len(walk.visited) >= 26, walk.visited
+    assert len(walk.visited) >= 29, walk.visited
     assert not walk.found, "axe found violations:\n" + axe.describe(walk.found)
