@@ -260,9 +260,10 @@ def test_a_second_run_while_one_is_queued_is_a_conflict_and_a_queued_one_cancels
     assert (cancelled.get_json()["status"], cancelled.get_json()["cancelled"]) == ("failed", True)
     assert env.worker.run_pending() == [] and claude.requests == []
     assert _start(client, other["id"]).status_code == 202
-    env.trigger.request_update(pid)
-    assert jobs.active_jobs(env.conn, pid)["queued"] is not None, \
+    job, created = env.trigger.request_update(pid)
+    assert created and job["reason"] == "manual", \
         "a regular update queues beside a queued learn run instead of joining it"
+    assert _learn(client, other["id"])["status"] == "queued"
 
 
 @pytest.mark.parametrize(("body", "status", "code"), [
@@ -305,3 +306,28 @@ def test_sessions_that_cannot_be_learned_from_are_refused(client, env, pid, chat
     disabled = _start(client, chat["id"])
     assert disabled.status_code == 409 and disabled.get_json()["error"]["code"] == \
         "cortex_disabled"
+
+
+def test_a_learn_run_does_not_hide_or_hold_back_the_regular_updates(client, env, pid):
+    plain = client.post("/api/sessions", json={"persona_id": pid}).get_json()["id"]
+    said = env.say(plain, "I moved to Bremen.", "How exciting!", "The flat is small.")
+    later = import_chat(client, pid)  # imported after the chat: higher ids
+    assert _start(client, later["id"]).status_code == 202
+    assert client.post(f"/api/sessions/{later['id']}/learn/cancel").status_code == 200
+    status = env.trigger.check_and_trigger(pid)
+    assert status["unprocessed"] == 3 and not status["triggered"]
+    said += env.say(plain, *(f"more {n}" for n in range(27)))
+    assert env.trigger.check_and_trigger(pid)["triggered"], \
+        "a cancelled learn run is no upstream failure to back off from"
+    update = jobs.active_jobs(env.conn, pid)["queued"]
+    assert _start(client, later["id"]).status_code == 202
+    claimed = jobs.claim_next_job(env.conn, env.update.plan_range)
+    assert claimed is not None and claimed["id"] == update["id"]
+    assert (claimed["message_from"], claimed["message_to"]) == (said[0]["id"], said[-1]["id"])
+    env.conn.execute("UPDATE cortex_jobs SET status = 'done' WHERE id = ?", (update["id"],))
+    learning = jobs.claim_next_job(env.conn, env.update.plan_range)
+    assert learning is not None and learning["reason"] == "learn"
+    env.say(plain, "One more thing.")
+    assert env.trigger.status(pid)["progress"] == 1.0, \
+        "all 31 unprocessed chat messages count (30 reach the threshold), also those below the " \
+        "imported ids the running learn run covers"
