@@ -331,3 +331,27 @@ def test_a_learn_run_does_not_hide_or_hold_back_the_regular_updates(client, env,
     assert env.trigger.status(pid)["progress"] == 1.0, \
         "all 31 unprocessed chat messages count (30 reach the threshold), also those below the " \
         "imported ids the running learn run covers"
+
+
+def test_deleting_imported_messages_while_their_learn_proposal_waits_is_reconciled(
+        client, env, pid, chat, claude):
+    review_on(client, pid)
+    claude.enqueue(*window_replies("- Robin woke in my glade.", "- The wards keep Robin safe."))
+    assert _start(client, chat["id"], window_messages=3).status_code == 202
+    env.worker.run_pending()
+    proposal_id = _learn(client, chat["id"])["proposal_id"]
+    assert client.delete(f"/api/sessions/{chat['id']}/messages/last").status_code in (200, 204)
+    queued = jobs.active_jobs(env.conn, pid)["queued"]
+    assert queued is not None and queued["reason"] == "reconcile", \
+        "the proposal learned from the deleted message, so memory must follow"
+    calls = len(claude.requests)
+    claude.enqueue(replies.tool_use([("str_replace", {
+        "filename": "memory.md", "old_str": "- The wards keep Robin safe.\n", "new_str": ""})]),
+        replies.text("Forgot the wards."))
+    [job] = env.worker.run_pending()
+    assert (job["reason"], job["status"]) == ("reconcile", "done"), job
+    assert "The glade's wards" in prompt_text(claude.requests[calls])
+    proposal = client.get(f"/api/personas/{pid}/cortex/proposals/{proposal_id}").get_json()
+    [memory] = proposal["files"]
+    assert "Robin woke in my glade" in memory["content"]
+    assert "The wards keep Robin safe" not in memory["content"]

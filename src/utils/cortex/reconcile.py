@@ -13,6 +13,7 @@ Both are staged and applied all-or-nothing (or proposed, in review mode), anchor
 retracted messages (`retracted` sources), and mark the retractions handled in the same
 transaction. Retractions of messages memory never learned from are simply marked handled.
 """
+import json
 import logging
 
 from .. import prompts
@@ -127,15 +128,20 @@ class ReconcileService:
     @staticmethod
     def _relevant(conn, persona_id: str, rows: list[dict]) -> dict[int, dict]:
         """The retracted messages (latest row each) that are still off the branch and that
-        memory learned from, or is learning from in a pending proposal."""
+        memory learned from, or is learning from in a pending proposal (its range, or for a
+        learn run's proposal, which has none, its anchors)."""
         latest = {row["message_id"]: row for row in rows if row["change"] == "retracted"}
         gone = retractions.off_branch(conn, latest)
-        proposal = conn.execute("SELECT message_from, message_to FROM cortex_proposals WHERE "
-                                "persona_id = ? AND status = 'pending'", (persona_id,)).fetchone()
+        proposal = conn.execute("SELECT message_from, message_to, sources FROM cortex_proposals "
+                                "WHERE persona_id = ? AND status = 'pending'",
+                                (persona_id,)).fetchone()
+        anchored = {a["message_id"] for a in json.loads(proposal["sources"] or "[]")} \
+            if proposal is not None and proposal["message_from"] is None else set()
 
         def learned(message_id: int) -> bool:
-            in_proposal = proposal is not None and proposal["message_from"] is not None and \
-                proposal["message_from"] <= message_id <= proposal["message_to"]
+            in_proposal = message_id in anchored or (
+                proposal is not None and proposal["message_from"] is not None
+                and proposal["message_from"] <= message_id <= proposal["message_to"])
             return in_proposal or provenance.is_anchored(conn, message_id)
         return {mid: row for mid, row in latest.items() if mid in gone and learned(mid)}
 

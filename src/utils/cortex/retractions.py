@@ -3,7 +3,8 @@
 The conversation tree logs every message that leaves the active branch (edited, regenerated,
 deleted, abandoned by a branch switch, or its session deleted) as `retracted`. Only retractions
 of messages memory learned from matter (anchored in `cortex_revision_sources`, or inside the
-range of the update running now or of a pending proposal); the rest need nothing, because the
+range of the update running now or of a pending proposal, or among the anchors of a pending
+proposal without a range); the rest need nothing, because the
 next update reads the conversation as it now stands. A reconciliation marks every row it saw
 handled in the transaction that applies its result, and erases a deleted message's kept text.
 """
@@ -20,7 +21,11 @@ _LEARNED = (
     "OR EXISTS (SELECT 1 FROM cortex_jobs j WHERE j.persona_id = c.persona_id "
     "AND j.status = 'running' AND c.message_id BETWEEN j.message_from AND j.message_to) "
     "OR EXISTS (SELECT 1 FROM cortex_proposals p WHERE p.persona_id = c.persona_id "
-    "AND p.status = 'pending' AND c.message_id BETWEEN p.message_from AND p.message_to))")
+    "AND p.status = 'pending' AND c.message_id BETWEEN p.message_from AND p.message_to) "
+    # a proposal without a range (a learn run's) names its messages in its anchors
+    "OR EXISTS (SELECT 1 FROM cortex_proposals p, json_each(p.sources) a "
+    "WHERE p.persona_id = c.persona_id AND p.status = 'pending' AND p.message_from IS NULL "
+    "AND json_extract(a.value, '$.message_id') = c.message_id))")
 _RELEVANT = (
     "c.persona_id = ? AND c.handled_at IS NULL AND c.change = 'retracted' "
     "AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = c.message_id AND m.on_branch = 1) "
