@@ -9,11 +9,13 @@ import threading
 import pytest
 
 from src.utils.cortex import jobs
+from src.utils.openapi import build_document
 from src.utils.services import learn_cost
 from tests.cortex.learn_support import cortex_state, first_rounds, import_chat, window_replies
 from tests.cortex.review_support import review_on
 from tests.cortex.update_support import prompt_text, result_text, tool_results
 from tests.fakes.claude import replies
+from tests.openapi.support import Conformance
 
 PINNED = "<!-- pin -->\n- Robin is allergic to moonflowers.\n<!-- /pin -->\n"
 
@@ -355,3 +357,24 @@ def test_deleting_imported_messages_while_their_learn_proposal_waits_is_reconcil
     [memory] = proposal["files"]
     assert "Robin woke in my glade" in memory["content"]
     assert "The wards keep Robin safe" not in memory["content"]
+
+
+def test_learn_responses_conform_to_the_api_document(client, env, pid, chat, claude):
+    conform = Conformance(build_document())
+    base = "/api/sessions/{sid}/learn"
+    sid = chat["id"]
+    conform(client.get(f"/api/sessions/{sid}/learn"), "GET", base)
+    conform(client.get(f"/api/sessions/{sid}/learn/estimate?window_messages=2"), "GET",
+            base + "/estimate")
+    started = conform(_start(client, sid, window_messages=2), "POST", base)
+    conform(_start(client, sid), "POST", base)  # 409 learn_in_progress
+    conform(client.post(f"/api/sessions/{sid}/learn/cancel"), "POST", base + "/cancel")
+    conform(client.post(f"/api/sessions/{sid}/learn/cancel"), "POST", base + "/cancel")  # 409
+    claude.enqueue(*window_replies("- one", "- two", "- three"))
+    assert _start(client, sid, window_messages=2).status_code == 202
+    env.worker.run_pending()
+    done = conform(client.get(f"/api/sessions/{sid}/learn"), "GET", base).get_json()["run"]
+    assert done["status"] == "done" and done["job_id"] != started.get_json()["job_id"]
+    job = conform(client.get(f"/api/cortex/jobs/{done['job_id']}"), "GET",
+                  "/api/cortex/jobs/{job_id}").get_json()
+    assert (job["reason"], job["status"], job["files"]) == ("learn", "done", ["memory.md"])

@@ -73,7 +73,7 @@ SCHEMAS = {
         "retryable": {"type": "boolean"},
         "trigger": {"type": "string", "enum": ["threshold", "idle", "manual"]},
         "reason": {"type": "string", "enum": ["threshold", "idle", "manual", "reconcile",
-                                              "consolidate"]},
+                                              "consolidate", "learn"]},
         "proposal_id": nullable({"type": "string", "description": "Review mode: the proposal "
                                  "this job's edits went into (the files were not changed)."}),
         "summary": {"type": "string"}, "usage": nullable({"type": "object"}),
