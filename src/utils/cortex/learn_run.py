@@ -37,22 +37,27 @@ class LearnRunner:
         run = learn_runs.get_run(conn, job_id)
         if run is None:
             return _failed("internal_error", "The learn run has no record.", retryable=False)
+        windows = self.windows(run["session_id"], run["window_messages"])
+        learn_runs.set_windows(conn, job_id, len(windows), sum(w["count"] for w in windows))
         if not load_cortex_settings(conn)["enabled"]:
             return _failed("cortex_disabled", "The cortex is disabled in the settings.",
                            retryable=False)
         if not getattr(self._update.api, "is_ready", False):
             return _failed("not_configured", "No API key configured: add one in Settings.",
                            retryable=False)
-        windows = self.windows(run["session_id"], run["window_messages"])
-        learn_runs.set_windows(conn, job_id, len(windows), sum(map(len, windows)))
         staged, shown, review = self._update.staged_run(pid)
         sources: list[dict] = []
         summaries: list[str] = []
         usage: dict[str, int] = {}
         by_file: dict[str, list[dict]] = {}  # file -> the messages of the windows that edited it
-        for index, window in enumerate(windows):
+        for index, span in enumerate(windows):
             if learn_runs.cancelled(conn, job_id):
                 return _cancelled(staged, usage)
+            window = learn_runs.window_messages(conn, run["session_id"], span["first"],
+                                                span["last"])
+            if not window:  # deleted meanwhile
+                learn_runs.note_progress(conn, job_id, index + 1)
+                continue
             files = {f.filename: replace(f, content=staged.file(f.filename).content,
                                          chars=len(staged.file(f.filename).content))
                      for f in shown}
@@ -75,11 +80,12 @@ class LearnRunner:
             learn_runs.note_progress(conn, job_id, index + 1)
         return self._finish(job, staged, review, (sources, by_file), summaries, usage)
 
-    def windows(self, session_id: str, window_messages: int) -> list[list[dict]]:
-        """The session's imported active branch cut into windows (learn_runs.split_windows)."""
+    def windows(self, session_id: str, window_messages: int) -> list[dict]:
+        """The session's imported active branch cut into windows `{first, last, count, chars,
+        bytes}` (learn_runs.split_windows); a window's text is read only when it runs."""
         from .update import MAX_CONVERSATION_CHARS
-        messages = learn_runs.imported_branch(self._update.db.conn(), session_id)
-        return learn_runs.split_windows(messages, window_messages, MAX_CONVERSATION_CHARS)
+        return learn_runs.windows_off_loop(self._update.db.path, session_id, window_messages,
+                                           MAX_CONVERSATION_CHARS)
 
     def _finish(self, job, staged, review, anchors, summaries, usage) -> dict:
         """One apply (or one proposal) for the whole run; each file's revision is anchored to

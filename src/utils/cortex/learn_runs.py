@@ -8,38 +8,71 @@ limit, so each window is a conversation the regular update could have been shown
 """
 import sqlite3
 
+from ..cooperative import blocking
 from ..storage.clock import utc_now
-from ..storage.db import transaction
+from ..storage.db import connect, transaction
 from . import jobs
 
 _COLUMNS = ("job_id, persona_id, session_id, window_messages, windows, windows_done, messages, "
             "cancel_requested, created_at")
 
 
-def imported_branch(conn: sqlite3.Connection, session_id: str) -> list[dict]:
-    """The session's imported messages on its active branch, oldest first, with what a window
-    shows of each (and its session's title)."""
+def imported_sizes(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+    """The session's imported messages on its active branch, oldest first, as `{id, chars,
+    bytes}` only: sizing and cutting 50,000 messages must not read their text (SQLite counts)."""
     rows = conn.execute(
-        "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
-        "FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.session_id = ? "
-        "AND m.on_branch = 1 AND m.imported = 1 AND m.streaming = 0 ORDER BY m.id",
-        (session_id,)).fetchall()
+        "SELECT id, length(content) AS chars, length(CAST(content AS BLOB)) AS bytes "
+        "FROM messages WHERE session_id = ? AND on_branch = 1 AND imported = 1 "
+        "AND streaming = 0 ORDER BY id", (session_id,)).fetchall()
     return [dict(row) for row in rows]
 
 
-def split_windows(messages: list[dict], window_messages: int, max_chars: int) -> list[list[dict]]:
-    """`messages` cut into windows of at most `window_messages` messages and `max_chars`
-    characters of text (a single longer message is a window of its own)."""
-    windows: list[list[dict]] = []
-    current: list[dict] = []
-    chars = 0
-    for message in messages:
-        size = len(message["content"])
-        if current and (len(current) >= window_messages or chars + size > max_chars):
+def windows_off_loop(db_path: str, session_id: str, window_messages: int,
+                     max_chars: int) -> list[dict]:
+    """The session's windows (`imported_sizes` cut by `split_windows`), computed in a pool
+    thread under gevent on a connection of its own: for a 50,000-message history SQLite alone
+    takes most of a second (measured 0.3-0.7 s under load), too long for a worker's event loop."""
+    return blocking(_windows_at, db_path, session_id, window_messages, max_chars)
+
+
+def _windows_at(db_path: str, session_id: str, window_messages: int,
+                max_chars: int) -> list[dict]:
+    conn = connect(db_path)
+    try:
+        return split_windows(imported_sizes(conn, session_id), window_messages, max_chars)
+    finally:
+        conn.close()
+
+
+def window_messages(conn: sqlite3.Connection, session_id: str, first: int,
+                    last: int) -> list[dict]:
+    """One window's messages (ids `first`..`last` still on the branch) as an update shows them,
+    with their session's title."""
+    rows = conn.execute(
+        "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
+        "FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.session_id = ? "
+        "AND m.id BETWEEN ? AND ? AND m.on_branch = 1 AND m.imported = 1 AND m.streaming = 0 "
+        "ORDER BY m.id", (session_id, first, last)).fetchall()
+    return [dict(row) for row in rows]
+
+
+def split_windows(sizes: list[dict], window_messages: int, max_chars: int) -> list[dict]:
+    """`sizes` (imported_sizes) cut into windows of at most `window_messages` messages and
+    `max_chars` characters of text (a single longer message is a window of its own), each
+    `{first, last, count, chars, bytes}`: the ids it spans, and its size."""
+    windows: list[dict] = []
+    current: dict | None = None
+    for message in sizes:
+        if current and (current["count"] >= window_messages
+                        or current["chars"] + message["chars"] > max_chars):
             windows.append(current)
-            current, chars = [], 0
-        current.append(message)
-        chars += size
+            current = None
+        if current is None:
+            current = {"first": message["id"], "count": 0, "chars": 0, "bytes": 0}
+        current["last"] = message["id"]
+        current["count"] += 1
+        current["chars"] += message["chars"]
+        current["bytes"] += message["bytes"]
     if current:
         windows.append(current)
     return windows

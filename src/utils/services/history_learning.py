@@ -41,13 +41,13 @@ class HistoryLearning:
         windows = self._update.learning.windows(session_id, size)
         persona = get_persona(self._db.conn(), session["persona_id"]) or {}
         fixed = self._fixed_tokens(session["persona_id"])
-        own = [sum(learn_cost.estimate_tokens(m["content"]) + _MESSAGE_OVERHEAD for m in window)
-               for window in windows]
+        own = [learn_cost.tokens_of_bytes(w["bytes"]) + _MESSAGE_OVERHEAD * w["count"]
+               for w in windows]
         provider = self._settings.values().get("provider") or "anthropic"
         result = learn_cost.estimate(own, fixed, provider, self._update.model_for(persona),
                                      MAX_TOKENS)
         return {"session_id": session_id, "persona_id": session["persona_id"],
-                "window_messages": size, "messages": sum(map(len, windows)), **result}
+                "window_messages": size, "messages": sum(w["count"] for w in windows), **result}
 
     def start(self, session_id: str, window_messages=None) -> dict:
         """Queues the learn run; the run's view (status `queued`)."""
@@ -62,8 +62,8 @@ class HistoryLearning:
             raise ServiceError(409, "nothing_to_learn",
                                "This conversation has no imported messages on its active branch.")
         run = learn_runs.create_run(conn, session["persona_id"], session_id, size,
-                                    (windows[0][0]["id"], windows[-1][-1]["id"]), len(windows),
-                                    sum(map(len, windows)))
+                                    (windows[0]["first"], windows[-1]["last"]), len(windows),
+                                    sum(w["count"] for w in windows))
         if run is None:
             raise ServiceError(409, "learn_in_progress",
                                "This persona is already learning from a history; wait for it "

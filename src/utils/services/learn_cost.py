@@ -26,7 +26,12 @@ PRICES: tuple[tuple[str, float, float], ...] = (
 
 def estimate_tokens(text: str) -> int:
     """The documented estimate: UTF-8 bytes / 3, rounded up."""
-    return math.ceil(len(text.encode("utf-8", "replace")) / 3)
+    return tokens_of_bytes(len(text.encode("utf-8", "replace")))
+
+
+def tokens_of_bytes(size: int) -> int:
+    """The same estimate for a text SQLite measured (`length(CAST(content AS BLOB))`)."""
+    return math.ceil(size / 3)
 
 
 def price_of(provider: str, model: str) -> tuple[float, float] | None:
