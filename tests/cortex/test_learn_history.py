@@ -115,6 +115,8 @@ def test_learning_runs_one_update_per_window_and_applies_them_together(client, e
     learned = [r for r in env.revisions(pid) if r["job_id"] == run["job_id"]]
     assert [(r["filename"], r["author"]) for r in learned] == [("memory.md", "ai"),
                                                                ("soul.md", "ai")]
+    assert {r["summary"] for r in learned} == {  # each window_replies call counts from 1
+        "Learned from an imported history: Window 1. Window 1. Window 1."}
     assert env.processed(pid) == 0, "learning never moves the regular update's processed mark"
     memory = client.get(f"/api/personas/{pid}/cortex/memory.md/history").get_json()
     assert memory["revisions"][0]["source"]["message_ids"] == windows[0] + windows[2]

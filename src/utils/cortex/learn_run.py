@@ -11,7 +11,7 @@ a lost lease or a killed process therefore leaves the cortex exactly as it was. 
 moves the processed mark: imported messages are not part of the regular update's count.
 """
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from . import jobs, learn_runs, provenance
 from .errors import PersonaNotFound
@@ -22,6 +22,7 @@ from .staging import StagingConflict
 from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
+SUMMARIES = 20  # window summaries kept in the run's summary (a history may have thousands)
 
 
 class LearnRunner:
@@ -46,39 +47,37 @@ class LearnRunner:
             return _failed("not_configured", "No API key configured: add one in Settings.",
                            retryable=False)
         staged, shown, review = self._update.staged_run(pid)
-        sources: list[dict] = []
-        summaries: list[str] = []
-        usage: dict[str, int] = {}
-        by_file: dict[str, list[dict]] = {}  # file -> the messages of the windows that edited it
+        learned = _Learned()
         for index, span in enumerate(windows):
             if learn_runs.cancelled(conn, job_id):
-                return _cancelled(staged, usage)
+                return _cancelled(staged, learned.usage)
             window = learn_runs.window_messages(conn, run["session_id"], span["first"],
-                                                span["last"])
-            if not window:  # deleted meanwhile
-                learn_runs.note_progress(conn, job_id, index + 1)
-                continue
-            files = {f.filename: replace(f, content=staged.file(f.filename).content,
-                                         chars=len(staged.file(f.filename).content))
-                     for f in shown}
-            toolbox = CortexToolbox(self._update.cortex, staged, follow_files=not review)
-            log.info("Learn run %s for %s: window %d of %d (messages %d..%d)", job_id, pid,
-                     index + 1, len(windows), window[0]["id"], window[-1]["id"])
-            response = self._update.api.tool_request(
-                self._update.request_for(pid, files, window), toolbox)
-            _add_usage(usage, response.usage)
-            if not response.success:
-                code = response.error or "api_error"
-                return self._update.failed(pid, job_id, toolbox, code, response.error_message,
-                                           bool(response.retryable), usage)
-            anchors = [provenance.source_of(m) for m in window]
-            sources += anchors
-            for name in {change.filename for change in toolbox.changes}:
-                by_file.setdefault(name, []).extend(anchors)
-            if (response.content or "").strip():
-                summaries.append(response.content.strip())
+                                                span["last"])  # [] if deleted meanwhile
+            if window:
+                log.info("Learn run %s for %s: window %d of %d (messages %d..%d)", job_id, pid,
+                         index + 1, len(windows), window[0]["id"], window[-1]["id"])
+                failure = self._read(job, staged, shown, review, window, learned)
+                if failure is not None:
+                    return failure
             learn_runs.note_progress(conn, job_id, index + 1)
-        return self._finish(job, staged, review, (sources, by_file), summaries, usage)
+        return self._finish(job, staged, review, learned)
+
+    def _read(self, job, staged, shown, review, window, learned: "_Learned") -> dict | None:
+        """One window through the update request, its edits staged on top of the earlier
+        windows'; the failure result, or None."""
+        files = {f.filename: replace(f, content=staged.file(f.filename).content,
+                                     chars=len(staged.file(f.filename).content)) for f in shown}
+        toolbox = CortexToolbox(self._update.cortex, staged, follow_files=not review)
+        response = self._update.api.tool_request(
+            self._update.request_for(job["persona_id"], files, window), toolbox)
+        learned.add_usage(response.usage)
+        if not response.success:
+            return self._update.failed(job["persona_id"], job["id"], toolbox,
+                                       response.error or "api_error", response.error_message,
+                                       bool(response.retryable), learned.usage)
+        learned.add(window, {change.filename for change in toolbox.changes},
+                    (response.content or "").strip())
+        return None
 
     def windows(self, session_id: str, window_messages: int) -> list[dict]:
         """The session's imported active branch cut into windows `{first, last, count, chars,
@@ -87,13 +86,12 @@ class LearnRunner:
         return learn_runs.windows_off_loop(self._update.db.path, session_id, window_messages,
                                            MAX_CONVERSATION_CHARS)
 
-    def _finish(self, job, staged, review, anchors, summaries, usage) -> dict:
+    def _finish(self, job, staged, review, learned: "_Learned") -> dict:
         """One apply (or one proposal) for the whole run; each file's revision is anchored to
         the windows that edited it (a proposal, accepted as one, to every window read)."""
         job_id, pid = job["id"], job["persona_id"]
-        sources, by_file = anchors
-        summary = "Learned from an imported history" + (
-            ": " + " ".join(summaries) if summaries else ".")
+        sources, by_file, usage, summary = (learned.sources, learned.by_file, learned.usage,
+                                            learned.summary())
         guard = _guard(pid, job_id)
         try:
             if review:
@@ -125,10 +123,38 @@ def _guard(persona_id: str, job_id: str):
                          and not learn_runs.cancelled(conn, job_id))
 
 
-def _add_usage(total: dict, usage: dict | None) -> None:
-    for key, value in (usage or {}).items():
-        if isinstance(value, int) and not isinstance(value, bool):
-            total[key] = total.get(key, 0) + value
+@dataclass
+class _Learned:
+    """What the windows read so far left: anchors (all, and per file edited), summaries, usage."""
+
+    sources: list[dict] = field(default_factory=list)
+    by_file: dict[str, list[dict]] = field(default_factory=dict)
+    summaries: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+
+    def add(self, window: list[dict], edited: set[str], summary: str) -> None:
+        """A window that succeeded: its messages anchor the files it edited."""
+        anchors = [provenance.source_of(m) for m in window]
+        self.sources += anchors
+        for name in edited:
+            self.by_file.setdefault(name, []).extend(anchors)
+        if summary:
+            self.summaries.append(summary)
+
+    def add_usage(self, usage: dict | None) -> None:
+        """Sums the token counts of every request."""
+        for key, value in (usage or {}).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                self.usage[key] = self.usage.get(key, 0) + value
+
+    def summary(self) -> str:
+        """The revisions' summary: the windows' own, the first SUMMARIES of them."""
+        head = "Learned from an imported history"
+        if not self.summaries:
+            return head + "."
+        more = len(self.summaries) - SUMMARIES
+        return f"{head}: {' '.join(self.summaries[:SUMMARIES])}" + (
+            f" (and {more} more windows)" if more > 0 else "")
 
 
 def _cancelled(staged, usage: dict) -> dict:
