@@ -51,6 +51,7 @@ def test_learning_shows_the_estimate_then_progress_then_the_result(page, server,
     expect(status).to_have_text("Waiting for the memory worker…")
     worker = _worker(app)
     try:
+        claude.wait_for_requests(3, timeout=30)  # window 1 read, window 2 held by the fake
         expect(status).to_have_text("Reading window 2 of 2…")
         expect(page.locator("#learn-progress")).to_have_attribute("value", "1")
     finally:
@@ -76,8 +77,10 @@ def test_cancelling_with_the_keyboard_leaves_the_memory_as_it_was(page, server, 
     page.keyboard.press("Enter")
     expect(page.locator("#learn-go")).to_be_focused()
     page.keyboard.press("Enter")
+    expect(page.locator("#learn-status")).to_have_text("Waiting for the memory worker…")
     worker = _worker(app)
     try:
+        claude.wait_for_requests(3, timeout=30)  # window 1 read, window 2 held by the fake
         expect(page.locator("#learn-status")).to_have_text("Reading window 2 of 2…")
         expect(page.locator("#learn-stop")).to_be_focused()
         page.keyboard.press("Enter")
