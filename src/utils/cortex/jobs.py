@@ -53,20 +53,6 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
         return created, True
 
 
-def enqueue_learn(conn: sqlite3.Connection, persona_id: str,
-                  message_range: tuple[int, int]) -> dict:
-    """Queues a learn job (inside the caller's transaction) over the imported messages
-    `message_range`: a running job's range is what a retraction meanwhile is checked against
-    (retractions.py), and a learn job never moves the processed mark (learn_run.py)."""
-    job_id = uuid.uuid4().hex
-    conn.execute("INSERT INTO cortex_jobs (id, persona_id, status, trigger, reason, created_at, "
-                 "message_from, message_to) VALUES (?, ?, 'queued', 'manual', 'learn', ?, ?, ?)",
-                 (job_id, persona_id, utc_now(), *message_range))
-    created = get_job(conn, job_id)
-    assert created is not None  # inserted just above
-    return created
-
-
 def covered_to(job: dict | None) -> int:
     """The last message id a running job's regular update covers (0 for none, a learn run or a
     consolidation, which read no new chat)."""
