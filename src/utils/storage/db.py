@@ -169,6 +169,10 @@ def _owner_only(path: str) -> None:
 class Database:
     """The app's database file: migrated once at start-up, one connection per thread.
 
+    Creating the object touches nothing on disk (the app's services are built before anything
+    starts, docs/development.md#composition-root-build-then-start); `open()` creates the file
+    owner-only and migrates it, at start-up or else before the first connection.
+
     A thread (under gevent: a greenlet, of which there is one per connection) that is done with
     its connection hands it back (`close_thread`); the next thread takes it instead of opening
     one, so memory grows with the connections in use, not with the connections ever opened.
@@ -182,18 +186,29 @@ class Database:
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
         self._write_lock = threading.RLock()
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        _owner_only(path)
-        with_conn = connect(path)
-        try:
-            migrate(with_conn)
-        finally:
-            with_conn.close()
+        self._open_lock = threading.Lock()
+        self._opened = False
+
+    def open(self) -> None:
+        """Creates the file (0600) and applies the migrations not yet applied; once."""
+        with self._open_lock:
+            if self._opened:
+                return
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            _owner_only(self.path)
+            with_conn = connect(self.path)
+            try:
+                migrate(with_conn)
+            finally:
+                with_conn.close()
+            self._opened = True
 
     def conn(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
+            if not self._opened:
+                self.open()
             with self._idle_lock:
                 conn = self._idle.pop() if self._idle else None
             conn = self._local.conn = conn or connect(self.path, self._write_lock)
