@@ -1,10 +1,12 @@
 """Build, then start (docs/development.md#composition-root-build-then-start): building the
 services touches nothing and runs nothing; the start-up work (migrations, seeding, recovery,
 the worker thread) happens in `start`, which `create_app` calls and a test may skip."""
+import gc
 import os
 import sqlite3
 import threading
 import time
+import weakref
 from contextlib import closing
 
 import pytest
@@ -120,6 +122,10 @@ def test_the_worker_thread_runs_from_start_to_stop_only_when_configured(app_conf
     finally:
         stop(services)
     assert services.cortex_worker.running is False
+    worker = weakref.ref(services.cortex_worker)
+    del services
+    gc.collect()
+    assert worker() is None  # nothing (no exit hook) keeps a stopped app alive
 
 
 def test_the_services_are_frozen(app_config):

@@ -189,6 +189,7 @@ def stop(services: Services) -> None:
     stops as well)."""
     services.chat.close()
     services.cortex_worker.stop()
+    atexit.unregister(services.cortex_worker.stop)  # a stopped app is not kept for the exit
     services.api_client.close()
     services.session_leases.close()
     services.job_owner.close()
