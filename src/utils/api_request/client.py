@@ -31,17 +31,16 @@ import anthropic
 from ..logsafe import register_secret
 from . import engine
 from .adapter import ProviderAdapter
-from .anthropic import text_of, usage_dict
+from .anthropic import text_of
 from .anthropic_adapter import AnthropicAdapter
 from .connection_checks import ConnectionChecks
 from .context_window import Connection, fit
 from .engine import failed
-from .errors import ApiFailure, KeyRemoved, failure, from_exception
+from .errors import ApiFailure, KeyRemoved, failure
 from .handler import ToolHandler
 from .openai_adapter import OpenAIAdapter
 from .openai_backend import OpenAIBackend
 from .openai_errors import failure as openai_failure
-from .request_builder import build_kwargs
 from .sdk import sdk_options
 from .stream_run import error_event
 from .types import (
@@ -166,22 +165,6 @@ class ApiClient(ConnectionChecks):
             return failed(route)
         config, adapter = route
         return engine.tool_request(adapter, config, self._model(config), executor)
-
-    def check_key(self, key: str, base_url: str | None = None) -> ApiResponse:
-        """Validates `key` with one tiny request on a temporary client, before anyone stores it;
-        at `base_url` (where it will be sent; None: the environment's, else the official URL)."""
-        key = (key or "").strip()
-        if not key:
-            return failed(failure("not_configured"))
-        register_secret(key)
-        config = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
-                               max_tokens=1, request_type="check_key")
-        try:
-            with self._new_sdk(key, max_retries=0, base_url=base_url or self._env_base_url) as sdk:
-                response = sdk.messages.create(**build_kwargs(config, self.default_model))
-        except Exception as exc:
-            return failed(from_exception(exc, key))
-        return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
 
     def _new_sdk(self, key: str, max_retries: int | None = None,
                  base_url: str | object | None = _CURRENT_URL) -> Any:

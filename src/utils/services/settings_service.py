@@ -47,12 +47,12 @@ class SettingsService:
     FIELDS = ("model", "effort", "max_tokens", "context_limit", "language", "user_name",
               "provider", "base_url", "context_window")
 
-    def __init__(self, db, secret_store, api_client, *, default_model: str,
+    def __init__(self, db, secret_store, key_checks, *, default_model: str,
                  env_api_key: str | None = None, provider: str = "anthropic",
                  env_keys: dict | None = None, env_base_urls: dict | None = None):
         self._db = db
         self._secrets = secret_store
-        self._api = api_client
+        self._checks = key_checks  # EndpointChecks: a new key is checked where it goes
         self._env_provider = provider
         self._defaults = {**DEFAULTS, "provider": provider, "base_url": None,
                           "context_window": None}
@@ -226,12 +226,12 @@ class SettingsService:
     def _check_key(self, key: str, provider: str, url: str | None) -> None:
         """One upstream call with `key` at `url` (where it will be sent); a 4xx/5xx if refused."""
         if provider == "anthropic":
-            result = self._api.check_key(key, url)
+            result = self._checks.check_key(key, url)
         elif not url:
             raise invalid("provider", "set the base URL of the OpenAI-compatible endpoint "
                                       "before its key (the key is checked there)")
         else:
-            result = self._api.check_openai_key(key, url)
+            result = self._checks.check_openai_key(key, url)
         if not result.success:
             raise _rejection(result, key)
 
