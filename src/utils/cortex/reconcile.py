@@ -17,9 +17,10 @@ import logging
 
 from .. import prompts
 from ..api_request.types import RequestConfig
+from ..storage import proposals, provenance, retractions
 from ..storage.db import transaction
 from ..storage.personas import get_persona
-from . import direct_revert, provenance, retractions
+from . import direct_revert
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES
 from .run_request import edit_run_request
@@ -130,8 +131,7 @@ class ReconcileService:
         memory learned from, or is learning from in a pending proposal."""
         latest = {row["message_id"]: row for row in rows if row["change"] == "retracted"}
         gone = retractions.off_branch(conn, latest)
-        proposal = conn.execute("SELECT message_from, message_to FROM cortex_proposals WHERE "
-                                "persona_id = ? AND status = 'pending'", (persona_id,)).fetchone()
+        proposal = proposals.pending_range(conn, persona_id)
 
         def learned(message_id: int) -> bool:
             in_proposal = proposal is not None and proposal["message_from"] is not None and \

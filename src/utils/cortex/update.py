@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
-from ..storage import user_personas
+from ..storage import cortex_input, cortex_jobs as jobs, provenance, user_personas
 from ..storage.personas import get_persona
 from ..storage.settings import get_setting
-from . import jobs, pins, provenance
+from . import pins
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
@@ -36,9 +36,6 @@ log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
 MAX_MESSAGES = 200
 MAX_CONVERSATION_CHARS = 120_000
-# Memory sees the active branch (message_changes records the rest), and not imported history:
-# that is learned only on request (migration 0042, docs/chat-import.md).
-ACTIVE = "on_branch = 1 AND imported = 0"
 RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
              "interrupted", "internal_error"}
 
@@ -91,11 +88,7 @@ class CortexUpdateService:
         """The ids (first, last) of the persona's unprocessed messages the next run will take."""
         conn = self._db.conn()
         after = jobs.last_processed_id(conn, persona_id)
-        rows = conn.execute(
-            "SELECT id, length(content) AS chars FROM messages WHERE persona_id = ? AND id > ? "
-            f"AND {ACTIVE} AND id < ? ORDER BY id LIMIT ?",
-            (persona_id, after, _first_streaming(conn, persona_id), MAX_MESSAGES),
-        ).fetchall()
+        rows = cortex_input.unprocessed_sizes(conn, persona_id, after, MAX_MESSAGES)
         if not rows:
             return None
         total, last = 0, rows[0]["id"]
@@ -301,24 +294,11 @@ def _local(timestamp: str, now: datetime) -> str:
 
 def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dict]:
     """The range's messages grouped by session (sessions in order of their first message)."""
-    rows = conn.execute(
-        "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
-        "FROM messages m JOIN sessions s ON s.id = m.session_id "
-        "WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? AND m.on_branch = 1 "
-        "AND m.imported = 0 ORDER BY m.id",
-        (persona_id, *message_range)).fetchall()
+    rows = cortex_input.range_messages(conn, persona_id, message_range)
     order: dict[str, int] = {}
     for row in rows:
         order.setdefault(row["session_id"], len(order))
     return sorted((dict(row) for row in rows), key=lambda m: (order[m["session_id"]], m["id"]))
-
-
-def _first_streaming(conn, persona_id: str) -> int:
-    """A reply still being generated, and everything after it, waits for the next run: the
-    processed mark is one id, so it must not pass a message that is not finished yet."""
-    row = conn.execute("SELECT MIN(id) FROM messages WHERE persona_id = ? AND streaming = 1",
-                       (persona_id,)).fetchone()
-    return row[0] if row[0] is not None else 2**63 - 1
 
 
 def _result(success: bool, toolbox: CortexToolbox | None = None,

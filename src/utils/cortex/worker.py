@@ -17,9 +17,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Self
 
+from ..storage import cortex_jobs as jobs
 from ..storage.clock import utc_now
 from ..storage.db import connect
-from . import jobs
 from .ownership import ProcessOwner
 
 log = logging.getLogger(__name__)

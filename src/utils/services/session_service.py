@@ -3,9 +3,14 @@ import logging
 import re
 import sqlite3
 
-from ..cortex import provenance
 from ..limits import SESSION_TITLE
-from ..storage import messages as message_store, personas as persona_store, sessions as store, tree
+from ..storage import (
+    messages as message_store,
+    personas as persona_store,
+    provenance,
+    sessions as store,
+    tree,
+)
 from . import greetings, memory_notes, validation as check
 from .chat_prompt import public
 from .errors import invalid, not_found
