@@ -74,11 +74,10 @@ class SessionService:
         message = message_store.get_message(conn, message_id) if 0 < message_id < 2**63 else None
         if message is None or message["session_id"] != session_id:
             raise not_found("message", str(message_id))
-        on_branch = conn.execute("SELECT on_branch FROM messages WHERE id = ?",
-                                 (message_id,)).fetchone()[0]
+        on_branch = message_store.is_on_branch(conn, message_id)
         return {**public(message, tree.siblings(conn, session_id)),
                 "memory": provenance.revisions_of_message(conn, message_id),
-                "on_branch": bool(on_branch)}
+                "on_branch": on_branch}
 
     def summary(self, session_id: str) -> dict:
         """The session object without messages; 404 when unknown."""

@@ -67,6 +67,14 @@ def latest_revision(conn: sqlite3.Connection, persona_id: str, filename: str):
         "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
 
 
+def latest_content(conn: sqlite3.Connection, persona_id: str, filename: str) -> str | None:
+    """The text of the file's newest committed revision, or None (any row factory)."""
+    row = conn.execute(
+        "SELECT content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
+    return row[0] if row is not None else None
+
+
 def version_of(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int) -> int:
     """The file's own number of revision `rev`: 1 for its first committed revision, counting as
     the history lists them (the history and the merge view show "#3", not the id)."""

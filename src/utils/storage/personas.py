@@ -52,8 +52,8 @@ def list_personas(conn: sqlite3.Connection) -> list[dict]:
 
 
 def persona_ids(conn: sqlite3.Connection) -> list[str]:
-    """The ids of every persona row."""
-    return [row[0] for row in conn.execute("SELECT id FROM personas").fetchall()]
+    """The ids of every persona row, in id order."""
+    return [row[0] for row in conn.execute("SELECT id FROM personas ORDER BY id").fetchall()]
 
 
 def has_persona(conn: sqlite3.Connection, persona_id: str) -> bool:
