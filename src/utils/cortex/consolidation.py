@@ -12,7 +12,8 @@ from .. import prompts
 from ..api_request.types import RequestConfig
 from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
-from .run_request import edit_run_request
+from .run_outcome import consolidated_summary, job_guard, run_failure, run_result
+from .run_request import edit_run_request, format_day, render_file
 from .staged_apply import NotApplied
 from .staging import StagingConflict
 from .tools import CortexToolbox
@@ -20,12 +21,6 @@ from .tools import CortexToolbox
 log = logging.getLogger(__name__)
 MAX_TOKENS = 16_000
 TARGET_SHARE = "60 %"
-
-
-def consolidated_summary(staged_file) -> str:
-    """The revision summary of a consolidated file."""
-    return (f"consolidated: {len(staged_file.base_content):,} → "
-            f"{len(staged_file.content):,} characters")
 
 
 class ConsolidationService:
@@ -36,7 +31,6 @@ class ConsolidationService:
 
     def run(self, persona_id: str, job_id: str) -> dict:
         """Consolidates the persona's files; returns the same result shape as an update."""
-        from .update import job_guard, run_failure, run_result
         update = self._update
         if not getattr(update.api, "is_ready", False):
             return run_failure("not_configured",
@@ -71,7 +65,6 @@ class ConsolidationService:
                 "usage": response.usage}
 
     def _config(self, persona_id: str, shown) -> RequestConfig:
-        from .update import format_day, render_file
         update = self._update
         app = update.app_settings()
         persona = get_persona(update.db.conn(), persona_id) or {"id": persona_id,

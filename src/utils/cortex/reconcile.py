@@ -23,7 +23,8 @@ from ..storage.personas import get_persona
 from . import direct_revert
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES
-from .run_request import edit_run_request
+from .run_outcome import job_guard, run_failure, run_result
+from .run_request import edit_run_request, format_day, render_file
 from .staged_apply import NotApplied
 from .staging import EditError, StagingConflict
 from .tools import CortexToolbox
@@ -47,7 +48,6 @@ class ReconcileService:
     def run(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
         """Reconciles now; returns the update result shape plus `path` ("direct" | "model" |
         "none")."""
-        from .update import job_guard, run_result
         update = self._update
         conn = update.db.conn()
         rows = retractions.unhandled(conn, persona_id)
@@ -81,7 +81,6 @@ class ReconcileService:
     def _model(self, persona_id, staged, shown, retracted: dict, details: dict) -> dict:
         update = self._update
         if not getattr(update.api, "is_ready", False):
-            from .update import run_failure
             return run_failure("not_configured", "No API key configured: add one in Settings.")
         toolbox = CortexToolbox(update.cortex, staged, follow_files=not details["review"])
         response = update.api.tool_request(self._config(persona_id, shown, retracted), toolbox)
@@ -98,7 +97,6 @@ class ReconcileService:
 
     def _commit(self, persona_id, staged, summary, usage, details, path, reverts) -> dict:
         """Applies (or proposes) the staged result with the retractions it handles."""
-        from .update import run_failure, run_result
         update = self._update
         try:
             if details["review"]:
@@ -140,7 +138,6 @@ class ReconcileService:
         return {mid: row for mid, row in latest.items() if mid in gone and learned(mid)}
 
     def _config(self, persona_id: str, shown, retracted: dict) -> RequestConfig:
-        from .update import format_day, render_file
         update = self._update
         conn = update.db.conn()
         app = update.app_settings()

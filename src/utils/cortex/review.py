@@ -21,6 +21,7 @@ from .errors import (
     RevisionConflict,
 )
 from .personas_lookup import persona_exists
+from .run_outcome import consolidated_summary
 from .staged_apply import NotApplied
 from .staging import Edit, StagedEdits, StagingConflict
 
@@ -241,7 +242,6 @@ def _consolidated(proposal: dict, decision: str):
     """Per-file summaries "consolidated: a → b characters" for a consolidation proposal."""
     if "consolidate" not in proposal["kinds"]:
         return None
-    from .consolidation import consolidated_summary
     return lambda staged_file: f"{consolidated_summary(staged_file)} ({_note(decision)})"
 
 

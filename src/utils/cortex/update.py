@@ -18,26 +18,23 @@ from ..api_request.types import RequestConfig
 from ..storage import cortex_input, cortex_jobs as jobs, provenance, user_personas
 from ..storage.personas import get_persona
 from ..storage.settings import get_setting
-from . import pins
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
 from .persona_settings import review_mode
-from .personas_lookup import persona_exists
 from .reconcile import ReconcileService
 from .review import ProposalService
-from .run_request import USER_MARKER
+from .run_outcome import RETRYABLE, job_guard, run_failure, run_result
+from .run_request import USER_MARKER, format_day, render_file
 from .settings import load_cortex_settings
 from .staged_apply import NotApplied
-from .staging import StagingConflict, split_lines
+from .staging import StagingConflict
 from .tools import CortexToolbox, tool_definitions
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
 MAX_MESSAGES = 200
 MAX_CONVERSATION_CHARS = 120_000
-RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
-             "interrupted", "internal_error"}
 
 
 class CortexUpdateService:
@@ -62,14 +59,14 @@ class CortexUpdateService:
         """Runs a consolidation ("sleep") of the persona's cortex as job `job_id`."""
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
-            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+            return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.consolidation.run(persona_id, job_id)
 
     def reconcile(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
         """Reconciles the persona's memory with retracted messages as (part of) job `job_id`."""
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
-            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+            return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.reconciliation.run(persona_id, job_id, job_continues=job_continues)
 
     def app_settings(self) -> dict:
@@ -109,12 +106,12 @@ class CortexUpdateService:
         validate_persona_id(persona_id)
         job_id = job_id or uuid.uuid4().hex
         if not load_cortex_settings(self._db.conn())["enabled"]:
-            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+            return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         if not getattr(self._api, "is_ready", False):
-            return _failure("not_configured", "No API key configured: add one in Settings.")
+            return run_failure("not_configured", "No API key configured: add one in Settings.")
         message_range = message_range or self.plan_range(persona_id)
         if message_range is None:
-            return {**_result(True), "summary": "Nothing new to remember."}
+            return {**run_result(True), "summary": "Nothing new to remember."}
         toolbox, response, sources = self._call_model(persona_id, job_id, message_range)
         return self._finish(persona_id, job_id, message_range, toolbox, response, sources)
 
@@ -159,7 +156,7 @@ class CortexUpdateService:
             return self._failed(persona_id, job_id, toolbox, code, response.error_message,
                                 bool(response.retryable) or code in RETRYABLE, response.usage)
         summary = (response.content or "").strip()
-        guard = _job_guard(persona_id, job_id)
+        guard = job_guard(persona_id, job_id)
         if toolbox.review:
             return self._propose(persona_id, job_id, message_range, toolbox, response, guard,
                                  sources)
@@ -181,7 +178,7 @@ class CortexUpdateService:
                                 "nothing was applied.", True, response.usage)
         log.info("Cortex update %s for %s done (%s): %s", job_id, persona_id,
                  response.stop_reason, ", ".join(revisions) or "no changes")
-        return {**_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
+        return {**run_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range)}
 
     def _propose(self, persona_id, job_id, message_range, toolbox, response, guard,
@@ -196,13 +193,13 @@ class CortexUpdateService:
             return self._failed(persona_id, job_id, toolbox, "interrupted",
                                 "The update lost its job (persona deleted or lease expired); "
                                 "nothing was proposed.", True, response.usage)
-        return {**_result(True), "summary": summary, "usage": response.usage,
+        return {**run_result(True), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range), "proposal_id": proposal_id}
 
     def _failed(self, persona_id, job_id, toolbox, code, message, retryable, usage) -> dict:
         """A run that applies nothing; what it staged is kept on the job for inspection."""
         log.warning("Cortex update %s for %s failed: %s", job_id, persona_id, code)
-        return {**_result(False), "error": code, "usage": usage,
+        return {**run_result(False), "error": code, "usage": usage,
                 "error_message": message or f"The update failed ({code}).",
                 "retryable": retryable, "attempted": toolbox.staged.attempted()}
 
@@ -247,18 +244,6 @@ def build_prompt(persona: dict, people: str | dict, files: dict, messages: list[
             prompts.render(user, values, flags).strip())
 
 
-def render_file(file) -> str:
-    """One preloaded file with its meter, fenced as data."""
-    budget = file.budget
-    over = ' over_budget="yes"' if file.chars > budget else ""
-    body = prompts.fence(file.content)
-    pinned = pins.mark_for_model(file.content)
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return (f'<cortex_file name="{file.filename}" chars="{file.chars} / {budget}" '
-            f'lines="{len(split_lines(file.content))}"{over}{pinned}>\n{body}</cortex_file>')
-
-
 def render_conversation(messages: list[dict], char_name: str, user_name: str,
                         now: datetime, names: dict | None = None) -> str:
     """The messages as `[date time] name: text` lines, one block per session; `names` gives a
@@ -275,11 +260,6 @@ def render_conversation(messages: list[dict], char_name: str, user_name: str,
         stamp = _local(message["created_at"], now)
         blocks.append(f"[{stamp}] {name}{cut}: {prompts.fence(message['content'])}")
     return "\n\n".join(blocks)
-
-
-def format_day(now: datetime, language: str) -> str:
-    """`Tuesday, 2025-06-03` (German weekday names for `de`)."""
-    return f"{prompts.weekday(now, language)}, {now:%Y-%m-%d}"
 
 
 def _local(timestamp: str, now: datetime) -> str:
@@ -299,27 +279,3 @@ def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dic
     for row in rows:
         order.setdefault(row["session_id"], len(order))
     return sorted((dict(row) for row in rows), key=lambda m: (order[m["session_id"]], m["id"]))
-
-
-def _result(success: bool, toolbox: CortexToolbox | None = None,
-            revisions: dict | None = None) -> dict:
-    revisions = revisions or {}
-    return {"success": success, "summary": "", "error": None, "error_message": None,
-            "retryable": False, "files": list(revisions),
-            "updates": [{"file": c.filename, "action": c.action,
-                         "revision": revisions.get(c.filename)}
-                        for c in (toolbox.changes if toolbox and revisions else [])],
-            "usage": None, "message_range": None}
-
-
-def _job_guard(persona_id: str, job_id: str):
-    """Applies (or proposes) only while the persona exists and the job still holds its lease."""
-    return lambda conn: persona_exists(conn, persona_id) and jobs.still_running(conn, job_id)
-
-
-def _failure(code: str, message: str) -> dict:
-    return {**_result(False), "error": code, "error_message": message,
-            "retryable": code in RETRYABLE}
-
-
-run_result, run_failure, job_guard = _result, _failure, _job_guard  # for consolidation.py
