@@ -3,7 +3,7 @@
 It runs as a job of reason `consolidate` through the same worker, edits a staged copy with the
 same tools (pinned blocks survive byte for byte), and is applied all-or-nothing: one revision per
 file summarised "consolidated: 11,900 → 6,200 characters", with the lines each file lost kept in
-the archive (archive.py) in the same transaction. In review mode it becomes (part of) the
+the archive (storage/cortex_archive.py) in the same transaction. In review mode it becomes (part of) the
 pending proposal instead, and the archive is written when that is accepted.
 """
 import logging

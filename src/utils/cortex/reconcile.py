@@ -2,7 +2,7 @@
 
 Runs inside a cortex job (reason `reconcile`, or any queued job it joined) through the same
 single-flight worker, before the job's regular update. It reads every retraction no
-reconciliation has handled (retractions.py) and keeps those memory learned from:
+reconciliation has handled (storage/retractions.py) and keeps those memory learned from:
 1. direct path: when the `ai` revisions derived only from retracted messages are still the latest
    of their files (direct_revert.py), each file goes back to the revision before them, as a new
    `ai` revision "reverted: …" naming what it `reverts`; no model call;

@@ -1,6 +1,6 @@
 """ProposalService: review mode, built on the same staging as every cortex run.
 
-In review mode a finished run's StagedEdits are stored as a proposal (proposals.py) in the
+In review mode a finished run's StagedEdits are stored as a proposal (storage/proposals.py) in the
 transaction that marks its messages processed, instead of being applied. Accepting applies the
 proposal's edits through `CortexService.apply_staged`, the one path every change of a run takes:
 a file whose base revision is stale has its edits replayed on the current text (same rules as a

@@ -48,7 +48,7 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
     `review` ({proposal_id, review}) marks revisions made by accepting a proposal (and the
     proposal's files as accepted in step 3); `archive` keeps what each file loses (a
     consolidation); `summary_for(staged_file)` gives a file its own summary. Each revision is
-    anchored to `sources` (provenance.py, as `source_kind`); `reverts` ({filename: rev}) marks
+    anchored to `sources` (storage/provenance.py, as `source_kind`); `reverts` ({filename: rev}) marks
     direct reverts; `handles` (message_changes ids) are marked handled in step 3, and
     `job_continues` leaves the job running (a reconciliation followed by an update).
     Raises StagingConflict if a file changed under edits that cannot be replayed, NotApplied if
