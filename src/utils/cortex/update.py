@@ -21,9 +21,9 @@ from ..storage.settings import get_setting
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
-from .persona_settings import review_mode
 from .reconcile import ReconcileService
 from .review import ProposalService
+from .run_context import RunContext
 from .run_outcome import RETRYABLE, job_guard, run_failure, run_result
 from .run_request import USER_MARKER, format_day, render_file
 from .settings import load_cortex_settings
@@ -47,13 +47,13 @@ class CortexUpdateService:
         self._cortex = cortex_service
         self._db = db
         self.proposals = proposals or ProposalService(cortex_service, db)
-        self.consolidation = ConsolidationService(self)
-        self.reconciliation = ReconcileService(self)
-        self.api, self.cortex, self.db, self.default_model = api_client, cortex_service, db, \
-            default_model
         self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
         self._default_model = default_model
         self._clock = clock or (lambda: datetime.now().astimezone())
+        self._run = RunContext(api_client, cortex_service, db, self.proposals, self._settings,
+                               self._clock, default_model)
+        self.consolidation = ConsolidationService(self._run)
+        self.reconciliation = ReconcileService(self._run)
 
     def consolidate(self, persona_id: str, job_id: str) -> dict:
         """Runs a consolidation ("sleep") of the persona's cortex as job `job_id`."""
@@ -68,18 +68,6 @@ class CortexUpdateService:
         if not load_cortex_settings(self._db.conn())["enabled"]:
             return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.reconciliation.run(persona_id, job_id, job_continues=job_continues)
-
-    def app_settings(self) -> dict:
-        """The "app" settings (model, language, user name)."""
-        return self._settings() or {}
-
-    def now(self) -> datetime:
-        """The local time runs are dated with."""
-        return self._clock()
-
-    def failed(self, *args) -> dict:
-        """A run that applies nothing (see `_failed`)."""
-        return self._failed(*args)
 
     def plan_range(self, persona_id: str) -> tuple[int, int] | None:
         """The ids (first, last) of the persona's unprocessed messages the next run will take."""
@@ -120,7 +108,7 @@ class CortexUpdateService:
         app = self._settings() or {}
         persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        staged, shown, review = self.staged_run(persona_id)
+        staged, shown, review = self._run.staged_run(persona_id)
         files = {f.filename: f for f in shown}
         messages = _messages(conn, persona_id, message_range)
         people = _people(conn, persona, app, language, messages)
@@ -136,15 +124,6 @@ class CortexUpdateService:
         return (toolbox, self._api.tool_request(config, toolbox),
                 [provenance.source_of(m) for m in messages])
 
-    def staged_run(self, persona_id: str):
-        """(staged copy, files as the model sees them, review mode) for a run starting now: in
-        review mode the run builds on the pending proposal and a person's edit meanwhile is
-        left to the review (the proposal turns stale), instead of being rebased on."""
-        infos = self._cortex.read_all_info(persona_id)
-        if review_mode(self._db.conn(), persona_id):
-            return (*self.proposals.stage_for_run(persona_id, infos), True)
-        return self._cortex.stage(persona_id, infos), infos, False
-
     def recover_staged(self) -> int:
         """Completes groups of edits a crash interrupted (before jobs are failed as orphans)."""
         return self._cortex.recover_staged()
@@ -153,7 +132,7 @@ class CortexUpdateService:
                 sources) -> dict:
         if not response.success:
             code = response.error or "api_error"
-            return self._failed(persona_id, job_id, toolbox, code, response.error_message,
+            return self._run.failed(persona_id, job_id, toolbox, code, response.error_message,
                                 bool(response.retryable) or code in RETRYABLE, response.usage)
         summary = (response.content or "").strip()
         guard = job_guard(persona_id, job_id)
@@ -168,12 +147,12 @@ class CortexUpdateService:
                 guard=guard, sources=sources)
         except StagingConflict as err:
             log.info("Cortex update %s for %s conflicts with an edit: %s", job_id, persona_id, err)
-            return self._failed(persona_id, job_id, toolbox, "edit_conflict",
+            return self._run.failed(persona_id, job_id, toolbox, "edit_conflict",
                                 f"{err.filename} was edited while the update ran and its edits "
                                 "no longer fit; the update runs again later.", True,
                                 response.usage)
         except (NotApplied, PersonaNotFound):
-            return self._failed(persona_id, job_id, toolbox, "interrupted",
+            return self._run.failed(persona_id, job_id, toolbox, "interrupted",
                                 "The update lost its job (persona deleted or lease expired); "
                                 "nothing was applied.", True, response.usage)
         log.info("Cortex update %s for %s done (%s): %s", job_id, persona_id,
@@ -190,18 +169,12 @@ class CortexUpdateService:
                 toolbox.staged, job_id=job_id, kind="update", summary=summary or "Cortex update",
                 message_range=message_range, usage=response.usage, guard=guard, sources=sources)
         except NotApplied:
-            return self._failed(persona_id, job_id, toolbox, "interrupted",
+            return self._run.failed(persona_id, job_id, toolbox, "interrupted",
                                 "The update lost its job (persona deleted or lease expired); "
                                 "nothing was proposed.", True, response.usage)
         return {**run_result(True), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range), "proposal_id": proposal_id}
 
-    def _failed(self, persona_id, job_id, toolbox, code, message, retryable, usage) -> dict:
-        """A run that applies nothing; what it staged is kept on the job for inspection."""
-        log.warning("Cortex update %s for %s failed: %s", job_id, persona_id, code)
-        return {**run_result(False), "error": code, "usage": usage,
-                "error_message": message or f"The update failed ({code}).",
-                "retryable": retryable, "attempted": toolbox.staged.attempted()}
 
 
 def _people(conn, persona: dict, app: dict, language: str,
