@@ -1,11 +1,26 @@
 """JSON errors for every path: `{"error": {"code", "message"}}` with the right status, never HTML."""
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..utils.cooperative import Busy
-from ..utils.cortex.errors import PersonaNotFound
+from ..utils.cortex.errors import (
+    CortexSizeError,
+    InvalidContent,
+    InvalidFilename,
+    InvalidPersonaId,
+    PersonaNotFound,
+    ProposalConflict,
+    ProposalDecided,
+    ProposalNotFound,
+    RevisionConflict,
+    RevisionNotFound,
+    UnsafePath,
+)
+from ..utils.cortex.settings import InvalidSetting
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
 
@@ -39,12 +54,43 @@ def json_body(required: bool = True) -> dict:
     return encodable_json(data)
 
 
+# The domain errors services raise, each with its one HTTP answer: (status, code, extra fields).
+DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, Callable[[Any], dict]]] = {
+    InvalidPersonaId: (404, "persona_not_found", lambda err: {}),
+    InvalidFilename: (404, "cortex_file_not_found", lambda err: {}),
+    UnsafePath: (400, "unsafe_path", lambda err: {}),
+    InvalidContent: (400, "invalid_content", lambda err: {}),
+    CortexSizeError: (413, "cortex_file_too_large",
+                      lambda err: {"chars": err.chars, "limit": err.limit}),
+    RevisionConflict: (412, "revision_conflict", lambda err: {"current": err.current.to_dict()}),
+    RevisionNotFound: (404, "revision_not_found", lambda err: {}),
+    InvalidSetting: (400, "invalid_setting", lambda err: {"field": err.field}),
+    ProposalNotFound: (404, "proposal_not_found", lambda err: {}),
+    ProposalDecided: (409, "proposal_decided", lambda err: {}),
+    ProposalConflict: (409, "proposal_conflict", lambda err: {"files": err.files}),
+}
+
+
+def domain_error_response(err: Exception):
+    """The JSON answer for a domain error of `DOMAIN_ERRORS` (a revision conflict also names
+    the current revision as its ETag)."""
+    status, code, extra = next(DOMAIN_ERRORS[kind] for kind in type(err).__mro__
+                               if kind in DOMAIN_ERRORS)
+    response, status = error_response(status, code, str(err), **extra(err))
+    if isinstance(err, RevisionConflict):
+        response.set_etag(str(err.current.revision))
+    return response, status
+
+
 def register_error_handlers(app: Flask) -> None:
     """Turns ApiError, HTTP errors and unexpected exceptions into JSON responses."""
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
         return error_response(err.status, err.code, err.message, **err.extra)
+
+    for kind in DOMAIN_ERRORS:
+        app.register_error_handler(kind, domain_error_response)
 
     @app.errorhandler(PersonaNotFound)
     def _persona_gone(err: PersonaNotFound):

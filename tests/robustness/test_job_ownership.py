@@ -11,8 +11,8 @@ import pytest
 
 from src.app import create_app
 from src.utils import provider
-from src.utils.cortex import jobs
 from src.utils.cortex.ownership import ProcessOwner, owner_alive, owners_dir
+from src.utils.storage import cortex_jobs as jobs
 from tests.cortex.support import REPO
 from tests.cortex.update_support import PID, Env
 from tests.fakes.claude import replies

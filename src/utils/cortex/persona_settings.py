@@ -6,8 +6,8 @@ once at least `sleep_hours` have passed since the last consolidation.
 """
 import sqlite3
 
-from ..storage.clock import utc_now
 from ..storage.db import transaction
+from ..storage.persona_settings import read_persona_settings, write_persona_settings
 from .settings import InvalidSetting
 
 DEFAULTS = {"memory_review": "auto", "sleep_enabled": True, "sleep_sessions": 5,
@@ -18,12 +18,7 @@ _RANGES = {"sleep_sessions": (1, 1000), "sleep_hours": (1, 8760)}
 
 def load_persona_settings(conn: sqlite3.Connection, persona_id: str) -> dict:
     """The persona's stored settings over the defaults."""
-    row = conn.execute("SELECT memory_review, sleep_enabled, sleep_sessions, sleep_hours "
-                       "FROM cortex_persona_settings WHERE persona_id = ?",
-                       (persona_id,)).fetchone()
-    if row is None:
-        return dict(DEFAULTS)
-    return {**dict(row), "sleep_enabled": bool(row["sleep_enabled"])}
+    return read_persona_settings(conn, persona_id) or dict(DEFAULTS)
 
 
 def review_mode(conn: sqlite3.Connection, persona_id: str) -> bool:
@@ -38,14 +33,7 @@ def save_persona_settings(conn: sqlite3.Connection, persona_id: str, changes) ->
     validated = {field: _validated(field, value) for field, value in changes.items()}
     with transaction(conn):
         settings = {**load_persona_settings(conn, persona_id), **validated}
-        conn.execute(
-            "INSERT INTO cortex_persona_settings (persona_id, memory_review, sleep_enabled, "
-            "sleep_sessions, sleep_hours, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(persona_id) DO UPDATE SET memory_review = excluded.memory_review, "
-            "sleep_enabled = excluded.sleep_enabled, sleep_sessions = excluded.sleep_sessions, "
-            "sleep_hours = excluded.sleep_hours, updated_at = excluded.updated_at",
-            (persona_id, settings["memory_review"], int(settings["sleep_enabled"]),
-             settings["sleep_sessions"], settings["sleep_hours"], utc_now()))
+        write_persona_settings(conn, persona_id, settings)
     return settings
 
 

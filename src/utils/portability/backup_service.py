@@ -5,6 +5,7 @@ import tempfile
 from ..cooperative import offload
 from ..cortex import CortexService
 from ..storage import Database
+from ..storage.personas import persona_ids
 from ..storage.settings import get_setting
 from .backup import write_backup
 
@@ -21,7 +22,7 @@ class BackupService:
 
     def refresh(self) -> None:
         """Records cortex changes made on disk outside the app, so the snapshot has them."""
-        ids = [row[0] for row in self._db.conn().execute("SELECT id FROM personas")]
+        ids = persona_ids(self._db.conn())
         for persona_id in ids:
             try:
                 self._cortex.read_all_info(persona_id)

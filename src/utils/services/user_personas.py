@@ -65,7 +65,7 @@ class UserPersonaService:
         if not isinstance(wanted, bool):
             raise invalid("is_default", "must be true or false")
         with self._db.transaction() as conn:
-            if conn.execute("SELECT COUNT(*) FROM user_personas").fetchone()[0] >= USER_PERSONAS:
+            if store.count(conn) >= USER_PERSONAS:
                 raise ServiceError(409, "too_many_user_personas",
                                    f"There can be at most {USER_PERSONAS} user personas.")
             first = store.get_default(conn) is None
@@ -99,8 +99,7 @@ class UserPersonaService:
             found = store.get(conn, upid)
             if found is None:
                 raise not_found("user_persona", str(upid))
-            others = conn.execute("SELECT COUNT(*) FROM user_personas WHERE id <> ?",
-                                  (upid,)).fetchone()[0]
+            others = store.count(conn, other_than=upid)
             if found["is_default"] and others:
                 raise ServiceError(409, "default_user_persona",
                                    "This is the default user persona: make another one the "

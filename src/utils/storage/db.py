@@ -141,6 +141,16 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     return applied
 
 
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    """The names of the migrations recorded in the database, sorted."""
+    return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+
+def intact(conn: sqlite3.Connection) -> bool:
+    """True when SQLite's integrity check finds nothing wrong with the database."""
+    return conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 def _statements(sql: str) -> list[str]:
     """Splits a migration file into complete statements, dropping `--` comment lines."""
     statements, pending = [], ""
