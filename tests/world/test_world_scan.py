@@ -91,3 +91,21 @@ def test_a_scan_over_its_work_limit_stops_at_the_same_place_every_time():
     assert first == [hit.entry.id for hit in activate([book], messages)]
     assert 0 < len(first) < 1000 and first == sorted(first, reverse=True)
     assert first[0] == 999 and first == list(range(999, 999 - len(first), -1))
+
+
+def test_only_entries_that_activate_and_fit_are_filled_in():
+    """Filling placeholders in a thousand entries of 20,000 characters took 0.6 s of the loop per
+    turn when every entry was filled before its keys were checked; now only an entry whose key
+    matched is, and none after the first that overflows its book's budget."""
+    filled = []
+
+    def resolve(text: str) -> str:
+        filled.append(text)
+        return text
+    rows = [{"id": i, "data": {"keys": [f"k{i}"], "content": f"content {i}",
+                               "insertion_order": i}} for i in range(100)]
+    book = read_book(1, {"token_budget": 10}, rows)  # "content 99": 4 tokens; two fit
+    fired = activate([book], ["user: k99 k98 k97 k96 k5"], resolve)
+    assert [hit.entry.id for hit in fired] == [99, 98]
+    assert [text for text in filled if text.startswith("content")] == [
+        "content 99", "content 98", "content 97"]

@@ -58,11 +58,16 @@ def activate(books: list[Book], messages: list[str],
     fired: list[Fired] = []
     scan = _Scan(messages, resolve)
     for step in range(MAX_RECURSION + 1):
-        found = [hit for hit in (scan.check(entry, by_id[entry.book_id], step)
-                                 for entry in pending if entry.book_id not in closed) if hit]
-        new = _within_budget(found, by_id, used, closed)
+        new, done = [], set()
+        for entry in pending:
+            if entry.book_id in closed:
+                continue
+            hit = scan.check(entry, by_id[entry.book_id], step)
+            if hit is not None:
+                done.add(id(entry))
+                if _fits(hit, by_id, used, closed):
+                    new.append(hit)
         fired += new
-        done = {id(hit.entry) for hit in found}
         pending = [entry for entry in pending if id(entry) not in done]
         scan.recurse([hit.content for hit in new if not hit.entry.prevent_recursion])
         if not new or not any(book.recursive for book in books):
@@ -100,21 +105,25 @@ class _Scan:
             return None
         if not self.work.spend(STEP_COST):
             return None
+        key = None
+        if not entry.constant:
+            depth = book.scan_depth if entry.scan_depth is None else entry.scan_depth
+            key = next((k for k in entry.keys if self._hit(k, entry, depth, book.recursive)),
+                       None)
+            if key is None or not self._secondary(entry, depth, book.recursive):
+                return None
         content = self._content(entry)
         if not content:
-            return None
-        if entry.constant:
-            return Fired(entry, None, content, estimate_tokens(content))
-        depth = book.scan_depth if entry.scan_depth is None else entry.scan_depth
-        key = next((k for k in entry.keys if self._hit(k, entry, depth, book.recursive)),
-                   None)
-        if key is None or not self._secondary(entry, depth, book.recursive):
             return None
         return Fired(entry, key, content, estimate_tokens(content))
 
     def _content(self, entry: Entry) -> str:
+        """The entry's text with placeholders filled, once per turn and only for an entry that
+        activated (filling a thousand entries of 20,000 characters took 0.6 s), charged to the
+        work limit like a search (an entry past the limit does not fire)."""
         if id(entry) not in self._contents:
-            self._contents[id(entry)] = self._resolve(entry.content).strip()
+            self._contents[id(entry)] = self._resolve(entry.content).strip() \
+                if self.work.spend(len(entry.content)) else ""
         return self._contents[id(entry)]
 
     def _hit(self, key: str, entry: Entry, depth: int, recursive: bool) -> bool:
@@ -182,21 +191,16 @@ def _newest(messages: list[str], limit: int) -> list[str]:
     return kept
 
 
-def _within_budget(found: list[Fired], books: dict[int, Book], used: dict[int, int],
-                   closed: set[int]) -> list[Fired]:
-    """The new entries that fit their book's budget, in order; a book whose next entry does not
-    fit takes no more entries this turn (SillyTavern stops at the first overflow)."""
-    kept = []
-    for hit in found:
-        book_id = hit.entry.book_id
-        if book_id in closed:
-            continue
-        if used[book_id] + hit.tokens > books[book_id].token_budget:
-            closed.add(book_id)
-            continue
-        used[book_id] += hit.tokens
-        kept.append(hit)
-    return kept
+def _fits(hit: Fired, books: dict[int, Book], used: dict[int, int], closed: set[int]) -> bool:
+    """Whether a newly activated entry fits its book's budget (it then takes its share); a book
+    whose next entry does not fit takes no more entries this turn (SillyTavern stops at the
+    first overflow), so the entries after it are not even checked."""
+    book_id = hit.entry.book_id
+    if used[book_id] + hit.tokens > books[book_id].token_budget:
+        closed.add(book_id)
+        return False
+    used[book_id] += hit.tokens
+    return True
 
 
 def prompt_order(fired: list[Fired]) -> list[Fired]:
