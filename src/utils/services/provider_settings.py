@@ -42,7 +42,11 @@ def base_url(value) -> str | None:
     if value is None or value == "":
         return None
     url = check.text("base_url", value, max_len=500, single_line=True).strip()
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed or misplaced IPv6 bracket
+        raise invalid("base_url", "must be an http:// or https:// URL, e.g. "
+                                  "http://127.0.0.1:11434/v1") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise invalid("base_url", "must be an http:// or https:// URL, e.g. "
                                   "http://127.0.0.1:11434/v1")
@@ -53,12 +57,22 @@ def base_url(value) -> str | None:
         parts.port  # noqa: B018 - raises for a port outside 0-65535 or not a number
     except ValueError:
         raise invalid("base_url", "has an invalid port (1 to 65535)") from None
-    if parts.port == 0 or not _HOST_RE.fullmatch(parts.hostname):
+    if parts.port == 0 or not _HOST_RE.fullmatch(parts.hostname) or \
+            parts.netloc.lower() != _netloc(parts.hostname, parts.port):
         raise invalid("base_url", "has an invalid host or port")
     return url.rstrip("/")
 
 
-_HOST_RE = re.compile(r"^(\[[0-9a-f:.]+\]|[0-9a-f:]+|[a-z0-9]([a-z0-9._-]{0,251}[a-z0-9])?)$", re.IGNORECASE)
+def _netloc(host: str, port: int | None) -> str:
+    """The host and port as they are written when nothing else is in between: urlsplit reads
+    "[::1]x" as the host ::1 with no port, where an HTTP client fails on the "x" (a 500)."""
+    host = f"[{host}]" if ":" in host else host
+    return host if port is None else f"{host}:{port}"
+
+
+# ASCII only: a case-blind [a-z] also takes "ſ", "K" (Kelvin) and "ı", which fold to letters
+_HOST_RE = re.compile(r"^(\[[0-9a-f:.]+\]|[0-9a-f:]+|[a-z0-9]([a-z0-9._-]{0,251}[a-z0-9])?)$",
+                      re.IGNORECASE | re.ASCII)
 
 
 def endpoint(provider: str, url: str | None) -> str:
