@@ -36,10 +36,12 @@ from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
+from .services.prompt_inspector import PromptInspector
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
+from .services.token_counter import TokenCounter
 from .services.token_rules import checked_token
 from .services.user_personas import UserPersonaService
 from .services.world_books import WorldBookService
@@ -78,6 +80,9 @@ def init_services(app: Flask) -> dict:
         services["db"], retracted=services["cortex_trigger"].notice_retractions)
     services["session_leases"] = SessionLeases(config["DATA_DIR"])
     services["chat"] = _build_chat_service(services)
+    services["prompt_inspector"] = PromptInspector(
+        services["db"], services["sessions"], services["api_client"],
+        TokenCounter(services["db"], services["api_client"]))
     app.extensions[EXTENSION] = services
     return services
 
@@ -279,6 +284,11 @@ def get_backup_service(app: Flask | None = None) -> BackupService:
 def get_session_service(app: Flask | None = None) -> SessionService:
     """Sessions and their paginated messages."""
     return _get("sessions", app)
+
+
+def get_prompt_inspector(app: Flask | None = None) -> PromptInspector:
+    """Recorded requests of replies, in sections with token counts."""
+    return _get("prompt_inspector", app)
 
 
 def get_conversation_tools(app: Flask | None = None) -> ConversationTools:

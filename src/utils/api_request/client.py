@@ -167,6 +167,27 @@ class ApiClient(ConnectionChecks):
         config, adapter = route
         return engine.tool_request(adapter, config, self._model(config), executor)
 
+    def count_tokens(self, model: str, messages: list[dict], system: list[dict] | None = None,
+                     timeout: float = 5.0) -> int | None:
+        """The provider's own count of a prompt's input tokens (Anthropic's
+        `messages.count_tokens`), or None: the provider offers no counting (OpenAI-compatible),
+        no key is set, or the count failed or took longer than `timeout` (never retried). The
+        caller estimates instead and says so."""
+        if self.connection().provider == "openai_compatible":
+            return None
+        sdk, _ = self._current()
+        if sdk is None:
+            return None
+        extra = {"system": system} if system else {}
+        try:
+            counted = sdk.with_options(timeout=timeout, max_retries=0).messages.count_tokens(
+                model=model, messages=messages, **extra)
+        except Exception as exc:
+            log.warning("Token counting failed: %s", from_exception(exc, self._key).code)
+            return None
+        tokens = getattr(counted, "input_tokens", None)
+        return tokens if isinstance(tokens, int) and tokens >= 0 else None
+
     def check_key(self, key: str, base_url: str | None = None) -> ApiResponse:
         """Validates `key` with one tiny request on a temporary client, before anyone stores it;
         at `base_url` (where it will be sent; None: the environment's, else the official URL)."""

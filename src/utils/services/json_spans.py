@@ -1,0 +1,99 @@
+"""Where each string of a JSON document sits in its bytes, for the prompt inspector.
+
+`json.loads` gives values but not positions; the inspector must say which bytes of the body a
+section is, so this walks the UTF-8 bytes once and records every string value's token (quotes
+included) by its path. Multi-byte UTF-8 never contains a byte below 0x80, so scanning bytes for
+`"` and `\\` is safe. The document is one the SDK just produced (`json.loads` accepted it before
+this runs), so the walker does not repeat JSON's validation.
+"""
+from __future__ import annotations
+
+import json
+
+Path = tuple[str | int, ...]
+_SPACE = b" \t\r\n"
+
+
+def string_spans(raw: bytes) -> dict[Path, tuple[int, int]]:
+    """Every string value's `(start, end)` byte span in `raw` (quotes included), by path."""
+    spans: dict[Path, tuple[int, int]] = {}
+    _value(raw, _skip(raw, 0), (), spans)
+    return spans
+
+
+def char_to_byte(token: bytes, index: int) -> int:
+    """The byte offset inside string `token` (quotes included) where decoded character `index`
+    begins; `index` = the decoded length gives the offset of the closing quote."""
+    at, seen = 1, 0
+    while seen < index:
+        byte = token[at]
+        if byte == 0x5C:  # an escape: \\uXXXX (two of them for a surrogate pair) or \\x
+            if token[at + 1] == 0x75:
+                code = int(token[at + 2:at + 6], 16)
+                at += 12 if 0xD800 <= code < 0xDC00 else 6
+            else:
+                at += 2
+        else:
+            at += _utf8_length(byte)
+        seen += 1
+    return at
+
+
+def decode(token: bytes) -> str:
+    """The text of a string token."""
+    return json.loads(token)
+
+
+def _utf8_length(lead: int) -> int:
+    return 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def _skip(raw: bytes, at: int) -> int:
+    while at < len(raw) and raw[at] in _SPACE:
+        at += 1
+    return at
+
+
+def _string_end(raw: bytes, at: int) -> int:
+    at += 1
+    while raw[at] != 0x22:
+        at += 2 if raw[at] == 0x5C else 1
+    return at + 1
+
+
+def _value(raw: bytes, at: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
+    """Walks the value starting at `at`; returns the offset after it."""
+    lead = raw[at]
+    if lead == 0x22:
+        end = _string_end(raw, at)
+        spans[path] = (at, end)
+        return end
+    if lead == 0x7B:
+        return _members(raw, at, path, spans)
+    if lead == 0x5B:
+        return _items(raw, at, path, spans)
+    while at < len(raw) and raw[at] not in b",]}" and raw[at] not in _SPACE:
+        at += 1  # a number, true, false or null
+    return at
+
+
+def _members(raw: bytes, at: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
+    at = _skip(raw, at + 1)
+    while raw[at] != 0x7D:
+        key_end = _string_end(raw, at)
+        key = decode(raw[at:key_end])
+        at = _skip(raw, _skip(raw, key_end) + 1)  # past the colon
+        at = _skip(raw, _value(raw, at, (*path, key), spans))
+        if raw[at] == 0x2C:
+            at = _skip(raw, at + 1)
+    return at + 1
+
+
+def _items(raw: bytes, at: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
+    at, index = _skip(raw, at + 1), 0
+    while raw[at] != 0x5D:
+        at = _skip(raw, _value(raw, at, (*path, index), spans))
+        index += 1
+        if raw[at] == 0x2C:
+            at = _skip(raw, at + 1)
+    return at + 1
