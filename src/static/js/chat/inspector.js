@@ -106,7 +106,7 @@ function sectionContent(section) {
     out.push(h('ul', { class: 'prompt-entries' }, ...section.entries.map((entry) => h('li', { dataset: { entryId: entry.entry_id } },
       h('strong', { text: entry.name || t('chat.prompt.unnamed') }), ' ',
       h('span', { class: 'muted', text: entry.key == null ? t('chat.message.world_constant') : t('chat.message.world_key', { key: entry.key }) }),
-      ' ', h('span', { class: 'muted small', text: tokens(entry.tokens ?? 0, 'estimate') })))));
+      ' ', h('span', { class: 'muted small', text: t('chat.prompt.entry_budget', { count: number(entry.tokens ?? 0) }) })))));
   }
   out.push(h('pre', { class: 'prompt-text', tabindex: 0, text: section.text }));
   return out;
