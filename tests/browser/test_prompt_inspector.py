@@ -62,3 +62,27 @@ def test_the_inspector_shows_the_fired_entry_and_token_counts(page, server, mode
 
     meter.click()  # the meter opens the prompt of the last request
     expect(dialog.locator(".prompt-section").first).to_be_visible()
+
+
+def test_on_a_phone_the_inspector_fits_the_screen(phone, server, model, artifacts):
+    persona = phone.request.post(server.url + "/api/personas",
+                                 data={"name": "Mira", "description": "A lighthouse keeper."}
+                                 ).json()
+    open_page(phone, server, f"/?persona={persona['id']}")
+    model.chat.append(replies.text("The lamp is lit."))
+    phone.fill("#composer-input", "Is the lamp lit?")
+    phone.click("#send")
+    phone.wait_for_selector(REPLY_DONE)
+    expect(phone.locator("#context-meter")).to_be_visible()
+    phone.click(f"{LAST_REPLY} [data-action=prompt]")
+    dialog = phone.locator("#prompt-dialog")
+    expect(dialog.locator(".prompt-section").first).to_be_visible()
+    expect(dialog).to_be_in_viewport(ratio=0.95)
+    box = dialog.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
+    dialog.locator(".prompt-section[data-kind=message] summary").click()
+    expect(dialog.locator(".prompt-section[data-kind=message] .prompt-text")).to_have_text(
+        "Is the lamp lit?")
+    phone.screenshot(path=str(artifacts / "prompt-inspector-phone.png"))
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_be_hidden()
