@@ -41,7 +41,7 @@ from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
-from .services.token_counter import TokenCounter
+from .services.token_counter import BUDGET_SECONDS, TokenCounter
 from .services.token_rules import checked_token
 from .services.user_personas import UserPersonaService
 from .services.world_books import WorldBookService
@@ -82,7 +82,8 @@ def init_services(app: Flask) -> dict:
     services["chat"] = _build_chat_service(services)
     services["prompt_inspector"] = PromptInspector(
         services["db"], services["sessions"], services["api_client"],
-        TokenCounter(services["db"], services["api_client"]))
+        TokenCounter(services["db"], services["api_client"],
+                     float(config.get("COUNT_BUDGET_SECONDS", BUDGET_SECONDS))))
     app.extensions[EXTENSION] = services
     return services
 

@@ -13,7 +13,8 @@ with `rejected` set and consumes no scripted reply). Also answers /v1/models and
 `{"input_tokens": n}` out) with a deterministic rule: each tool, system block and message
 content block, with its message's role, is serialised as compact JSON; n is the total length
 of those strings // 4 (at least 1), plus 3 (`usage.count_tokens`). `fake.count_failure` set to
-a status makes count_tokens answer that error instead (fallback tests).
+a status makes count_tokens answer that error instead, `fake.count_delay` (seconds) answer late
+(fallback tests).
 """
 import selectors
 import socket
@@ -87,6 +88,7 @@ class FakeClaude:
         self.default = None
         self.validate = validate
         self.count_failure: int | None = None
+        self.count_delay = 0.0
         self.api_key = api_key
         self.errors: list[BaseException] = []
         self._queue: deque = deque()
@@ -276,6 +278,8 @@ class FakeClaude:
         def check(body):
             return problem({"max_tokens": 1, **body}) if isinstance(body, dict) else problem(body)
 
+        if self.count_delay:
+            self._closing.wait(self.count_delay)  # a slow count (ends early when the fake closes)
         if self.count_failure is not None:
             ex.send_error(self.count_failure, "api_error", "fake: counting is down")
         elif not self._refuse(ex, record, check):

@@ -107,5 +107,5 @@ class _Session:
         messages = job.messages or [{"role": "user", "content": job.text or ""}]
         counted = self._api.count_tokens(self._model, messages, job.system,
                                          timeout=min(CALL_SECONDS, left))
-        self._failed = counted is None
+        self._failed = counted is None or time.monotonic() > self._deadline
         return counted
