@@ -26,7 +26,9 @@ def test_the_inspector_shows_the_fired_entry_and_token_counts(page, server, mode
     meter = page.locator("#context-meter")
     expect(meter).to_be_visible()
     expect(meter).to_contain_text("of 200,000 tokens")
-    page.click(f"{LAST_REPLY} [data-action=prompt]")
+    action = page.locator(f"{LAST_REPLY} [data-action=prompt]")
+    action.focus()
+    page.keyboard.press("Enter")  # keyboard alone: Enter opens, Escape closes, focus comes back
     dialog = page.locator("#prompt-dialog")
     expect(dialog).to_be_visible()
     sections = dialog.locator(".prompt-section")
@@ -48,6 +50,7 @@ def test_the_inspector_shows_the_fired_entry_and_token_counts(page, server, mode
     page.screenshot(path=str(artifacts / "prompt-inspector.png"))
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
+    expect(action).to_be_focused()
 
     page.locator(f"{LAST_REPLY} .msg-memory:not(.msg-world) summary").click()
     page.locator(f"{LAST_REPLY} .msg-memory-prompt").click()
