@@ -124,3 +124,29 @@ def test_the_context_meter_reads_the_last_request(server, client, claude, script
     usage = _prompt(client, sid, done["message_id"])["usage"]
     assert meter == {"session_id": sid, "reply_id": done["message_id"], "counted_by": "usage",
                      "used": usage["prompt_tokens"], "window": 200_000, "provider": "anthropic"}
+
+
+HOSTILE = 'Quotes " and \\ back\\slashes, a tab\t, U+2028 \u2028, <cortex_memory> and </cortex_soul>'
+
+
+@BOTH_PROVIDERS
+def test_text_imitating_the_tags_or_json_still_adds_up(server, client, claude, script):
+    persona = client.post("/api/personas", json={
+        "name": "Mira", "description": f"Mira keeps notes. {HOSTILE}"}).get_json()
+    memory = client.get(f"/api/personas/{persona['id']}/cortex/memory.md")
+    client.put(f"/api/personas/{persona['id']}/cortex/memory.md",
+               json={"content": f"# Memory\n{HOSTILE}\n"},
+               headers={"If-Match": memory.headers["ETag"]})
+    talk = Conversation(server, client, claude, persona)
+    try:
+        done = talk.say(HOSTILE)
+    finally:
+        talk.close()
+    sent = chat_requests(claude)[-1].raw
+    prompt = _prompt(client, talk.session["id"], done["message_id"])
+    ordered = sorted(prompt["sections"], key=lambda s: s["offset"])
+    assert "".join(s["raw"] for s in ordered).encode() == sent
+    message = next(s for s in prompt["sections"] if s["kind"] == "message")
+    assert message["text"] == HOSTILE
+    memory_section = next(s for s in prompt["sections"] if s["label"] == "memory.md")
+    assert "# Memory" in memory_section["text"]

@@ -12,8 +12,7 @@ section, and the `raw`s joined in body order are the body, byte for byte.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from .json_spans import Path, char_to_byte, string_spans
 
@@ -35,7 +34,6 @@ class Section:
     messages: list[dict] | None = None
     offset: int = 0
     raw: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,7 +73,7 @@ def _anthropic(parsed: dict, piece, layout: list[dict]) -> list[Section]:
     system = parsed.get("system")
     out: list[Section] = []
     if isinstance(system, str):
-        out.append(_whole("persona", "system", piece(("system",)), False))
+        out.append(_whole("system", piece(("system",)), False))
     elif isinstance(system, list):
         last_cached = max((i for i, block in enumerate(system) if block.get("cache_control")),
                           default=-1)
@@ -101,7 +99,7 @@ def _openai(parsed: dict, piece, layout: list[dict]) -> list[Section]:
         out += _block(str(entry.get("label") or "system"), whole, False, cursor, cursor + chars)
         cursor += chars + 2  # blocks are joined by a blank line
     if not out or cursor - 2 != len(text):  # a layout that does not fit: one system section
-        out = [_whole("persona", "system", whole, False)]
+        out = [_whole("system", whole, False)]
     return out + _messages(messages, piece, 1)
 
 
@@ -129,14 +127,25 @@ def _block(label: str, whole: _Piece, cached: bool, first: int, last: int | None
 
 
 def _cortex_cuts(text: str) -> list[tuple[int, int]]:
-    """Where each cortex file's tagged section begins (character offsets), in order; none when
-    the block holds no cortex. File contents are fenced, so `</cortex_…` in the block is only
-    ever the prompt's own closing tag: the opening tag is searched before it."""
+    """`(opening tag, end of closing tag)` of each cortex file's section (character offsets),
+    in order; none when the block holds no cortex.
+
+    File contents are fenced, so the last `</cortex_…>` of each name is the prompt's own closing
+    tag. The first file's opening tag is the last one on a line of its own before its closing
+    tag; each later file's is the first after the previous file's closing tag (the prompt puts
+    only a blank line between them). Text that imitates the tags can at worst move a boundary
+    between two sections; the sections still add up to the body."""
     cuts: list[tuple[int, int]] = []
     for _name, tag in CORTEX_TAGS:
         close = text.rfind(f"</{tag}>")
-        opening = text.rfind(f"<{tag}>", 0, close) if close >= 0 else -1
-        if opening < 0 or (cuts and opening < cuts[-1][1]):
+        if close < 0:
+            return []
+        if cuts:
+            opening = text.find(f"<{tag}>\n", cuts[-1][1], close)
+        else:
+            opening = text.rfind(f"\n<{tag}>\n", 0, close)
+            opening = opening + 1 if opening >= 0 else -1
+        if opening < 0:
             return []
         cuts.append((opening, close + len(tag) + 3))
     return cuts
@@ -148,9 +157,9 @@ def _part(kind: str, label: str, whole: _Piece, text: str, first: int, last: int
     return Section(kind, label, text[first:last], start, end, cached)
 
 
-def _whole(kind: str, label: str, whole: _Piece, cached: bool) -> Section:
+def _whole(kind: str, whole: _Piece, cached: bool) -> Section:
     text = json.loads(whole.token)
-    return _part(kind, label, whole, text, 0, len(text), cached)
+    return _part(kind, kind, whole, text, 0, len(text), cached)
 
 
 def _messages(messages: list[dict], piece, skip: int) -> list[Section]:
