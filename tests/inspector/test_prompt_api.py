@@ -150,3 +150,30 @@ def test_text_imitating_the_tags_or_json_still_adds_up(server, client, claude, s
     assert message["text"] == HOSTILE
     memory_section = next(s for s in prompt["sections"] if s["label"] == "memory.md")
     assert "# Memory" in memory_section["text"]
+
+
+@BOTH_PROVIDERS
+def test_a_continued_reply_with_card_instructions_adds_up(server, client, claude, script):
+    from tests.chat.chat_support import SseStream
+
+    persona = client.post("/api/personas", json={
+        "name": "Mira", "post_history_instructions": "Stay brief, {{user}}."}).get_json()
+    talk = Conversation(server, client, claude, persona)
+    try:
+        done = talk.say("Tell me a story")
+    finally:
+        talk.close()
+    with SseStream(server.url, f"/api/sessions/{talk.session['id']}/continue",
+                   {"message_id": done["message_id"]}) as stream:
+        assert stream.events()[-1][0] == "done"
+    sent = chat_requests(claude)[-1].raw
+    prompt = _prompt(client, talk.session["id"], done["message_id"])
+    ordered = sorted(prompt["sections"], key=lambda s: s["offset"])
+    assert "".join(s["raw"] for s in ordered).encode() == sent
+    kinds = [s["kind"] for s in prompt["sections"]][-3:]
+    if prompt["provider"] == "anthropic":  # the instructions are a block of their own
+        assert kinds == ["message", "instructions", "continuation"]
+    else:  # one text: the instructions are part of the message
+        assert kinds[-2:] == ["message", "continuation"]
+    continued = next(s for s in prompt["sections"] if s["kind"] == "continuation")
+    assert continued["text"] == "Default reply."

@@ -34,11 +34,11 @@ def save(conn: sqlite3.Connection, message_id: int, provider: str, model: str,
     shared = body[start:end]
     digest = hashlib.sha256(shared).hexdigest() if shared else None
     rest = zlib.compress(body[:start] + body[end:])
-    with transaction(conn):
+    with transaction(conn):  # the old row first: its trigger may drop a prefix this one shares
+        conn.execute("DELETE FROM reply_prompts WHERE message_id = ?", (message_id,))
         if digest is not None:
             conn.execute("INSERT OR IGNORE INTO prompt_prefixes (hash, bytes) VALUES (?, ?)",
                          (digest, shared))
-        conn.execute("DELETE FROM reply_prompts WHERE message_id = ?", (message_id,))
         conn.execute(
             "INSERT INTO reply_prompts (message_id, provider, model, layout, prefix_hash, "
             "prefix_at, rest, usage, created_at) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? "
