@@ -79,3 +79,13 @@ def test_a_reply_from_before_recording_says_not_recorded(app, client, make_sessi
     assert shown["recorded"] is False and shown["sections"] == [] and shown["usage"] is None
     meter = client.get(f"/api/sessions/{session['id']}/context").get_json()
     assert meter["used"] is None and meter["reply_id"] is None
+
+
+def test_a_record_for_a_reply_that_is_gone_leaves_nothing(app, rows):
+    from src.utils.storage import prompt_records
+
+    conn = provider.get_db(app).conn()
+    body = b'{"system":[{"type":"text","text":"persona"}]}'
+    prompt_records.save(conn, 987654, "anthropic", "m", [], body, (30, 37), None)
+    assert rows("SELECT * FROM reply_prompts") == []
+    assert rows("SELECT * FROM prompt_prefixes") == []

@@ -39,12 +39,15 @@ def save(conn: sqlite3.Connection, message_id: int, provider: str, model: str,
         if digest is not None:
             conn.execute("INSERT OR IGNORE INTO prompt_prefixes (hash, bytes) VALUES (?, ?)",
                          (digest, shared))
-        conn.execute(
+        stored = conn.execute(
             "INSERT INTO reply_prompts (message_id, provider, model, layout, prefix_hash, "
             "prefix_at, rest, usage, created_at) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? "
             "FROM messages WHERE id = ?",
             (provider, model, json.dumps(layout), digest, start, rest,
-             json.dumps(usage) if usage else None, utc_now(), message_id))
+             json.dumps(usage) if usage else None, utc_now(), message_id)).rowcount
+        if not stored and digest is not None:  # the reply went meanwhile: no orphan prefix
+            conn.execute("DELETE FROM prompt_prefixes WHERE hash = ? AND NOT EXISTS (SELECT 1 "
+                         "FROM reply_prompts WHERE prefix_hash = ?)", (digest, digest))
 
 
 def load(conn: sqlite3.Connection, message_id: int) -> PromptRecord | None:
