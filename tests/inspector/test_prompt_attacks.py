@@ -89,3 +89,12 @@ def test_a_record_for_a_reply_that_is_gone_leaves_nothing(app, rows):
     prompt_records.save(conn, 987654, "anthropic", "m", [], body, (30, 37), None)
     assert rows("SELECT * FROM reply_prompts") == []
     assert rows("SELECT * FROM prompt_prefixes") == []
+
+
+def test_the_count_cache_keeps_the_newest(app, rows):
+    from src.utils.storage import prompt_records
+
+    conn = provider.get_db(app).conn()
+    for index in range(5):
+        prompt_records.store_counts(conn, {f"k{index}": index}, keep=3)
+    assert sorted(r["key"] for r in rows("SELECT key FROM token_counts")) == ["k2", "k3", "k4"]

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from .clock import utc_now
 from .db import transaction
 
+MAX_COUNTS = 50_000
+
 
 @dataclass(frozen=True)
 class PromptRecord:
@@ -94,11 +96,15 @@ def cached_counts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, int]:
         f"SELECT key, tokens FROM token_counts WHERE key IN ({marks})", keys)}
 
 
-def store_counts(conn: sqlite3.Connection, counts: dict[str, int]) -> None:
-    """Keeps provider counts for later openings."""
+def store_counts(conn: sqlite3.Connection, counts: dict[str, int],
+                 keep: int = MAX_COUNTS) -> None:
+    """Keeps provider counts for later openings; past `keep` rows the oldest go (a count is
+    cheap to ask again)."""
     if not counts:
         return
     now = utc_now()
     with transaction(conn):
         conn.executemany("INSERT OR REPLACE INTO token_counts (key, tokens, created_at) "
                          "VALUES (?, ?, ?)", [(key, n, now) for key, n in counts.items()])
+        conn.execute("DELETE FROM token_counts WHERE key IN (SELECT key FROM token_counts "
+                     "ORDER BY rowid DESC LIMIT -1 OFFSET ?)", (keep,))
