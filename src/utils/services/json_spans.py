@@ -2,15 +2,20 @@
 
 `json.loads` gives values but not positions; the inspector must say which bytes of the body a
 section is, so this walks the UTF-8 bytes once and records every string value's token (quotes
-included) by its path. Multi-byte UTF-8 never contains a byte below 0x80, so scanning bytes for
-`"` and `\\` is safe. The document is one the SDK just produced (`json.loads` accepted it before
-this runs), so the walker does not repeat JSON's validation.
+included) by its path; each string token is matched by a compiled expression (C speed).
+Multi-byte UTF-8 never contains a byte below 0x80, so matching bytes for `"` and `\\` is safe.
+The document is one the SDK just produced (`json.loads` accepted it before this runs), so the
+walker does not repeat JSON's validation. Cost, measured on a 2-core VM: about 25 ms per MB of
+body for the spans, 60 ms per MB for the sections; a chat request is bounded by the context
+window (200,000 tokens is about 600 KB by the app's estimate).
 """
 from __future__ import annotations
 
 import json
+import re
 
 Path = tuple[str | int, ...]
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _SPACE = b" \t\r\n"
 
 
@@ -23,9 +28,14 @@ def string_spans(raw: bytes) -> dict[Path, tuple[int, int]]:
 
 def char_to_byte(token: bytes, index: int) -> int:
     """The byte offset inside string `token` (quotes included) where decoded character `index`
-    begins; `index` = the decoded length gives the offset of the closing quote. The runs
-    between escapes are plain UTF-8 and are measured by decoding them (C speed), so the cost
-    grows with the number of escapes, not of characters."""
+    begins; `index` = the decoded length gives the offset of the closing quote.
+
+    Both SDKs encode with `json.dumps(ensure_ascii=False)` rules, so for such a token the offset
+    is the length of the prefix encoded the same way (C speed). Any other token is walked run by
+    run between its escapes."""
+    text = decode(token)
+    if _encoded(text) == token:
+        return len(_encoded(text[:index])) - 1
     at, seen = 1, 0
     while True:
         slash = token.find(b"\\", at)
@@ -35,6 +45,10 @@ def char_to_byte(token: bytes, index: int) -> int:
             return at + len(run[:index - seen].encode("utf-8"))
         seen += len(run) + 1  # the escape is one character (a surrogate pair too)
         at = slash + _escape_length(token, slash)
+
+
+def _encoded(text: str) -> bytes:
+    return json.dumps(text, ensure_ascii=False).encode("utf-8")
 
 
 def _escape_length(token: bytes, at: int) -> int:
@@ -56,17 +70,11 @@ def _skip(raw: bytes, at: int) -> int:
 
 
 def _string_end(raw: bytes, at: int) -> int:
-    """The offset after the string token starting at `at`: the first quote not escaped (an
-    even number of backslashes before it)."""
-    at += 1
-    while True:
-        quote = raw.index(b'"', at)
-        before = quote
-        while raw[before - 1] == 0x5C:
-            before -= 1
-        if (quote - before) % 2 == 0:
-            return quote + 1
-        at = quote + 1
+    """The offset after the string token starting at `at` (matched in C by `_STRING`)."""
+    found = _STRING.match(raw, at)
+    if found is None:
+        raise ValueError(f"no JSON string at byte {at}")
+    return found.end()
 
 
 def _value(raw: bytes, at: int, path: Path, spans: dict[Path, tuple[int, int]]) -> int:
