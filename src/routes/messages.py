@@ -9,7 +9,7 @@ client then regenerates); deleting removes the last exchange. Both answer with t
 """
 from flask import Blueprint, jsonify, request
 
-from ..utils.provider import get_chat_service, get_session_service
+from ..utils.provider import get_chat_service, get_prompt_inspector, get_session_service
 from ..utils.services.chat_prompt import public
 from ..utils.services.validation import reject_unknown
 from .errors import json_body
@@ -66,6 +66,18 @@ def stop(sid: str):
 def read_message(sid: str, mid: int):
     """One message with its memory provenance (`cortex_revisions`, `memory`)."""
     return jsonify(get_session_service().message(session_id(sid), mid))
+
+
+@bp.get("/<sid>/messages/<int:mid>/prompt")
+def read_prompt(sid: str, mid: int):
+    """The request reply `mid` was generated from, in sections with token counts."""
+    return jsonify(get_prompt_inspector().inspect(session_id(sid), mid))
+
+
+@bp.get("/<sid>/context")
+def read_context(sid: str):
+    """How full the model's context window was with the last request of the active branch."""
+    return jsonify(get_prompt_inspector().context(session_id(sid)))
 
 
 @bp.put("/<sid>/messages/last")

@@ -22,6 +22,7 @@ from .services.chat_titles import TitleGenerator
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
 from .services.persona_service import PersonaService
+from .services.prompt_inspector import PromptInspector
 from .services.secrets import SecretStore
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
@@ -110,6 +111,11 @@ def get_backup_service(app: Flask | None = None) -> BackupService:
 def get_session_service(app: Flask | None = None) -> SessionService:
     """Sessions and their paginated messages."""
     return services_of(app).sessions
+
+
+def get_prompt_inspector(app: Flask | None = None) -> PromptInspector:
+    """Recorded requests of replies, in sections with token counts."""
+    return services_of(app).prompt_inspector
 
 
 def get_conversation_tools(app: Flask | None = None) -> ConversationTools:

@@ -44,10 +44,12 @@ from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
+from .services.prompt_inspector import PromptInspector
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
+from .services.token_counter import BUDGET_SECONDS, TokenCounter
 from .services.token_rules import checked_token
 from .services.user_personas import UserPersonaService
 from .services.world_books import WorldBookService
@@ -91,6 +93,7 @@ class Services:
     session_leases: SessionLeases
     titles: TitleGenerator
     chat: ChatService
+    prompt_inspector: PromptInspector
 
 
 class _Memory(NamedTuple):
@@ -156,6 +159,10 @@ def build_services(config: Config) -> Services:
         session_leases=leases,
         titles=titles,
         chat=chat,
+        prompt_inspector=PromptInspector(
+            db, sessions, api_client,
+            TokenCounter(db, api_client,
+                         float(config.get("COUNT_BUDGET_SECONDS", BUDGET_SECONDS)))),
     )
 
 

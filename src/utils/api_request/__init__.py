@@ -13,6 +13,7 @@ from .types import (
     ChunkResponse,
     RequestConfig,
     SegmentEvent,
+    SentRequest,
     StreamEvent,
     SystemBlock,
     ToolCall,
@@ -26,6 +27,6 @@ from .types import (
 __all__ = [
     "ApiClient", "EndpointChecks", "ApiFailure", "Connection", "PROVIDERS", "CancelSignal", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
     "DEFAULT_MODEL", "MAX_TOOL_ROUNDS", "ApiResponse", "ChunkResponse", "RequestConfig",
-    "SegmentEvent", "StreamEvent", "SystemBlock", "ToolCall", "ToolCallDelta", "ToolChoice",
+    "SegmentEvent", "SentRequest", "StreamEvent", "SystemBlock", "ToolCall", "ToolCallDelta", "ToolChoice",
     "ToolDefinition", "ToolExecutor", "ToolResult",
 ]

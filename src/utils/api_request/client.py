@@ -36,7 +36,7 @@ from .anthropic_adapter import AnthropicAdapter
 from .connection_checks import ConnectionChecks
 from .context_window import Connection, fit
 from .engine import failed
-from .errors import ApiFailure, KeyRemoved, failure
+from .errors import ApiFailure, KeyRemoved, failure, from_exception
 from .handler import ToolHandler
 from .openai_adapter import OpenAIAdapter
 from .openai_backend import OpenAIBackend
@@ -165,6 +165,27 @@ class ApiClient(ConnectionChecks):
             return failed(route)
         config, adapter = route
         return engine.tool_request(adapter, config, self._model(config), executor)
+
+    def count_tokens(self, model: str, messages: list[dict], system: list[dict] | None = None,
+                     timeout: float = 5.0) -> int | None:
+        """The provider's own count of a prompt's input tokens (Anthropic's
+        `messages.count_tokens`), or None: the provider offers no counting (OpenAI-compatible),
+        no key is set, or the count failed or took longer than `timeout` (never retried). The
+        caller estimates instead and says so."""
+        if self.connection().provider == "openai_compatible":
+            return None
+        sdk, _ = self._current()
+        if sdk is None:
+            return None
+        extra = {"system": system} if system else {}
+        try:
+            counted = sdk.with_options(timeout=timeout, max_retries=0).messages.count_tokens(
+                model=model, messages=messages, **extra)
+        except Exception as exc:
+            log.warning("Token counting failed: %s", from_exception(exc, self._key).code)
+            return None
+        tokens = getattr(counted, "input_tokens", None)
+        return tokens if isinstance(tokens, int) and tokens >= 0 else None
 
     def _new_sdk(self, key: str, max_retries: int | None = None,
                  base_url: str | object | None = _CURRENT_URL) -> Any:

@@ -13,6 +13,7 @@ from . import (
     conversations,
     cortex,
     cortex_review,
+    inspector,
     portability,
     search,
     settings,
@@ -21,7 +22,7 @@ from . import (
 )
 
 _AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world,
-          user_personas)
+          user_personas, inspector)
 _DESCRIPTION = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "
