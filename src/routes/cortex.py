@@ -18,7 +18,7 @@ from ..utils.cortex import (
 )
 from ..utils.cortex.paths import validate_filename, validate_persona_id
 from ..utils.cortex.personas_lookup import persona_exists
-from ..utils.cortex.settings import InvalidSetting, load_cortex_settings, save_cortex_settings
+from ..utils.cortex.settings import load_cortex_settings, save_cortex_settings
 from ..utils.provider import get_cortex_service, get_db
 from .errors import ApiError, error_response, json_body
 
@@ -182,8 +182,3 @@ def _conflict(err: RevisionConflict):
 @bp.errorhandler(RevisionNotFound)
 def _no_revision(err):
     return error_response(404, "revision_not_found", str(err))
-
-
-@bp.errorhandler(InvalidSetting)
-def _invalid_setting(err: InvalidSetting):
-    return error_response(400, "invalid_setting", str(err), field=err.field)

@@ -12,7 +12,6 @@ from ..utils.cortex.errors import ProposalConflict, ProposalDecided, ProposalNot
 from ..utils.cortex.paths import CORTEX_FILES
 from ..utils.cortex.persona_settings import load_persona_settings, save_persona_settings
 from ..utils.cortex.personas_lookup import persona_exists
-from ..utils.cortex.settings import InvalidSetting
 from ..utils.provider import get_cortex_service, get_db, get_proposal_service
 from .cortex import _expected_revision
 from .errors import ApiError, error_response, json_body
@@ -142,8 +141,3 @@ def _invalid_content(err):
 def _too_large(err: CortexSizeError):
     return error_response(413, "cortex_file_too_large", str(err), chars=err.chars,
                           limit=err.limit)
-
-
-@bp.errorhandler(InvalidSetting)
-def _invalid_setting(err: InvalidSetting):
-    return error_response(400, "invalid_setting", str(err), field=err.field)

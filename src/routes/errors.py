@@ -6,6 +6,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..utils.cooperative import Busy
 from ..utils.cortex.errors import PersonaNotFound
+from ..utils.models import Invalid
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
 
@@ -45,6 +46,10 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
         return error_response(err.status, err.code, err.message, **err.extra)
+
+    @app.errorhandler(Invalid)
+    def _invalid(err: Invalid):
+        return error_response(400, err.code, err.message, field=err.field)
 
     @app.errorhandler(PersonaNotFound)
     def _persona_gone(err: PersonaNotFound):
