@@ -1,13 +1,18 @@
 """Input limits, the one source of truth: services validate with them, the OpenAPI document
-describes them, and `GET /api/limits` serves them so the browser's form limits are the same."""
+describes them, and `GET /api/limits` serves them so the browser's form limits are the same.
+
+Forms whose body is a model (models/) take their limits from the model's Field constraints;
+the constants below are those of forms still checked by hand validators.
+"""
+from pydantic import BaseModel
+
+from .models.base import bounds_of
+from .models.settings import CortexSettings, SettingsPatch
 
 PERSONA_TEXT = {"name": 80, "description": 32000, "user_name": 80, "greeting": 16000,
                 "personality": 16000, "scenario": 16000, "example_dialogue": 32000,
                 "creator_notes": 16000, "system_prompt": 16000,
                 "post_history_instructions": 16000}
-SETTINGS_RANGES = {"max_tokens": (1, 64000), "context_limit": (4, 400)}
-SETTINGS_TEXT = {"user_name": 80}
-IDLE_MINUTES = (1, 1440)
 SESSION_TITLE = 120
 MESSAGE = 32_000
 SEARCH_QUERY = 200
@@ -29,14 +34,23 @@ def _range(low: int, high: int) -> dict:
     return {"min": low, "max": high}
 
 
+def model_limits(model: type[BaseModel], *names: str) -> dict:
+    """`{field: {min, max} | {min_length, max_length}}` from the model's Field constraints."""
+    found = {}
+    for name in names:
+        bounds = bounds_of(model.model_fields[name])
+        found[name] = (_range(bounds["ge"], bounds["le"]) if "ge" in bounds
+                       else _length(bounds["max_length"], bounds.get("min_length", 0)))
+    return found
+
+
 def as_document() -> dict:
     """The limits as `GET /api/limits` serves them: per form, per field."""
     return {
         "persona": {name: _length(limit, 1 if name == "name" else 0)
                     for name, limit in PERSONA_TEXT.items()},
-        "settings": {**{name: _range(*pair) for name, pair in SETTINGS_RANGES.items()},
-                     **{name: _length(limit) for name, limit in SETTINGS_TEXT.items()}},
-        "cortex_settings": {"idle_minutes": _range(*IDLE_MINUTES)},
+        "settings": model_limits(SettingsPatch, "max_tokens", "context_limit", "user_name"),
+        "cortex_settings": model_limits(CortexSettings, "idle_minutes"),
         "session": {"title": _length(SESSION_TITLE, 1)},
         "message": {"content": _length(MESSAGE, 1)},
         "search": {"q": _length(SEARCH_QUERY, 1)},

@@ -15,9 +15,8 @@ from datetime import UTC, datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
-from ..storage import user_personas
+from ..storage import settings_store, user_personas
 from ..storage.personas import get_persona
-from ..storage.settings import get_setting
 from . import jobs, pins, provenance
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
@@ -57,7 +56,7 @@ class CortexUpdateService:
         self.reconciliation = ReconcileService(self)
         self.api, self.cortex, self.db, self.default_model = api_client, cortex_service, db, \
             default_model
-        self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
+        self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))
         self._default_model = default_model
         self._clock = clock or (lambda: datetime.now().astimezone())
 

@@ -92,7 +92,7 @@ def _rule(info: FieldInfo | None, error: dict) -> str:
         return str(error["msg"])
     if kind == "missing":
         return "is required"
-    bounds = _bounds(info)
+    bounds = bounds_of(info)
     if kind in ("string_too_long", "string_too_short") or (kind == "string_type" and not bounds):
         low, high = bounds.get("min_length", 0), bounds.get("max_length")
         if kind == "string_type":
@@ -120,7 +120,7 @@ def _options(info: FieldInfo | None) -> list:
     return list(get_args(annotation)) if get_origin(annotation) is Literal else []
 
 
-def _bounds(info: FieldInfo | None) -> dict[str, Any]:
+def bounds_of(info: FieldInfo | None) -> dict[str, Any]:
     """The length and range constraints of a field (`max_length`, `ge`, …)."""
     found: dict[str, Any] = {}
     for item in info.metadata if info is not None else ():

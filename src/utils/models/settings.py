@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field
 
 from .base import Body, omittable
 from .fields import MODEL_ID, BaseUrl, Line
+from .resource import Resource
 
 Provider = Literal["anthropic", "openai_compatible"]
 Effort = Literal["low", "medium", "high", "xhigh", "max"] | None
@@ -136,3 +137,101 @@ class PersonaMemorySettings(_SettingsError):
     sleep_enabled: bool = True
     sleep_sessions: int = Field(5, ge=1, le=1000)
     sleep_hours: int = Field(24, ge=1, le=8760)
+
+
+class ApiKeyStatus(Resource):
+    """The key's status: the key itself is never returned."""
+
+    configured: bool
+    last4: str | None = Field(min_length=4, max_length=4)
+    source: Literal["settings", "environment"] | None
+
+
+class ApiKeyAnswer(Resource):
+    """The key's status."""
+
+    api_key: ApiKeyStatus
+
+
+class ProviderMemory(Resource):
+    """A provider's own base URL, model, window and the status of the key that belongs to that
+    URL (what it would use once chosen)."""
+
+    base_url: str | None
+    model: str | None
+    context_window: int | None
+    api_key: ApiKeyStatus
+
+
+class Settings(Resource):
+    """The settings, defaults filled in, with the current provider's key status."""
+
+    model: str | None
+    provider: Provider
+    base_url: str | None
+    context_window: int | None
+    effort: Effort
+    max_tokens: int
+    context_limit: int
+    language: Language
+    user_name: str
+    api_key: ApiKeyStatus
+    is_ready: bool = Field(description="Chat can be used: a key is configured, or an "
+                           "OpenAI-compatible base URL (local endpoints need no key).")
+    providers: dict[Provider, ProviderMemory]
+
+
+class Failure(Resource):
+    """Why a probe or a listing failed (the answer is still 200)."""
+
+    code: str
+    message: str
+
+
+class ModelList(Resource):
+    """The ids the saved endpoint lists; a failed listing is still 200 with `error`."""
+
+    provider: Provider
+    models: list[str]
+    error: Failure | None = None
+
+
+class ToolSupport(Resource):
+    """Whether a forced tool call came back (memory updates need the non-streaming one, or the
+    JSON edit-plan fallback)."""
+
+    non_streaming: bool
+    streaming: bool
+
+
+class ConnectionReport(Resource):
+    """What was found; a failed probe is still 200 with `error`."""
+
+    reachable: bool
+    models: list[str]
+    model: str | None = Field(None, description="The model tested: the one given, else the one "
+                              "chats use, else the first listed.")
+    tools: ToolSupport
+    context_window: int | None = Field(description="When the endpoint reveals it (vLLM, "
+                                       "llama.cpp, OpenRouter, LM Studio).")
+    error: Failure | None = None
+
+
+class Limit(Resource):
+    """`min`/`max` for numbers, `min_length`/`max_length` for text."""
+
+    min: int | None = None
+    max: int | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+
+
+class Limits(Resource):
+    """Per form, per field: the limits the server checks (one source: the models' Fields)."""
+
+    persona: dict[str, Limit]
+    settings: dict[str, Limit]
+    cortex_settings: dict[str, Limit]
+    session: dict[str, Limit]
+    message: dict[str, Limit]
+    search: dict[str, Limit]

@@ -19,6 +19,7 @@ from . import (
     user_personas,
     world,
 )
+from .table import model_schemas
 
 _AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world,
           user_personas)
@@ -47,6 +48,7 @@ def _document() -> dict:
     for area in _AREAS:
         schemas.update(area.SCHEMAS)
         paths.update(area.paths())
+    schemas.update(model_schemas())
     return {
         "openapi": "3.1.0",
         "info": {"title": "Persona Cortex API", "version": "1.0.0", "description": _DESCRIPTION},

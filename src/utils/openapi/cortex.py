@@ -1,4 +1,5 @@
 """The cortex: files with ETag / If-Match, history, restore, settings and update jobs (§5, §7)."""
+from ..models.settings import CortexSettings
 from .common import (
     JOB_ID,
     PERSONA_ID,
@@ -13,6 +14,7 @@ from .common import (
     path_param,
     ref,
 )
+from .table import model_ref
 
 _FILENAME = {"type": "string", "enum": ["memory.md", "soul.md", "relationship.md"]}
 _AUTHOR = {"type": "string", "enum": ["user", "ai", "template", "restore", "external"]}
@@ -60,11 +62,6 @@ SCHEMAS = {
         "previous_rev": _INT_OR_NULL,
         "diff": {"type": "string", "description": "Unified diff to the previous revision."},
     }, required=("filename", "content", "previous_rev", "diff"))]},
-    "CortexSettings": obj({
-        "enabled": {"type": "boolean"},
-        "frequency": {"type": "string", "enum": ["frequent", "medium", "rare"]},
-        "idle_minutes": {"type": "integer", "minimum": 1, "maximum": 1440},
-    }, required=("enabled", "frequency", "idle_minutes")),
     "CortexJob": obj({
         "id": {"type": "string", "pattern": JOB_ID},
         "persona_id": {"type": "string", "pattern": PERSONA_ID}, "status": _STATUS,
@@ -168,7 +165,7 @@ def _files() -> dict:
 
 
 def _updates() -> dict:
-    settings = json_response("The cortex settings.", ref("CortexSettings"))
+    settings = json_response("The cortex settings.", model_ref(CortexSettings, "validation"))
     return {
         "/api/cortex/settings": {
             "get": operation("readCortexSettings", "cortex", "Cortex on/off and update timing.",
@@ -176,11 +173,7 @@ def _updates() -> dict:
             "put": operation(
                 "writeCortexSettings", "cortex", "Change any of the cortex settings.",
                 {"200": settings, **errors("400")}, write=True,
-                requestBody=json_body(obj({
-                    "enabled": {"type": "boolean"},
-                    "frequency": {"type": "string", "enum": ["frequent", "medium", "rare"]},
-                    "idle_minutes": {"type": "integer", "minimum": 1, "maximum": 1440},
-                }, additional=False))),
+                requestBody=json_body(model_ref(CortexSettings, "validation"))),
         },
         "/api/personas/{pid}/cortex/status": {
             "parameters": [PERSONA_PARAM],

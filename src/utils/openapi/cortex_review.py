@@ -1,4 +1,5 @@
 """Review mode, pins and sleep: per-persona memory settings, proposals, archive (issue 16)."""
+from ..models.settings import PersonaMemorySettings
 from .common import (
     PERSONA_PARAM,
     TIMESTAMP,
@@ -12,6 +13,7 @@ from .common import (
     ref,
     ref as _ref,
 )
+from .table import model_ref
 
 _FILENAME = {"type": "string", "enum": ["memory.md", "soul.md", "relationship.md"]}
 _DECISION = {"type": "string", "enum": ["pending", "accepted", "rejected"]}
@@ -26,13 +28,6 @@ _FILE_CHOICE = json_body(obj({"filename": _FILENAME}, additional=False), require
                          description="None or `{}` for every pending file; `{filename}` for one.")
 
 SCHEMAS = {
-    "MemorySettings": obj({
-        "memory_review": {"type": "string", "enum": ["auto", "review"],
-                          "description": "`review`: updates become proposals."},
-        "sleep_enabled": {"type": "boolean"},
-        "sleep_sessions": {"type": "integer", "minimum": 1, "maximum": 1000},
-        "sleep_hours": {"type": "integer", "minimum": 1, "maximum": 8760},
-    }, required=("memory_review", "sleep_enabled", "sleep_sessions", "sleep_hours")),
     "ProposalSummary": obj({
         "id": {"type": "string"}, "persona_id": {"type": "string"}, "status": _DECISION,
         "job_ids": {"type": "array", "items": {"type": "string"}},
@@ -63,7 +58,8 @@ SCHEMAS = {
 
 def paths() -> dict:
     """The review-mode paths."""
-    settings = json_response("The persona's memory settings.", ref("MemorySettings"))
+    settings = json_response("The persona's memory settings.",
+                             model_ref(PersonaMemorySettings, "validation"))
     proposal = json_response("The proposal.", ref("Proposal"))
     base = "/api/personas/{pid}/cortex"
     return {
@@ -75,8 +71,8 @@ def paths() -> dict:
             "put": operation("writeMemorySettings", "cortex",
                              "Change any of the persona's memory settings.",
                              {"200": settings, **errors("400", "404")}, write=True,
-                             requestBody=json_body(obj(
-                                 SCHEMAS["MemorySettings"]["properties"], additional=False))),
+                             requestBody=json_body(model_ref(PersonaMemorySettings,
+                                                             "validation"))),
         },
         base + "/{filename}/pins": {
             "parameters": [PERSONA_PARAM, path_param("filename", _FILENAME, "A cortex file.")],

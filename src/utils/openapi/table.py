@@ -1,0 +1,98 @@
+"""The generated part of the document: a route table per blueprint (`Op` rows) turned into
+Open API operations, and the JSON schemas of the models they name (`model_json_schema`).
+
+A row names the request body model and the response model (or, where a model would be too
+much, a short description of a JSON answer); the schemas come from the same pydantic models
+the routes validate with, so the document cannot drift from the checks.
+"""
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from .common import PERSONA_PARAM, SESSION_PARAM, errors, json_body, json_response, operation
+
+_PREFIX = "#/components/schemas/"
+_REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
+PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM}
+
+
+def model_ref(model: type[BaseModel], mode: str = "serialization") -> dict:
+    """A reference to `model`'s schema, which the document's components then include
+    (`validation` for request bodies: what is accepted; `serialization` for answers; a model
+    that is both, such as a settings object, is described as accepted)."""
+    if _REGISTRY.get(model.__name__, (model, ""))[1] != "validation":
+        _REGISTRY[model.__name__] = (model, mode)
+    return {"$ref": _PREFIX + model.__name__}
+
+
+def model_schemas() -> dict:
+    """The JSON schemas of every model referenced so far (and of the models they use)."""
+    pairs: list[Any] = [(model, mode) for model, mode in _REGISTRY.values()]
+    _, top = models_json_schema(pairs, ref_template=_PREFIX + "{model}")
+    return {name: _untitled(schema) for name, schema in top.get("$defs", {}).items()}
+
+
+def _untitled(node: Any) -> Any:
+    """`node` without pydantic's generated `title`s (field names say it already)."""
+    if isinstance(node, dict):
+        return {key: _untitled(value) for key, value in node.items()
+                if not (key == "title" and isinstance(value, str))}
+    if isinstance(node, list):
+        return [_untitled(item) for item in node]
+    return node
+
+
+@dataclass(frozen=True)
+class Op:
+    """One row of a route table: `ok` is the response model or a short description."""
+
+    method: str
+    path: str
+    summary: str
+    ok: type[BaseModel] | str
+    body: type[BaseModel] | None = None
+    errors: str = ""
+    status: str = "200"
+    description: str | None = None
+    query: tuple[dict, ...] = ()
+    extra: dict = field(default_factory=dict)
+
+
+def _operation_id(op: Op) -> str:
+    words = re.findall(r"[a-z0-9]+", f"{op.method} {op.path.removeprefix('/api')}".lower())
+    words = [w for w in words if w not in ("pid", "sid")]
+    return words[0] + "".join(w.title() for w in words[1:])
+
+
+def _response(op: Op) -> dict:
+    if isinstance(op.ok, str):
+        return json_response(op.ok, {"type": "object"})
+    doc = (op.ok.__doc__ or op.ok.__name__).strip().split("\n\n")[0].replace("\n", " ")
+    return json_response(doc, model_ref(op.ok))
+
+
+def table_paths(tag: str, rows: Iterable[Op]) -> dict:
+    """The Open API paths of a route table (one tag)."""
+    paths: dict = {}
+    for op in rows:
+        extra: dict = dict(op.extra)
+        if op.body is not None:
+            extra["requestBody"] = json_body(model_ref(op.body, "validation"))
+        if op.query:
+            extra["parameters"] = list(op.query)
+        if op.description:
+            extra["description"] = op.description
+        write = op.method != "get"
+        found = {"200": _response(op)} if op.status == "200" else {op.status: _response(op)}
+        item = paths.setdefault(op.path, {})
+        names = re.findall(r"{(\w+)}", op.path)
+        if names:
+            item["parameters"] = [PATH_PARAMS[name] for name in names]
+        item[op.method] = operation(_operation_id(op), tag, op.summary,
+                                    {**found, **errors(*op.errors.split())}, write=write,
+                                    **extra)
+    return paths
