@@ -1,16 +1,18 @@
 """JSON errors for every path: `{"error": {"code", "message"}}` with the right status, never HTML."""
 import logging
+from typing import TypeVar
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..utils.cooperative import Busy
 from ..utils.cortex.errors import PersonaNotFound
-from ..utils.models import Invalid
+from ..utils.models import Body, Invalid, parse
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
 
 log = logging.getLogger(__name__)
+M = TypeVar("M", bound=Body)
 
 # Routes and services raise the same error type (services cannot import Flask, so it lives
 # there); one app-wide handler turns it into the JSON response.
@@ -38,6 +40,11 @@ def json_body(required: bool = True) -> dict:
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_json", "The request body must be a JSON object.")
     return encodable_json(data)
+
+
+def body(model: type[M], required: bool = True) -> M:
+    """The request's JSON object validated as `model` (a 4xx naming the field otherwise)."""
+    return parse(model, json_body(required))
 
 
 def register_error_handlers(app: Flask) -> None:

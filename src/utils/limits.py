@@ -7,14 +7,15 @@ the constants below are those of forms still checked by hand validators.
 from pydantic import BaseModel
 
 from .models.base import bounds_of
+from .models.conversations import MESSAGE_MAX, TITLE_MAX, MessageEdit, SessionPatch
 from .models.settings import CortexSettings, SettingsPatch
 
 PERSONA_TEXT = {"name": 80, "description": 32000, "user_name": 80, "greeting": 16000,
                 "personality": 16000, "scenario": 16000, "example_dialogue": 32000,
                 "creator_notes": 16000, "system_prompt": 16000,
                 "post_history_instructions": 16000}
-SESSION_TITLE = 120
-MESSAGE = 32_000
+SESSION_TITLE = TITLE_MAX
+MESSAGE = MESSAGE_MAX
 SEARCH_QUERY = 200
 USER_PERSONA_TEXT = {"name": 80, "description": 8000}
 USER_PERSONAS = 200
@@ -51,8 +52,8 @@ def as_document() -> dict:
                     for name, limit in PERSONA_TEXT.items()},
         "settings": model_limits(SettingsPatch, "max_tokens", "context_limit", "user_name"),
         "cortex_settings": model_limits(CortexSettings, "idle_minutes"),
-        "session": {"title": _length(SESSION_TITLE, 1)},
-        "message": {"content": _length(MESSAGE, 1)},
+        "session": model_limits(SessionPatch, "title"),
+        "message": model_limits(MessageEdit, "content"),
         "search": {"q": _length(SEARCH_QUERY, 1)},
         "user_persona": {name: _length(limit, 1 if name == "name" else 0)
                          for name, limit in USER_PERSONA_TEXT.items()},

@@ -7,6 +7,7 @@ frames are in `x-websocket`.
 """
 from typing import Any
 
+from ..models.conversations import ChatMessage, ContinueTarget, NoFields, ReplyTarget
 from .common import (
     PERSONA_ID,
     SESSION_ID,
@@ -20,6 +21,7 @@ from .common import (
     ref,
 )
 from .conversations import MESSAGE_TEXT
+from .table import model_ref
 
 _CODES = ["not_configured", "authentication_failed", "credit_balance_exhausted", "rate_limited",
           "overloaded", "timeout", "connection_error", "invalid_request", "api_error",
@@ -163,11 +165,7 @@ def paths() -> dict:
                             "reply as `streaming`, its text flushed while it grows). A client "
                             "that disconnects only stops following: resume with "
                             "`GET /api/sessions/{sid}/stream`; stop with `POST …/stop`.",
-                requestBody=json_body(obj({"session_id": {"type": "string",
-                                                          "pattern": SESSION_ID},
-                                           "message": MESSAGE_TEXT},
-                                          required=("session_id", "message"),
-                                          additional=False))),
+                requestBody=json_body(model_ref(ChatMessage, "validation"))),
         },
         "/api/sessions/{sid}/regenerate": {
             "parameters": [SESSION_PARAM],
@@ -176,8 +174,7 @@ def paths() -> dict:
                 "A new reply to the end of the active branch (or to `message_id`) as an SSE "
                 "stream; earlier replies stay as alternatives.",
                 {"200": _STREAM, **errors("400", "404", "409")}, write=True,
-                requestBody=json_body(obj({"message_id": {"type": "integer", "minimum": 1}},
-                                          additional=False),
+                requestBody=json_body(model_ref(ReplyTarget, "validation"),
                                       description="`{}` or `{\"message_id\"}`: JSON only, so "
                                                   "a form on another site cannot start it.")),
         },
@@ -189,8 +186,7 @@ def paths() -> dict:
                 description="Only the last reply of a branch (`409 not_last`) with some text "
                             "(`409 nothing_to_continue`). The stream's chunks are the new text; "
                             "`done.text` is the whole reply.",
-                requestBody=json_body(obj({"message_id": {"type": "integer", "minimum": 1}},
-                                          required=("message_id",), additional=False))),
+                requestBody=json_body(model_ref(ContinueTarget, "validation"))),
         },
         "/api/sessions/{sid}/stream": {
             "parameters": [SESSION_PARAM],
@@ -214,7 +210,7 @@ def paths() -> dict:
                 {"200": json_response("Whether a reply was stopped.", obj(
                     {"session_id": {"type": "string"}, "stopped": {"type": "boolean"}},
                     required=("session_id", "stopped"))), **errors("400", "404")},
-                write=True, requestBody=json_body(obj({}, additional=False)),
+                write=True, requestBody=json_body(model_ref(NoFields, "validation")),
                 description="The reply ends with `done` (`stop_reason: cancelled`) and is kept, "
                             "marked incomplete, in whichever process generates it."),
         },

@@ -1,6 +1,7 @@
 """Personas, sessions and the last message of a session (DESIGN §7)."""
 from typing import Any
 
+from ..models.conversations import BranchChoice, MessageEdit, SessionCreate, SessionPatch
 from ..services.persona_fields import JSON_LIMITS, MAX_GREETINGS, MAX_TAGS, TAG_LENGTH, TEXT_LIMITS
 from .common import (
     PERSONA_ID,
@@ -17,6 +18,7 @@ from .common import (
     path_param,
     ref,
 )
+from .table import model_ref
 
 _LANGUAGE = {"type": "string", "enum": ["en", "de"]}
 _ONE_LINE = "^[^\r\n\u2028\u2029]*$"
@@ -188,10 +190,7 @@ def _sessions() -> dict:
                 "createSession", "sessions", "Start a session with a persona.",
                 {"201": json_response("The new, untitled session.", ref("Session")),
                  **errors("400", "404")}, write=True,
-                requestBody=json_body(obj({"persona_id": {"type": "string",
-                                                          "pattern": PERSONA_ID},
-                                           "greeting_index": _GREETING_INDEX},
-                                          required=("persona_id",), additional=False))),
+                requestBody=json_body(model_ref(SessionCreate, "validation"))),
         },
         "/api/sessions/{sid}": {
             "parameters": [SESSION_PARAM],
@@ -208,13 +207,7 @@ def _sessions() -> dict:
                             "(`409 conversation_started` once the session has messages); "
                             "`{user_persona_id}` alone picks who the person is in it (null: "
                             "the default).",
-                requestBody=json_body({"oneOf": [
-                    obj({"title": {"type": "string", "minLength": 1, "maxLength": 120}},
-                        required=("title",), additional=False),
-                    obj({"greeting_index": _GREETING_INDEX}, required=("greeting_index",),
-                        additional=False),
-                    obj({"user_persona_id": nullable({"type": "integer", "minimum": 1})},
-                        required=("user_persona_id",), additional=False)]})),
+                requestBody=json_body(model_ref(SessionPatch, "validation"))),
             "delete": operation("deleteSession", "sessions", "Delete the session and its messages.",
                                 {"200": json_response("Deleted.", ref("Deleted")),
                                  **errors("400", "404")}, write=True),
@@ -229,8 +222,7 @@ def _sessions() -> dict:
                     "allOf": [ref("SessionPage"), obj({"message": ref("Message")},
                                                       required=("message",))]}),
                  **errors("400", "404", "409")}, write=True,
-                requestBody=json_body(obj({"content": MESSAGE_TEXT}, required=("content",),
-                                          additional=False))),
+                requestBody=json_body(model_ref(MessageEdit, "validation"))),
             "delete": operation(
                 "deleteLastExchange", "messages",
                 "Delete the last exchange (the active branch's last user message and "
@@ -260,8 +252,7 @@ def _tree() -> dict:
                             "`POST /api/sessions/{sid}/regenerate`). A reply gets a sibling "
                             "marked `edited`. The originals stay as alternatives. `409 "
                             "session_busy` while a reply streams in the session.",
-                requestBody=json_body(obj({"content": MESSAGE_TEXT}, required=("content",),
-                                          additional=False))),
+                requestBody=json_body(model_ref(MessageEdit, "validation"))),
         },
         "/api/sessions/{sid}/messages/{mid}": {
             "parameters": [SESSION_PARAM, mid],
@@ -282,8 +273,7 @@ def _tree() -> dict:
                                           {"active_leaf_id": {"type": "integer"}},
                                           required=("active_leaf_id",))]}),
                  **errors("400", "404", "409")}, write=True,
-                requestBody=json_body(obj({"message_id": {"type": "integer", "minimum": 1}},
-                                          required=("message_id",), additional=False))),
+                requestBody=json_body(model_ref(BranchChoice, "validation"))),
         },
     }
 
