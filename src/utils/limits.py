@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from .models.base import bounds_of
 from .models.conversations import MESSAGE_MAX, TITLE_MAX, MessageEdit, SessionPatch
 from .models.settings import CortexSettings, SettingsPatch
+from .models.user_personas import UserPersonaPatch
 
 PERSONA_TEXT = {"name": 80, "description": 32000, "user_name": 80, "greeting": 16000,
                 "personality": 16000, "scenario": 16000, "example_dialogue": 32000,
@@ -17,7 +18,6 @@ PERSONA_TEXT = {"name": 80, "description": 32000, "user_name": 80, "greeting": 1
 SESSION_TITLE = TITLE_MAX
 MESSAGE = MESSAGE_MAX
 SEARCH_QUERY = 200
-USER_PERSONA_TEXT = {"name": 80, "description": 8000}
 USER_PERSONAS = 200
 WORLD_TEXT = {"name": 120, "description": 4000, "comment": 200, "content": 20000, "key": 200}
 WORLD_LISTS = {"keys": 64, "entries": 1000}
@@ -55,8 +55,7 @@ def as_document() -> dict:
         "session": model_limits(SessionPatch, "title"),
         "message": model_limits(MessageEdit, "content"),
         "search": {"q": _length(SEARCH_QUERY, 1)},
-        "user_persona": {name: _length(limit, 1 if name == "name" else 0)
-                         for name, limit in USER_PERSONA_TEXT.items()},
+        "user_persona": model_limits(UserPersonaPatch, "name", "description"),
         "world": {**{name: _length(limit) for name, limit in WORLD_TEXT.items()},
                   **{name: _range(*pair) for name, pair in WORLD_RANGES.items()}},
     }

@@ -13,11 +13,27 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from .common import PERSONA_PARAM, SESSION_PARAM, errors, json_body, json_response, operation
+from .common import (
+    PERSONA_PARAM,
+    SESSION_PARAM,
+    errors,
+    json_body,
+    json_response,
+    operation,
+    path_param,
+)
 
 _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
-PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM}
+PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM,
+               "upid": path_param("upid", {"type": "integer", "minimum": 1}, "A user persona id.")}
+# Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
+FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "properties": {"file": {"type": "string", "format": "binary"}},
+    "required": ["file"]}}}}
+PICTURE = {"description": "The picture.", "content": {
+    mime: {"schema": {"type": "string", "format": "binary"}}
+    for mime in ("image/png", "image/jpeg", "image/webp")}}
 
 
 def model_ref(model: type[BaseModel], mode: str = "serialization") -> dict:
@@ -53,8 +69,8 @@ class Op:
     method: str
     path: str
     summary: str
-    ok: type[BaseModel] | str
-    body: type[BaseModel] | None = None
+    ok: type[BaseModel] | str | dict
+    body: type[BaseModel] | dict | None = None
     errors: str = ""
     status: str = "200"
     description: str | None = None
@@ -69,6 +85,8 @@ def _operation_id(op: Op) -> str:
 
 
 def _response(op: Op) -> dict:
+    if isinstance(op.ok, dict):
+        return op.ok
     if isinstance(op.ok, str):
         return json_response(op.ok, {"type": "object"})
     doc = (op.ok.__doc__ or op.ok.__name__).strip().split("\n\n")[0].replace("\n", " ")
@@ -80,7 +98,9 @@ def table_paths(tag: str, rows: Iterable[Op]) -> dict:
     paths: dict = {}
     for op in rows:
         extra: dict = dict(op.extra)
-        if op.body is not None:
+        if isinstance(op.body, dict):
+            extra["requestBody"] = op.body
+        elif op.body is not None:
             extra["requestBody"] = json_body(model_ref(op.body, "validation"))
         if op.query:
             extra["parameters"] = list(op.query)
