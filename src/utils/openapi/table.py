@@ -26,7 +26,8 @@ from .common import (
 _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
 PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM,
-               "upid": path_param("upid", {"type": "integer", "minimum": 1}, "A user persona id.")}
+               "upid": path_param("upid", {"type": "integer", "minimum": 1}, "A user persona id."),
+               "mid": path_param("mid", {"type": "integer", "minimum": 1}, "A message id.")}
 # Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
 FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "properties": {"file": {"type": "string", "format": "binary"}},

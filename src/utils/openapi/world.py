@@ -59,18 +59,6 @@ SCHEMAS = {
         "entries": {"type": "array", "items": ref("WorldEntry"),
                     "description": "In the card's order (absent in the list of all books)."},
     }, required=("id", "persona_id", *_BOOK_FIELDS, "personas", "created_at", "updated_at")),
-    "FiredEntry": obj({
-        "book_id": {"type": "integer"}, "entry_id": {"type": "integer"},
-        "name": {"type": "string", "description": "The entry's comment (or name)."},
-        "key": nullable({"type": "string", "description": "The primary key that matched; "
-                         "null for a constant entry."}),
-        "constant": {"type": "boolean"}, "position": _POSITION,
-        "order": {"type": "integer"},
-        "tokens": {"type": "integer", "description": "The documented estimate (UTF-8 bytes "
-                   "/ 3, rounded up) the budget counted."},
-        "content": {"type": "string", "description": "The text as it went into the prompt."},
-    }, required=("book_id", "entry_id", "name", "key", "constant", "position", "order",
-                 "tokens", "content")),
 }
 
 
