@@ -8,13 +8,10 @@ from pydantic import BaseModel
 
 from .models.base import bounds_of
 from .models.conversations import MESSAGE_MAX, TITLE_MAX, MessageEdit, SessionPatch
+from .models.personas import TEXT_LIMITS, CardFields
 from .models.settings import CortexSettings, SettingsPatch
 from .models.user_personas import UserPersonaPatch
 
-PERSONA_TEXT = {"name": 80, "description": 32000, "user_name": 80, "greeting": 16000,
-                "personality": 16000, "scenario": 16000, "example_dialogue": 32000,
-                "creator_notes": 16000, "system_prompt": 16000,
-                "post_history_instructions": 16000}
 SESSION_TITLE = TITLE_MAX
 MESSAGE = MESSAGE_MAX
 SEARCH_QUERY = 200
@@ -48,8 +45,7 @@ def model_limits(model: type[BaseModel], *names: str) -> dict:
 def as_document() -> dict:
     """The limits as `GET /api/limits` serves them: per form, per field."""
     return {
-        "persona": {name: _length(limit, 1 if name == "name" else 0)
-                    for name, limit in PERSONA_TEXT.items()},
+        "persona": model_limits(CardFields, *TEXT_LIMITS),
         "settings": model_limits(SettingsPatch, "max_tokens", "context_limit", "user_name"),
         "cortex_settings": model_limits(CortexSettings, "idle_minutes"),
         "session": model_limits(SessionPatch, "title"),

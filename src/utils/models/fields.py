@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator
 
+from ..text import is_encodable
 from .base import rule_error
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -31,6 +32,8 @@ def _one_line(value: str) -> str:
 
 
 def _no_control(value: str) -> str:
+    if not is_encodable(value):
+        raise rule_error("must be valid Unicode text (no lone surrogates)")
     if _CONTROL.search(value):
         raise rule_error("must not contain control characters")
     return value

@@ -20,8 +20,9 @@ from .common import (
     operation,
     ref,
 )
-from .conversations import MESSAGE_TEXT
 from .table import model_ref
+
+MESSAGE_TEXT = ChatMessage.model_json_schema()["properties"]["message"]
 
 _CODES = ["not_configured", "authentication_failed", "credit_balance_exhausted", "rate_limited",
           "overloaded", "timeout", "connection_error", "invalid_request", "api_error",
