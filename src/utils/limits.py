@@ -9,12 +9,13 @@ from pydantic import BaseModel
 from .models.base import bounds_of
 from .models.conversations import MESSAGE_MAX, TITLE_MAX, MessageEdit, SessionPatch
 from .models.personas import TEXT_LIMITS, CardFields
+from .models.search import SEARCH_QUERY as SEARCH_MAX, SearchQuery
 from .models.settings import CortexSettings, SettingsPatch
 from .models.user_personas import UserPersonaPatch
 
 SESSION_TITLE = TITLE_MAX
 MESSAGE = MESSAGE_MAX
-SEARCH_QUERY = 200
+SEARCH_QUERY = SEARCH_MAX
 USER_PERSONAS = 200
 WORLD_TEXT = {"name": 120, "description": 4000, "comment": 200, "content": 20000, "key": 200}
 WORLD_LISTS = {"keys": 64, "entries": 1000}
@@ -50,7 +51,7 @@ def as_document() -> dict:
         "cortex_settings": model_limits(CortexSettings, "idle_minutes"),
         "session": model_limits(SessionPatch, "title"),
         "message": model_limits(MessageEdit, "content"),
-        "search": {"q": _length(SEARCH_QUERY, 1)},
+        "search": model_limits(SearchQuery, "q"),
         "user_persona": model_limits(UserPersonaPatch, "name", "description"),
         "world": {**{name: _length(limit) for name, limit in WORLD_TEXT.items()},
                   **{name: _range(*pair) for name, pair in WORLD_RANGES.items()}},

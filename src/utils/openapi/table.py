@@ -79,6 +79,13 @@ class Op:
     extra: dict = field(default_factory=dict)
 
 
+def query_of(model: type[BaseModel]) -> tuple[dict, ...]:
+    """Query parameters described by a model's fields."""
+    schema = model.model_json_schema()
+    return tuple({"name": name, "in": "query", "required": name in schema.get("required", ()),
+                  "schema": _untitled(field)} for name, field in schema["properties"].items())
+
+
 def _operation_id(op: Op) -> str:
     words = re.findall(r"[a-z0-9]+", f"{op.method} {op.path.removeprefix('/api')}".lower())
     words = [w for w in words if w not in ("pid", "sid")]
