@@ -4,9 +4,9 @@ Every error is `{"error": {"code", "message", ...}}`; the reusable responses bel
 status codes the routes really answer with, so a fuzzer can hold each operation to them.
 """
 
-PERSONA_ID = r"^(default|[a-z0-9]{8,32})$"
-SESSION_ID = r"^[a-z0-9]{16}$"
-JOB_ID = r"^[0-9a-f]{32}$"
+from ..models.ids import JOB_ID, PERSONA_ID, SESSION_ID
+
+__all__ = ["JOB_ID", "PERSONA_ID", "SESSION_ID"]
 TIMESTAMP = {"type": "string", "description": "ISO-8601 UTC, e.g. 2025-01-31T12:00:00.123Z"}
 
 SCHEMAS = {

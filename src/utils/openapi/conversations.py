@@ -38,11 +38,11 @@ _ONE, _LAST = "/api/sessions/{sid}", "/api/sessions/{sid}/messages/last"
 _BUSY = "`409 session_busy` while a reply streams in the session."
 SESSIONS = (
     Op("get", "/api/sessions", "One persona's sessions, most recently active first.",
-       SessionList, errors="400 404", query=_OF_PERSONA),
+       SessionList, errors="400 404", params=_OF_PERSONA),
     Op("post", "/api/sessions", "Start a session with a persona.", Session, SessionCreate,
        "400 404", "201"),
     Op("get", _ONE, "The session with one page of its active branch (oldest first).",
-       SessionPage, errors="400 404", query=_PAGE),
+       SessionPage, errors="400 404", params=_PAGE),
     Op("patch", _ONE, "Rename the session, pick its greeting (before the first message) or "
        "its user persona.", Session, SessionPatch, "400 404 409"),
     Op("delete", _ONE, "Delete the session and its messages.", Deleted, errors="400 404"),

@@ -8,11 +8,11 @@ _EXPORT = {"description": "The conversation as an attachment.", "content": {
     "application/json": {"schema": model_ref(ConversationExport)}}}
 ROUTES = (
     Op("get", "/api/search", "Search one persona's conversations.", SearchResults,
-       errors="400 404", query=query_of(SearchQuery), description="Every word must occur (as a "
+       errors="400 404", params=query_of(SearchQuery), description="Every word must occur (as a "
        "word or the start of one); case and accents are ignored. The words are never read as "
        "query syntax."),
     Op("get", "/api/sessions/{sid}/export", "Download the conversation as Markdown or JSON.",
-       _EXPORT, errors="400 404", query=({"name": "format", "in": "query", "required": False,
+       _EXPORT, errors="400 404", params=({"name": "format", "in": "query", "required": False,
                                           "schema": {"enum": ["md", "json"], "default": "md"}},)),
     Op("get", "/api/sessions/{sid}/memory-notes",
        "What memory updates took from the conversation.", MemoryNotes, errors="404",

@@ -24,13 +24,13 @@ SETTINGS = (
                    "(rate limit, overload, network): 503 or 502, nothing stored."),
     Op("delete", "/api/settings/api-key",
        "Remove the stored key (the environment's key applies again).", ApiKeyAnswer,
-       errors="400", query=_PROVIDER),
+       errors="400", params=_PROVIDER),
     Op("post", "/api/settings/test-connection",
        "Probe an endpoint: reachable, models, tool calls, context window.", ConnectionReport,
        ConnectionTest, "400 409", description="Follows no redirect, reports our own error "
        "words (at most the far side's HTTP status) and ends within 10 s."),
     Op("get", "/api/settings/models", "The models the saved endpoint lists (`/models`).",
-       ModelList, errors="400", query=_PROVIDER),
+       ModelList, errors="400", params=_PROVIDER),
 )
 META = (
     Op("get", "/api/limits", "The input limits the server checks.", Limits),

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .common import (
+    JOB_ID,
     PERSONA_PARAM,
     SESSION_PARAM,
     errors,
@@ -27,7 +28,14 @@ _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
 PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM,
                "upid": path_param("upid", {"type": "integer", "minimum": 1}, "A user persona id."),
-               "mid": path_param("mid", {"type": "integer", "minimum": 1}, "A message id.")}
+               "mid": path_param("mid", {"type": "integer", "minimum": 1}, "A message id."),
+               "filename": path_param("filename", {"type": "string", "enum": [
+                   "memory.md", "soul.md", "relationship.md"]}, "One of the three cortex files."),
+               "rev": path_param("rev", {"type": "integer", "minimum": 0}, "A revision id."),
+               "job_id": path_param("job_id", {"type": "string", "pattern": JOB_ID}, "A job id.")}
+ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its "
+              "fields are ignored).", "content": {"application/json": {"schema": {
+                  "type": "object"}}}}
 # Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
 FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "properties": {"file": {"type": "string", "format": "binary"}},
@@ -65,7 +73,10 @@ def _untitled(node: Any) -> Any:
 
 @dataclass(frozen=True)
 class Op:
-    """One row of a route table: `ok` is the response model or a short description."""
+    """One row of a route table: `ok` is the answer's model, a short description of a JSON
+    answer, or a whole response object (a picture, a download); `body` a model or a request
+    body object (a file form); `params` query and header parameters (path ones come from
+    the path); `headers` those of the success answer; `more` further responses (304, 412)."""
 
     method: str
     path: str
@@ -75,8 +86,10 @@ class Op:
     errors: str = ""
     status: str = "200"
     description: str | None = None
-    query: tuple[dict, ...] = ()
+    params: tuple[dict, ...] = ()
     extra: dict = field(default_factory=dict)
+    headers: dict | None = None
+    more: dict = field(default_factory=dict)
 
 
 def query_of(model: type[BaseModel]) -> tuple[dict, ...]:
@@ -88,7 +101,6 @@ def query_of(model: type[BaseModel]) -> tuple[dict, ...]:
 
 def _operation_id(op: Op) -> str:
     words = re.findall(r"[a-z0-9]+", f"{op.method} {op.path.removeprefix('/api')}".lower())
-    words = [w for w in words if w not in ("pid", "sid")]
     return words[0] + "".join(w.title() for w in words[1:])
 
 
@@ -98,7 +110,7 @@ def _response(op: Op) -> dict:
     if isinstance(op.ok, str):
         return json_response(op.ok, {"type": "object"})
     doc = (op.ok.__doc__ or op.ok.__name__).strip().split("\n\n")[0].replace("\n", " ")
-    return json_response(doc, model_ref(op.ok))
+    return json_response(doc, model_ref(op.ok), op.headers)
 
 
 def table_paths(tag: str, rows: Iterable[Op]) -> dict:
@@ -110,8 +122,8 @@ def table_paths(tag: str, rows: Iterable[Op]) -> dict:
             extra["requestBody"] = op.body
         elif op.body is not None:
             extra["requestBody"] = json_body(model_ref(op.body, "validation"))
-        if op.query:
-            extra["parameters"] = list(op.query)
+        if op.params:
+            extra["parameters"] = list(op.params)
         if op.description:
             extra["description"] = op.description
         write = op.method != "get"
@@ -121,6 +133,7 @@ def table_paths(tag: str, rows: Iterable[Op]) -> dict:
         if names:
             item["parameters"] = [PATH_PARAMS[name] for name in names]
         item[op.method] = operation(_operation_id(op), tag, op.summary,
-                                    {**found, **errors(*op.errors.split())}, write=write,
+                                    {**found, **op.more, **errors(*op.errors.split())},
+                                    write=write,
                                     **extra)
     return paths
