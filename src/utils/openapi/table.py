@@ -32,7 +32,12 @@ PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM,
                "filename": path_param("filename", {"type": "string", "enum": [
                    "memory.md", "soul.md", "relationship.md"]}, "One of the three cortex files."),
                "rev": path_param("rev", {"type": "integer", "minimum": 0}, "A revision id."),
-               "job_id": path_param("job_id", {"type": "string", "pattern": JOB_ID}, "A job id.")}
+               "job_id": path_param("job_id", {"type": "string", "pattern": JOB_ID}, "A job id."),
+               "proposal_id": path_param("proposal_id", {"type": "string",
+                                                         "pattern": "^[0-9a-f]{32}$"},
+                                         "A proposal id."),
+               "entry_id": path_param("entry_id", {"type": "integer", "minimum": 0},
+                                      "An archive entry id.")}
 ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its "
               "fields are ignored).", "content": {"application/json": {"schema": {
                   "type": "object"}}}}
@@ -90,6 +95,7 @@ class Op:
     extra: dict = field(default_factory=dict)
     headers: dict | None = None
     more: dict = field(default_factory=dict)
+    optional_body: bool = False
 
 
 def query_of(model: type[BaseModel]) -> tuple[dict, ...]:
@@ -109,8 +115,11 @@ def _response(op: Op) -> dict:
         return op.ok
     if isinstance(op.ok, str):
         return json_response(op.ok, {"type": "object"})
-    doc = (op.ok.__doc__ or op.ok.__name__).strip().split("\n\n")[0].replace("\n", " ")
-    return json_response(doc, model_ref(op.ok), op.headers)
+    return json_response(_first_paragraph(op.ok), model_ref(op.ok), op.headers)
+
+
+def _first_paragraph(model: type[BaseModel]) -> str:
+    return (model.__doc__ or model.__name__).strip().split("\n\n")[0].replace("\n", " ")
 
 
 def table_paths(tag: str, rows: Iterable[Op]) -> dict:
@@ -121,7 +130,9 @@ def table_paths(tag: str, rows: Iterable[Op]) -> dict:
         if isinstance(op.body, dict):
             extra["requestBody"] = op.body
         elif op.body is not None:
-            extra["requestBody"] = json_body(model_ref(op.body, "validation"))
+            extra["requestBody"] = json_body(model_ref(op.body, "validation"),
+                                             required=not op.optional_body,
+                                             description=_first_paragraph(op.body))
         if op.params:
             extra["parameters"] = list(op.params)
         if op.description:
