@@ -63,16 +63,16 @@ def model_schemas() -> dict:
     """The JSON schemas of every model referenced so far (and of the models they use)."""
     pairs: list[Any] = [(model, mode) for model, mode in _REGISTRY.values()]
     _, top = models_json_schema(pairs, ref_template=_PREFIX + "{model}")
-    return {name: _untitled(schema) for name, schema in top.get("$defs", {}).items()}
+    return {name: untitled(schema) for name, schema in top.get("$defs", {}).items()}
 
 
-def _untitled(node: Any) -> Any:
+def untitled(node: Any) -> Any:
     """`node` without pydantic's generated `title`s (field names say it already)."""
     if isinstance(node, dict):
-        return {key: _untitled(value) for key, value in node.items()
+        return {key: untitled(value) for key, value in node.items()
                 if not (key == "title" and isinstance(value, str))}
     if isinstance(node, list):
-        return [_untitled(item) for item in node]
+        return [untitled(item) for item in node]
     return node
 
 
@@ -102,7 +102,7 @@ def query_of(model: type[BaseModel]) -> tuple[dict, ...]:
     """Query parameters described by a model's fields."""
     schema = model.model_json_schema()
     return tuple({"name": name, "in": "query", "required": name in schema.get("required", ()),
-                  "schema": _untitled(field)} for name, field in schema["properties"].items())
+                  "schema": untitled(field)} for name, field in schema["properties"].items())
 
 
 def _operation_id(op: Op) -> str:
