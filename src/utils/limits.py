@@ -12,15 +12,13 @@ from .models.personas import TEXT_LIMITS, CardFields
 from .models.search import SEARCH_QUERY as SEARCH_MAX, SearchQuery
 from .models.settings import CortexSettings, SettingsPatch
 from .models.user_personas import UserPersonaPatch
+from .models.world import ENTRIES_MAX, KEY_MAX, KEYS_MAX, BookPatch, EntryPatch
 
 SESSION_TITLE = TITLE_MAX
 MESSAGE = MESSAGE_MAX
 SEARCH_QUERY = SEARCH_MAX
 USER_PERSONAS = 200
-WORLD_TEXT = {"name": 120, "description": 4000, "comment": 200, "content": 20000, "key": 200}
-WORLD_LISTS = {"keys": 64, "entries": 1000}
-WORLD_RANGES = {"scan_depth": (0, 1000), "token_budget": (1, 200_000),
-                "insertion_order": (-1_000_000, 1_000_000)}
+WORLD_LISTS = {"keys": KEYS_MAX, "entries": ENTRIES_MAX}
 CHAT_IMPORT = {"line_bytes": 1024 * 1024, "lines": 50_001, "messages": 50_000, "swipes": 100,
                "message_chars": 100_000, "name_chars": 200}
 
@@ -53,6 +51,8 @@ def as_document() -> dict:
         "message": model_limits(MessageEdit, "content"),
         "search": model_limits(SearchQuery, "q"),
         "user_persona": model_limits(UserPersonaPatch, "name", "description"),
-        "world": {**{name: _length(limit) for name, limit in WORLD_TEXT.items()},
-                  **{name: _range(*pair) for name, pair in WORLD_RANGES.items()}},
+        "world": {**model_limits(BookPatch, "name", "description"),
+                  **model_limits(EntryPatch, "comment", "content"), "key": _length(KEY_MAX),
+                  **model_limits(BookPatch, "scan_depth", "token_budget"),
+                  **model_limits(EntryPatch, "insertion_order")},
     }

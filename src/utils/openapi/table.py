@@ -36,6 +36,8 @@ PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM,
                "proposal_id": path_param("proposal_id", {"type": "string",
                                                          "pattern": "^[0-9a-f]{32}$"},
                                          "A proposal id."),
+               "bid": path_param("bid", {"type": "integer", "minimum": 0}, "A book id."),
+               "eid": path_param("eid", {"type": "integer", "minimum": 0}, "An entry id."),
                "entry_id": path_param("entry_id", {"type": "integer", "minimum": 0},
                                       "An archive entry id.")}
 ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its "
