@@ -235,3 +235,16 @@ class Limits(Resource):
     session: dict[str, Limit]
     message: dict[str, Limit]
     search: dict[str, Limit]
+
+
+class SignIn(Resource):
+    """POST /signin: the access token (JSON, or the page's form post with `next`)."""
+
+    token: str = Field(json_schema_extra=_WRITE_ONLY)
+    next: str | None = Field(None, description="Form posts: where to go next.")
+
+
+class SignedIn(Resource):
+    """Signed in (or out, for JSON requests)."""
+
+    signed_in: bool
