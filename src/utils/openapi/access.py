@@ -8,7 +8,6 @@ from typing import Any
 from ..models.settings import SignedIn, SignIn
 from .table import Op, model_ref, table_paths
 
-SCHEMAS: dict = {}
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
 _ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}, **_PAGE}
 _LOCATION = {"Location": {"schema": {"type": "string"}}}

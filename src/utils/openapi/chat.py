@@ -11,7 +11,6 @@ from ..models import chat as events
 from ..models.conversations import ChatMessage, ContinueTarget, NoFields, ReplyTarget
 from .table import Op, model_ref, table_paths, untitled
 
-SCHEMAS: dict = {}
 _SSE: dict[str, type[BaseModel]] = {"start": events.ChatStart, "chunk": events.ChatChunk, "done": events.ChatDone,
         "error": events.ChatError}
 _PUSHED: dict[str, type[BaseModel]] = {"cortex": events.CortexEvent, "title": events.TitleEvent,

@@ -14,7 +14,6 @@ from ..models.sessions import (
 )
 from .table import Op, table_paths
 
-SCHEMAS: dict = {}
 _PERSONA = "/api/personas/{pid}"
 PERSONAS = (
     Op("get", "/api/personas", "All personas, the default one first.", PersonaList),

@@ -1,4 +1,5 @@
 """The cortex: files with ETag / If-Match, history, restore, settings and update jobs (§5, §7)."""
+from ..models.chat import CortexProgress
 from ..models.cortex import (
     CortexFile,
     CortexFiles,
@@ -10,10 +11,9 @@ from ..models.cortex import (
     UpdateQueued,
 )
 from ..models.settings import CortexSettings
-from .common import json_response, ref
+from .common import json_response
 from .table import ANY_OBJECT, Op, model_ref, table_paths
 
-SCHEMAS: dict = {}
 _ETAG = {"ETag": {"description": "The file's revision, quoted: `\"12\"`.",
                   "schema": {"type": "string"}}}
 _IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
@@ -49,7 +49,7 @@ ROUTES = (
        CortexSettings, "400"),
     Op("get", "/api/personas/{pid}/cortex/status", "Progress towards the next update and "
        "the job in flight.", json_response("The status (nothing is triggered).",
-                                           ref("CortexProgress")), errors="404"),
+                                           model_ref(CortexProgress)), errors="404"),
     Op("post", "/api/personas/{pid}/cortex/update", "Queue a cortex update now (joins a "
        "queued one).", UpdateQueued, ANY_OBJECT, "400 404 409", "202",
        headers={"Location": {"schema": {"type": "string"},

@@ -15,7 +15,6 @@ from ..models.settings import PersonaMemorySettings
 from .common import json_response
 from .table import ANY_OBJECT, Op, model_ref, table_paths
 
-SCHEMAS: dict = {}
 _BASE = "/api/personas/{pid}/cortex"
 _ONE = _BASE + "/proposals/{proposal_id}"
 _IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string"},

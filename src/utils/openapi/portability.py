@@ -5,7 +5,6 @@ from ..models.portability import CardPreview, ChatImportSummary, ImportedChat
 from .common import json_response
 from .table import FILE_FORM, PICTURE, Op, model_ref, table_paths
 
-SCHEMAS: dict = {}
 _FLAG = {"type": "string", "enum": ["0", "1"], "default": "0"}
 _PREVIEW = ({"name": "preview", "in": "query", "required": False, "schema": _FLAG},)
 

@@ -2,7 +2,6 @@
 from ..models.search import ConversationExport, MemoryNotes, SearchQuery, SearchResults
 from .table import Op, model_ref, query_of, table_paths
 
-SCHEMAS: dict = {}
 _EXPORT = {"description": "The conversation as an attachment.", "content": {
     "text/markdown": {"schema": {"type": "string"}},
     "application/json": {"schema": model_ref(ConversationExport)}}}

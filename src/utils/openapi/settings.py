@@ -38,7 +38,6 @@ META = (
        "Serving: `{\"status\": \"ok\"}`.", extra={"guards": ("403",)}),
     Op("get", "/api/openapi.json", "This document (Open API 3.1).", "The document."),
 )
-SCHEMAS: dict = {}
 
 
 def paths() -> dict:

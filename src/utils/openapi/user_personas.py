@@ -26,7 +26,6 @@ ROUTES = (
        "dropped).", UserPersona, FILE_FORM, "400 404 413 415"),
     Op("delete", _ONE + "/avatar", "Remove the avatar.", UserPersona, errors="404"),
 )
-SCHEMAS: dict = {}
 
 
 def paths() -> dict:

@@ -10,7 +10,6 @@ from ..models.world import (
 )
 from .table import Op, table_paths
 
-SCHEMAS: dict = {}
 _BOOK, _ENTRY = "/api/world-books/{bid}", "/api/world-books/{bid}/entries/{eid}"
 _USE = "/api/personas/{pid}/world-books/{bid}"
 ROUTES = (
