@@ -1,8 +1,9 @@
 """Input limits, the one source of truth: services validate with them, the OpenAPI document
 describes them, and `GET /api/limits` serves them so the browser's form limits are the same.
 
-Forms whose body is a model (models/) take their limits from the model's Field constraints;
-the constants below are those of forms still checked by hand validators.
+Every form's limits come from its model's Field constraints (models/); the constants below
+name them for the services and tests that count with them (chat import has no form: its file
+limits are its own).
 """
 from pydantic import BaseModel
 
@@ -19,6 +20,7 @@ MESSAGE = MESSAGE_MAX
 SEARCH_QUERY = SEARCH_MAX
 USER_PERSONAS = 200
 WORLD_LISTS = {"keys": KEYS_MAX, "entries": ENTRIES_MAX}
+PERSONA_TEXT = TEXT_LIMITS
 CHAT_IMPORT = {"line_bytes": 1024 * 1024, "lines": 50_001, "messages": 50_000, "swipes": 100,
                "message_chars": 100_000, "name_chars": 200}
 
