@@ -1,7 +1,7 @@
 """JSON errors for every path: `{"error": {"code", "message"}}` with the right status, never HTML."""
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -20,11 +20,12 @@ from ..utils.cortex.errors import (
     RevisionNotFound,
     UnsafePath,
 )
-from ..utils.cortex.settings import InvalidSetting
+from ..utils.models import Body, Invalid, parse
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
 
 log = logging.getLogger(__name__)
+M = TypeVar("M", bound=Body)
 
 # Routes and services raise the same error type (services cannot import Flask, so it lives
 # there); one app-wide handler turns it into the JSON response.
@@ -64,7 +65,6 @@ DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, Callable[[Any], dict]]] = {
                       lambda err: {"chars": err.chars, "limit": err.limit}),
     RevisionConflict: (412, "revision_conflict", lambda err: {"current": err.current.to_dict()}),
     RevisionNotFound: (404, "revision_not_found", lambda err: {}),
-    InvalidSetting: (400, "invalid_setting", lambda err: {"field": err.field}),
     ProposalNotFound: (404, "proposal_not_found", lambda err: {}),
     ProposalDecided: (409, "proposal_decided", lambda err: {}),
     ProposalConflict: (409, "proposal_conflict", lambda err: {"files": err.files}),
@@ -82,6 +82,11 @@ def domain_error_response(err: Exception):
     return response, status
 
 
+def body(model: type[M], required: bool = True) -> M:
+    """The request's JSON object validated as `model` (a 4xx naming the field otherwise)."""
+    return parse(model, json_body(required))
+
+
 def register_error_handlers(app: Flask) -> None:
     """Turns ApiError, HTTP errors and unexpected exceptions into JSON responses."""
 
@@ -91,6 +96,10 @@ def register_error_handlers(app: Flask) -> None:
 
     for kind in DOMAIN_ERRORS:
         app.register_error_handler(kind, domain_error_response)
+
+    @app.errorhandler(Invalid)
+    def _invalid(err: Invalid):
+        return error_response(400, err.code, err.message, field=err.field)
 
     @app.errorhandler(PersonaNotFound)
     def _persona_gone(err: PersonaNotFound):

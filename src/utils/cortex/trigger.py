@@ -12,9 +12,8 @@ import math
 import time
 from collections.abc import Callable
 
-from ..storage import cortex_input, cortex_jobs as jobs, retractions
+from ..storage import cortex_input, cortex_jobs as jobs, retractions, settings_store
 from ..storage.db import transaction
-from ..storage.settings import get_setting
 from .paths import validate_persona_id
 from .settings import load_cortex_settings
 
@@ -35,7 +34,7 @@ class CortexTrigger:
                  clock: Callable[[], float] = time.time, retry_delay: float = RETRY_DELAY):
         self._db = db
         self._worker = worker
-        self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
+        self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))
         self._clock = clock
         self._retry_delay = retry_delay
 

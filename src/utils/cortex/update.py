@@ -15,9 +15,8 @@ from datetime import UTC, datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
-from ..storage import cortex_input, cortex_jobs as jobs, provenance, user_personas
+from ..storage import cortex_input, cortex_jobs as jobs, provenance, settings_store, user_personas
 from ..storage.personas import get_persona
-from ..storage.settings import get_setting
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES, validate_persona_id
@@ -47,7 +46,7 @@ class CortexUpdateService:
         self._cortex = cortex_service
         self._db = db
         self.proposals = proposals or ProposalService(cortex_service, db)
-        self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
+        self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))
         self._default_model = default_model
         self._clock = clock or (lambda: datetime.now().astimezone())
         self._run = RunContext(api_client, cortex_service, db, self.proposals, self._settings,
