@@ -8,7 +8,13 @@ import sys
 
 if __name__ == "__main__":
     from .serve import main
-    sys.exit(main())
+
+    def _worker_app():
+        """The app, built in each gunicorn worker after the fork (`serve.main` calls this):
+        the runner does not import the app, and the master process never builds it."""
+        from .app import create_app
+        return create_app()
+    sys.exit(main(_worker_app))
 
 import logging
 

@@ -6,6 +6,7 @@ import ipaddress
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 from flask import Flask
 
@@ -26,12 +27,13 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:
     """Serves the app with gunicorn (gevent workers, see `server.py`); `backup` and
     `restore` run those commands instead (see utils/portability/cli.py), and `--help` prints
     the usage of all three (`commands.py`) without reading a setting.
 
-    Each worker process builds its own app after the fork (`load`), so its SQLite connections and
+    Each worker process builds its own app after the fork (`load_app`, handed in by `app.py`,
+    so this runner does not import the app it serves), so its SQLite connections and
     its cortex worker thread live in the process that serves the requests (a thread started before
     the fork would stay in the master and see new jobs only when it polls). `PERSONA_WORKERS`
     (default 2, one per core of a small machine) sets how many worker processes share the data
@@ -80,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             self.cfg.set("control_socket_disable", True)  # it would go to ~/.gunicorn, shared
 
         def load(self):
-            from .app import create_app
-            return create_app()
+            return load_app()
 
     log.info("Persona Cortex on http://%s:%d", host, port)
     os.umask(0o077)  # everything the server creates in the data directory is owner-only

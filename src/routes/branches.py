@@ -1,11 +1,10 @@
 """The conversation tree over REST (§13): edit any message, switch the active branch."""
 from flask import Blueprint, jsonify
 
+from ..utils.models.conversations import BranchChoice, MessageEdit
 from ..utils.provider import get_chat_service, get_session_service
 from ..utils.services.chat_prompt import public
-from ..utils.services.errors import invalid
-from ..utils.services.validation import reject_unknown
-from .errors import json_body
+from .errors import body
 from .guards import session_id
 
 bp = Blueprint("branches", __name__, url_prefix="/api")
@@ -15,9 +14,7 @@ bp = Blueprint("branches", __name__, url_prefix="/api")
 def edit_message(mid: int):
     """Edits any message as a new sibling (`{"content"}`); answers with the message and the
     session's new active branch."""
-    body = json_body()
-    reject_unknown(body, ("content",))
-    edited = get_chat_service().edit_message(mid, body.get("content"))
+    edited = get_chat_service().edit_message(mid, body(MessageEdit).content)
     return jsonify({**get_session_service().get(edited["session_id"]), "message": public(edited)})
 
 
@@ -25,10 +22,5 @@ def edit_message(mid: int):
 def switch_branch(sid: str):
     """Makes the branch through `message_id` (its newest leaf) the active one."""
     sid = session_id(sid)
-    body = json_body()
-    reject_unknown(body, ("message_id",))
-    message_id = body.get("message_id")
-    if not isinstance(message_id, int) or isinstance(message_id, bool):
-        raise invalid("message_id", "must be a message id (an integer)")
-    leaf = get_chat_service().switch(sid, message_id)
+    leaf = get_chat_service().switch(sid, body(BranchChoice).message_id)
     return jsonify({**get_session_service().get(sid), "active_leaf_id": leaf})

@@ -6,9 +6,9 @@ generated to its end and can be resumed (`GET /api/sessions/<sid>/stream`).
 """
 from flask import Blueprint
 
+from ..utils.models.conversations import ChatMessage
 from ..utils.provider import get_chat_service
-from ..utils.services.validation import reject_unknown
-from .errors import json_body
+from .errors import body
 from .streaming import sse_response
 
 bp = Blueprint("chat", __name__)
@@ -17,8 +17,7 @@ bp = Blueprint("chat", __name__)
 @bp.post("/api/chat/stream")
 def stream():
     """Stores the message and streams the reply as `text/event-stream` (start, chunk…, done)."""
-    body = json_body()
-    reject_unknown(body, ("session_id", "message"))
+    given = body(ChatMessage)
     chat = get_chat_service()
-    generation = chat.start_chat(body.get("session_id"), body.get("message"))
+    generation = chat.start_chat(given.session_id, given.message)
     return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)

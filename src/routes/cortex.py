@@ -1,26 +1,16 @@
 """Cortex files over REST (DESIGN §7): read, edit with ETag/If-Match, history, restore, settings.
 
 Views are thin: they validate the ids, check that the persona exists, and call CortexService;
-the service's errors become JSON errors through this blueprint's handlers.
+the service's errors become JSON errors in one place (routes/errors.py, `DOMAIN_ERRORS`).
 """
 import re
 
 from flask import Blueprint, current_app, jsonify, request
 
-from ..utils.cortex import (
-    CortexSizeError,
-    InvalidContent,
-    InvalidFilename,
-    InvalidPersonaId,
-    RevisionConflict,
-    RevisionNotFound,
-    UnsafePath,
-)
-from ..utils.cortex.paths import validate_filename, validate_persona_id
-from ..utils.cortex.personas_lookup import persona_exists
-from ..utils.cortex.settings import InvalidSetting, load_cortex_settings, save_cortex_settings
+from ..utils.cortex.paths import validate_filename
+from ..utils.cortex.settings import load_cortex_settings, save_cortex_settings
 from ..utils.provider import get_cortex_service, get_db
-from .errors import ApiError, error_response, json_body
+from .errors import ApiError, json_body
 
 bp = Blueprint("cortex", __name__)
 FILE_URL = "/api/personas/<pid>/cortex/<filename>"
@@ -111,10 +101,7 @@ def write_settings():
 
 
 def _persona(pid: str) -> str:
-    validate_persona_id(pid)
-    if not persona_exists(get_db().conn(), pid):
-        raise ApiError(404, "persona_not_found", "No persona with that id.")
-    return pid
+    return get_cortex_service().require_persona(pid)
 
 
 def _filename(filename: str) -> str:
@@ -144,46 +131,3 @@ def _file_response(info):
     response.set_etag(str(info.revision))
     return response
 
-
-@bp.errorhandler(InvalidPersonaId)
-def _invalid_persona(err):
-    return error_response(404, "persona_not_found", str(err))
-
-
-@bp.errorhandler(InvalidFilename)
-def _invalid_filename(err):
-    return error_response(404, "cortex_file_not_found", str(err))
-
-
-@bp.errorhandler(UnsafePath)
-def _unsafe_path(err):
-    return error_response(400, "unsafe_path", str(err))
-
-
-@bp.errorhandler(InvalidContent)
-def _invalid_content(err):
-    return error_response(400, "invalid_content", str(err))
-
-
-@bp.errorhandler(CortexSizeError)
-def _too_large(err: CortexSizeError):
-    return error_response(413, "cortex_file_too_large", str(err), chars=err.chars,
-                          limit=err.limit)
-
-
-@bp.errorhandler(RevisionConflict)
-def _conflict(err: RevisionConflict):
-    response, status = error_response(412, "revision_conflict", str(err),
-                                      current=err.current.to_dict())
-    response.set_etag(str(err.current.revision))
-    return response, status
-
-
-@bp.errorhandler(RevisionNotFound)
-def _no_revision(err):
-    return error_response(404, "revision_not_found", str(err))
-
-
-@bp.errorhandler(InvalidSetting)
-def _invalid_setting(err: InvalidSetting):
-    return error_response(400, "invalid_setting", str(err), field=err.field)

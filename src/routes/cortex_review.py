@@ -1,33 +1,24 @@
 """Review mode over REST: a persona's memory settings and its proposals (accept, edit, reject).
 
 Thin views: ids are checked, the persona must exist, ProposalService does the work; its errors
-become JSON errors through this blueprint's handlers.
+become JSON errors in one place (routes/errors.py, `DOMAIN_ERRORS`).
 """
 import re
 
 from flask import Blueprint, jsonify, request
 
-from ..utils.cortex import CortexSizeError, InvalidContent, RevisionConflict, pins
-from ..utils.cortex.errors import ProposalConflict, ProposalDecided, ProposalNotFound
+from ..utils.cortex import pins
 from ..utils.cortex.paths import CORTEX_FILES
 from ..utils.cortex.persona_settings import load_persona_settings, save_persona_settings
-from ..utils.cortex.personas_lookup import persona_exists
-from ..utils.cortex.settings import InvalidSetting
 from ..utils.provider import get_cortex_service, get_db, get_proposal_service
 from .cortex import _expected_revision
-from .errors import ApiError, error_response, json_body
-from .guards import persona_id
+from .errors import ApiError, json_body
+from .guards import existing_persona as _persona
 
 bp = Blueprint("cortex_review", __name__)
 BASE = "/api/personas/<pid>/cortex"
 _PROPOSAL_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
 _RULE = {"merge_slashes": False}
-
-
-def _persona(pid: str) -> str:
-    if not persona_exists(get_db().conn(), persona_id(pid)):
-        raise ApiError(404, "persona_not_found", "No persona with that id.")
-    return pid
 
 
 def _proposal_id(value: str) -> str:
@@ -109,41 +100,3 @@ def _filename(body: dict) -> str | None:
                        f'"filename" must be one of {", ".join(CORTEX_FILES)}.')
     return filename
 
-
-@bp.errorhandler(ProposalNotFound)
-def _not_found(err):
-    return error_response(404, "proposal_not_found", str(err))
-
-
-@bp.errorhandler(ProposalDecided)
-def _decided(err):
-    return error_response(409, "proposal_decided", str(err))
-
-
-@bp.errorhandler(ProposalConflict)
-def _conflict(err: ProposalConflict):
-    return error_response(409, "proposal_conflict", str(err), files=err.files)
-
-
-@bp.errorhandler(RevisionConflict)
-def _stale(err: RevisionConflict):
-    response, status = error_response(412, "revision_conflict", str(err),
-                                      current=err.current.to_dict())
-    response.set_etag(str(err.current.revision))
-    return response, status
-
-
-@bp.errorhandler(InvalidContent)
-def _invalid_content(err):
-    return error_response(400, "invalid_content", str(err))
-
-
-@bp.errorhandler(CortexSizeError)
-def _too_large(err: CortexSizeError):
-    return error_response(413, "cortex_file_too_large", str(err), chars=err.chars,
-                          limit=err.limit)
-
-
-@bp.errorhandler(InvalidSetting)
-def _invalid_setting(err: InvalidSetting):
-    return error_response(400, "invalid_setting", str(err), field=err.field)

@@ -1,17 +1,16 @@
 """Sleep over REST: consolidation status and "consolidate now", and each file's archive."""
 from flask import Blueprint, jsonify, request
 
-from ..utils.cortex import RevisionConflict, archive
-from ..utils.cortex.jobs import job_for_api
+from ..utils.cortex.job_view import job_for_api
 from ..utils.cortex.paths import CORTEX_FILES
 from ..utils.cortex.settings import load_cortex_settings
 from ..utils.provider import get_cortex_service, get_db, get_sleep_schedule
 from .cortex import _expected_revision
-from .cortex_review import _RULE, BASE, _persona, _stale
+from .cortex_review import _RULE, BASE
 from .errors import ApiError, json_body
+from .guards import existing_persona as _persona
 
 bp = Blueprint("cortex_sleep", __name__)
-bp.register_error_handler(RevisionConflict, _stale)
 
 
 def _file(filename: str) -> str:
@@ -48,7 +47,7 @@ def read_archive(pid: str, filename: str):
     query = request.args.get("q") or None
     if query is not None and len(query) > 200:
         raise ApiError(400, "invalid_query", "q must be at most 200 characters.")
-    entries = archive.list_entries(get_db().conn(), pid, filename, query)
+    entries = get_cortex_service().archive_entries(pid, filename, query)
     return jsonify({"persona_id": pid, "filename": filename, "entries": entries})
 
 
@@ -63,8 +62,8 @@ def restore_from_archive(pid: str, filename: str, entry_id: int):
         raise ApiError(404, "archive_entry_not_found", "No archive entry with that id.")
     service = get_cortex_service()
     try:
-        archive.restore_entry(service, pid, filename, entry_id, text,
-                              _expected_revision(required=False))
+        service.restore_archived(pid, filename, entry_id, text,
+                                 _expected_revision(required=False))
     except LookupError:
         raise ApiError(404, "archive_entry_not_found", "No archive entry with that id.") from None
     except ValueError as err:

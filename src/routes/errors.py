@@ -1,15 +1,31 @@
 """JSON errors for every path: `{"error": {"code", "message"}}` with the right status, never HTML."""
 import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..utils.cooperative import Busy
-from ..utils.cortex.errors import PersonaNotFound
+from ..utils.cortex.errors import (
+    CortexSizeError,
+    InvalidContent,
+    InvalidFilename,
+    InvalidPersonaId,
+    PersonaNotFound,
+    ProposalConflict,
+    ProposalDecided,
+    ProposalNotFound,
+    RevisionConflict,
+    RevisionNotFound,
+    UnsafePath,
+)
+from ..utils.models import Body, Invalid, parse
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
 
 log = logging.getLogger(__name__)
+M = TypeVar("M", bound=Body)
 
 # Routes and services raise the same error type (services cannot import Flask, so it lives
 # there); one app-wide handler turns it into the JSON response.
@@ -39,12 +55,51 @@ def json_body(required: bool = True) -> dict:
     return encodable_json(data)
 
 
+# The domain errors services raise, each with its one HTTP answer: (status, code, extra fields).
+DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, Callable[[Any], dict]]] = {
+    InvalidPersonaId: (404, "persona_not_found", lambda err: {}),
+    InvalidFilename: (404, "cortex_file_not_found", lambda err: {}),
+    UnsafePath: (400, "unsafe_path", lambda err: {}),
+    InvalidContent: (400, "invalid_content", lambda err: {}),
+    CortexSizeError: (413, "cortex_file_too_large",
+                      lambda err: {"chars": err.chars, "limit": err.limit}),
+    RevisionConflict: (412, "revision_conflict", lambda err: {"current": err.current.to_dict()}),
+    RevisionNotFound: (404, "revision_not_found", lambda err: {}),
+    ProposalNotFound: (404, "proposal_not_found", lambda err: {}),
+    ProposalDecided: (409, "proposal_decided", lambda err: {}),
+    ProposalConflict: (409, "proposal_conflict", lambda err: {"files": err.files}),
+}
+
+
+def domain_error_response(err: Exception):
+    """The JSON answer for a domain error of `DOMAIN_ERRORS` (a revision conflict also names
+    the current revision as its ETag)."""
+    status, code, extra = next(DOMAIN_ERRORS[kind] for kind in type(err).__mro__
+                               if kind in DOMAIN_ERRORS)
+    response, status = error_response(status, code, str(err), **extra(err))
+    if isinstance(err, RevisionConflict):
+        response.set_etag(str(err.current.revision))
+    return response, status
+
+
+def body(model: type[M], required: bool = True) -> M:
+    """The request's JSON object validated as `model` (a 4xx naming the field otherwise)."""
+    return parse(model, json_body(required))
+
+
 def register_error_handlers(app: Flask) -> None:
     """Turns ApiError, HTTP errors and unexpected exceptions into JSON responses."""
 
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
         return error_response(err.status, err.code, err.message, **err.extra)
+
+    for kind in DOMAIN_ERRORS:
+        app.register_error_handler(kind, domain_error_response)
+
+    @app.errorhandler(Invalid)
+    def _invalid(err: Invalid):
+        return error_response(400, err.code, err.message, field=err.field)
 
     @app.errorhandler(PersonaNotFound)
     def _persona_gone(err: PersonaNotFound):

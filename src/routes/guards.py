@@ -1,6 +1,7 @@
 """Checks shared by the JSON API blueprints: id shapes and body rules."""
 from flask import request
 
+from ..utils.provider import get_cortex_service
 from ..utils.services.ids import is_persona_id, is_session_id
 from .errors import ApiError, json_body
 
@@ -10,6 +11,11 @@ def persona_id(value: str) -> str:
     if not is_persona_id(value):
         raise ApiError(404, "persona_not_found", "No persona with that id.")
     return value
+
+
+def existing_persona(value: str) -> str:
+    """`value` if it names an existing persona; 404 `persona_not_found` otherwise."""
+    return get_cortex_service().require_persona(persona_id(value))
 
 
 def session_id(value: str) -> str:

@@ -4,10 +4,11 @@ import re
 
 from flask import Blueprint, jsonify, request
 
+from ..utils.models.conversations import NoFields
+from ..utils.models.learn import MAX_WINDOW, MIN_WINDOW, LearnStart
 from ..utils.provider import get_history_learning
 from ..utils.services.errors import invalid
-from ..utils.services.validation import reject_unknown
-from .errors import json_body
+from .errors import body
 from .guards import session_id
 
 bp = Blueprint("learn", __name__, url_prefix="/api/sessions")
@@ -26,7 +27,7 @@ def estimate_learning(sid: str):
     sid = session_id(sid)
     raw = request.args.get("window_messages")
     if raw is not None and not _NUMBER.fullmatch(raw):
-        raise invalid("window_messages", "must be an integer from 2 to 200")
+        raise invalid("window_messages", f"must be an integer from {MIN_WINDOW} to {MAX_WINDOW}")
     return jsonify(get_history_learning().estimate(sid, None if raw is None else int(raw)))
 
 
@@ -34,9 +35,8 @@ def estimate_learning(sid: str):
 def start_learning(sid: str):
     """Queues learning from the imported conversation: 202 with the run."""
     sid = session_id(sid)
-    body = json_body(required=False)
-    reject_unknown(body, ("window_messages",))
-    run = get_history_learning().start(sid, body.get("window_messages"))
+    start = body(LearnStart, required=False)
+    run = get_history_learning().start(sid, start.window_messages)
     response = jsonify(run)
     response.headers["Location"] = f"/api/sessions/{sid}/learn"
     return response, 202
@@ -46,5 +46,5 @@ def start_learning(sid: str):
 def cancel_learning(sid: str):
     """Cancels the queued or running learn run; nothing it read is applied."""
     sid = session_id(sid)
-    reject_unknown(json_body(required=False), ())
+    body(NoFields, required=False)
     return jsonify(get_history_learning().cancel(sid))

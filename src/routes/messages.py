@@ -9,10 +9,10 @@ client then regenerates); deleting removes the last exchange. Both answer with t
 """
 from flask import Blueprint, jsonify, request
 
-from ..utils.provider import get_chat_service, get_session_service
+from ..utils.models.conversations import ContinueTarget, MessageEdit, NoFields, ReplyTarget
+from ..utils.provider import get_chat_service, get_prompt_inspector, get_session_service
 from ..utils.services.chat_prompt import public
-from ..utils.services.validation import reject_unknown
-from .errors import json_body
+from .errors import body
 from .guards import no_body_or_json, session_id
 from .streaming import parse_event_id, sse_response
 
@@ -24,10 +24,9 @@ def regenerate(sid: str):
     """A new reply to the end of the branch (or to `message_id`), as an SSE stream; earlier
     replies stay as alternatives."""
     sid = session_id(sid)
-    body = json_body()
-    reject_unknown(body, ("message_id",))
+    target = body(ReplyTarget)
     chat = get_chat_service()
-    generation = chat.start_regenerate(sid, body.get("message_id"))
+    generation = chat.start_regenerate(sid, target.message_id)
     return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)
 
 
@@ -35,10 +34,9 @@ def regenerate(sid: str):
 def continue_reply(sid: str):
     """Lets the model continue reply `message_id` from its text, as an SSE stream."""
     sid = session_id(sid)
-    body = json_body()
-    reject_unknown(body, ("message_id",))
+    target = body(ContinueTarget)
     chat = get_chat_service()
-    generation = chat.start_continue(sid, body.get("message_id"))
+    generation = chat.start_continue(sid, target.message_id)
     return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)
 
 
@@ -58,7 +56,7 @@ def resume(sid: str):
 def stop(sid: str):
     """Stops the reply being generated (it is kept, marked incomplete)."""
     sid = session_id(sid)
-    reject_unknown(json_body(), ())
+    body(NoFields)
     return jsonify({"session_id": sid, "stopped": get_chat_service().stop(sid)})
 
 
@@ -68,13 +66,23 @@ def read_message(sid: str, mid: int):
     return jsonify(get_session_service().message(session_id(sid), mid))
 
 
+@bp.get("/<sid>/messages/<int:mid>/prompt")
+def read_prompt(sid: str, mid: int):
+    """The request reply `mid` was generated from, in sections with token counts."""
+    return jsonify(get_prompt_inspector().inspect(session_id(sid), mid))
+
+
+@bp.get("/<sid>/context")
+def read_context(sid: str):
+    """How full the model's context window was with the last request of the active branch."""
+    return jsonify(get_prompt_inspector().context(session_id(sid)))
+
+
 @bp.put("/<sid>/messages/last")
 def edit_last(sid: str):
     """Edits the last message of the person (`{"content"}`) as a new branch."""
     sid = session_id(sid)
-    body = json_body()
-    reject_unknown(body, ("content",))
-    edited = get_chat_service().edit_last(sid, body.get("content"))
+    edited = get_chat_service().edit_last(sid, body(MessageEdit).content)
     return jsonify({**get_session_service().get(sid), "message": public(edited)})
 
 

@@ -6,14 +6,14 @@ import re
 
 from flask import Blueprint, jsonify, request
 
+from ..utils.models.conversations import SessionCreate, SessionPatch
 from ..utils.provider import (
     get_chat_service,
     get_session_service,
     get_user_persona_service,
 )
 from ..utils.services.errors import invalid
-from ..utils.services.validation import reject_unknown
-from .errors import ApiError, json_body
+from .errors import ApiError, body
 from .guards import no_body_or_json, session_id
 
 bp = Blueprint("sessions", __name__, url_prefix="/api/sessions")
@@ -34,10 +34,8 @@ def list_sessions():
 @bp.post("")
 def create_session():
     """Starts a session with a persona; 201 with the session object."""
-    body = json_body()
-    reject_unknown(body, ("persona_id", "greeting_index"))
-    return jsonify(get_session_service().create(body.get("persona_id"),
-                                                body.get("greeting_index", 0))), 201
+    given = body(SessionCreate)
+    return jsonify(get_session_service().create(given.persona_id, given.greeting_index)), 201
 
 
 @bp.get("/<sid>")
@@ -57,17 +55,17 @@ def rename_session(sid: str):
     before the first message) or the user persona it uses (`{"user_persona_id"}`, null: the
     default)."""
     sid = session_id(sid)
-    body = json_body()
-    reject_unknown(body, ("title", "greeting_index", "user_persona_id"))
-    if "user_persona_id" in body:
-        if len(body) > 1:
+    patch = body(SessionPatch)
+    given = patch.model_fields_set
+    if "user_persona_id" in given:
+        if len(given) > 1:
             raise invalid("user_persona_id", "send it alone, not together with other fields")
-        return jsonify(get_user_persona_service().choose_for_session(sid, body["user_persona_id"]))
-    if "greeting_index" in body:
-        if "title" in body:
+        return jsonify(get_user_persona_service().choose_for_session(sid, patch.user_persona_id))
+    if "greeting_index" in given:
+        if "title" in given:
             raise invalid("greeting_index", "send it alone, not together with a title")
-        return jsonify(get_session_service().choose_greeting(sid, body["greeting_index"]))
-    return jsonify(get_session_service().rename(sid, body.get("title")))
+        return jsonify(get_session_service().choose_greeting(sid, patch.greeting_index))
+    return jsonify(get_session_service().rename(sid, patch.title))
 
 
 @bp.get("/<sid>/memory-notes")

@@ -1,9 +1,9 @@
 """User personas, "About you", over REST (DESIGN §16): thin views over UserPersonaService."""
 from flask import Blueprint, jsonify
 
+from ..utils.models.user_personas import DefaultChoice
 from ..utils.provider import get_user_persona_service
-from ..utils.services.user_personas import user_persona_id
-from .errors import ApiError, json_body
+from .errors import ApiError, body, json_body
 from .guards import no_body_or_json
 from .portability import avatar_response, uploaded_file
 
@@ -52,11 +52,7 @@ def delete_user_persona(upid: str):
 @bp.put("/default")
 def set_default():
     """Makes `{"id"}` the default user persona; returns the list."""
-    body = json_body()
-    if set(body) != {"id"}:
-        raise ApiError(400, "validation_error", "id: send exactly {\"id\": <user persona id>}",
-                       field="id")
-    return jsonify(get_user_persona_service().make_default(user_persona_id(body["id"])))
+    return jsonify(get_user_persona_service().make_default(body(DefaultChoice).id))
 
 
 @bp.get("/<upid>/avatar")

@@ -1,22 +1,26 @@
 """Input limits, the one source of truth: services validate with them, the OpenAPI document
-describes them, and `GET /api/limits` serves them so the browser's form limits are the same."""
+describes them, and `GET /api/limits` serves them so the browser's form limits are the same.
 
-PERSONA_TEXT = {"name": 80, "description": 32000, "user_name": 80, "greeting": 16000,
-                "personality": 16000, "scenario": 16000, "example_dialogue": 32000,
-                "creator_notes": 16000, "system_prompt": 16000,
-                "post_history_instructions": 16000}
-SETTINGS_RANGES = {"max_tokens": (1, 64000), "context_limit": (4, 400)}
-SETTINGS_TEXT = {"user_name": 80}
-IDLE_MINUTES = (1, 1440)
-SESSION_TITLE = 120
-MESSAGE = 32_000
-SEARCH_QUERY = 200
-USER_PERSONA_TEXT = {"name": 80, "description": 8000}
+Every form's limits come from its model's Field constraints (models/); the constants below
+name them for the services and tests that count with them (chat import has no form: its file
+limits are its own).
+"""
+from pydantic import BaseModel
+
+from .models.base import bounds_of
+from .models.conversations import MESSAGE_MAX, TITLE_MAX, MessageEdit, SessionPatch
+from .models.personas import TEXT_LIMITS, CardFields
+from .models.search import SEARCH_QUERY as SEARCH_MAX, SearchQuery
+from .models.settings import CortexSettings, SettingsPatch
+from .models.user_personas import UserPersonaPatch
+from .models.world import ENTRIES_MAX, KEY_MAX, KEYS_MAX, BookPatch, EntryPatch
+
+SESSION_TITLE = TITLE_MAX
+MESSAGE = MESSAGE_MAX
+SEARCH_QUERY = SEARCH_MAX
 USER_PERSONAS = 200
-WORLD_TEXT = {"name": 120, "description": 4000, "comment": 200, "content": 20000, "key": 200}
-WORLD_LISTS = {"keys": 64, "entries": 1000}
-WORLD_RANGES = {"scan_depth": (0, 1000), "token_budget": (1, 200_000),
-                "insertion_order": (-1_000_000, 1_000_000)}
+WORLD_LISTS = {"keys": KEYS_MAX, "entries": ENTRIES_MAX}
+PERSONA_TEXT = TEXT_LIMITS
 CHAT_IMPORT = {"line_bytes": 1024 * 1024, "lines": 50_001, "messages": 50_000, "swipes": 100,
                "message_chars": 100_000, "name_chars": 200}
 
@@ -29,19 +33,28 @@ def _range(low: int, high: int) -> dict:
     return {"min": low, "max": high}
 
 
+def model_limits(model: type[BaseModel], *names: str) -> dict:
+    """`{field: {min, max} | {min_length, max_length}}` from the model's Field constraints."""
+    found = {}
+    for name in names:
+        bounds = bounds_of(model.model_fields[name])
+        found[name] = (_range(bounds["ge"], bounds["le"]) if "ge" in bounds
+                       else _length(bounds["max_length"], bounds.get("min_length", 0)))
+    return found
+
+
 def as_document() -> dict:
     """The limits as `GET /api/limits` serves them: per form, per field."""
     return {
-        "persona": {name: _length(limit, 1 if name == "name" else 0)
-                    for name, limit in PERSONA_TEXT.items()},
-        "settings": {**{name: _range(*pair) for name, pair in SETTINGS_RANGES.items()},
-                     **{name: _length(limit) for name, limit in SETTINGS_TEXT.items()}},
-        "cortex_settings": {"idle_minutes": _range(*IDLE_MINUTES)},
-        "session": {"title": _length(SESSION_TITLE, 1)},
-        "message": {"content": _length(MESSAGE, 1)},
-        "search": {"q": _length(SEARCH_QUERY, 1)},
-        "user_persona": {name: _length(limit, 1 if name == "name" else 0)
-                         for name, limit in USER_PERSONA_TEXT.items()},
-        "world": {**{name: _length(limit) for name, limit in WORLD_TEXT.items()},
-                  **{name: _range(*pair) for name, pair in WORLD_RANGES.items()}},
+        "persona": model_limits(CardFields, *TEXT_LIMITS),
+        "settings": model_limits(SettingsPatch, "max_tokens", "context_limit", "user_name"),
+        "cortex_settings": model_limits(CortexSettings, "idle_minutes"),
+        "session": model_limits(SessionPatch, "title"),
+        "message": model_limits(MessageEdit, "content"),
+        "search": model_limits(SearchQuery, "q"),
+        "user_persona": model_limits(UserPersonaPatch, "name", "description"),
+        "world": {**model_limits(BookPatch, "name", "description"),
+                  **model_limits(EntryPatch, "comment", "content"), "key": _length(KEY_MAX),
+                  **model_limits(BookPatch, "scan_depth", "token_budget"),
+                  **model_limits(EntryPatch, "insertion_order")},
     }

@@ -1,353 +1,189 @@
-"""The composition root: builds every service once per app and hands them out.
+"""The app's services in Flask: `init_services` builds and starts them (services_root.py) and
+keeps them on `app.extensions`; routes reach them through the typed `get_*` accessors.
 
-Routes call the `get_*` accessors; nothing else constructs services. Each service is built by
-its own `_build_*` step so the wiring order stays readable.
+Nothing else constructs services. The accessors are shims over the one `Services` value, kept
+because every route and many tests call them; new code may take `services_of(app)` instead.
 """
-import atexit
-import logging
-import os
-
 from flask import Flask, current_app
 
-from .api_request import PROVIDERS, ApiClient
+from .api_request import ApiClient
 from .cortex import CortexService
-from .cortex.ownership import ProcessOwner
-from .cortex.personas_lookup import persona_exists
 from .cortex.review import ProposalService
-from .cortex.service import DEFAULT_BUDGET
 from .cortex.sleep import SleepSchedule
 from .cortex.trigger import CortexTrigger
 from .cortex.update import CortexUpdateService
-from .cortex.worker import LEASE_SECONDS, CortexWorker
-from .logsafe import register_secret
+from .cortex.worker import CortexWorker
 from .portability.backup_service import BackupService
 from .portability.chat_import import ChatImportService
 from .portability.service import CardService
-from .services.access import (
-    FAILURE_LIMIT,
-    FAILURE_WINDOW,
-    GLOBAL_FAILURE_LIMIT,
-    AccessGate,
-    FailureLimiter,
-)
+from .services.access import AccessGate, FailureLimiter
 from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
 from .services.history_learning import HistoryLearning
-from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
+from .services.prompt_inspector import PromptInspector
 from .services.secrets import SecretStore
-from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
 from .services.settings_service import SettingsService
-from .services.token_rules import checked_token
 from .services.user_personas import UserPersonaService
 from .services.world_books import WorldBookService
-from .storage import Database, user_personas
-from .storage.settings import get_setting
+from .services_root import Services, build_services, start, stop
+from .storage import Database
 
-log = logging.getLogger(__name__)
 EXTENSION = "persona_cortex"
 
 
-def init_services(app: Flask) -> dict:
-    """Builds all services for `app` in dependency order and stores them on `app.extensions`."""
-    config = app.config
-    register_secret(config.get("ACCESS_TOKEN"))
-    config["ACCESS_TOKEN"] = checked_token(config.get("ACCESS_TOKEN"))  # before anything else
-    _owner_only_dir(config["DATA_DIR"])
-    services: dict = {"config": config}
-    services["db"] = Database(os.path.join(config["DATA_DIR"], "app.db"))
-    services["cortex"] = _build_cortex(config, services["db"])
-    services["persona_cleanup"] = _build_cleanup(config, services)
-    services["secrets"] = SecretStore(config["DATA_DIR"])
-    services.update(_build_access(config, services["db"]))
-    services["api_client"] = _build_api_client(config, services)
-    services["settings"] = _build_settings_service(config, services)
-    services["settings"].bind_stored_keys()
-    services["connection_tester"] = ConnectionTester(services["settings"], services["api_client"])
-    services["personas"] = _build_persona_service(services)
-    services["cards"] = CardService(services["db"], services["cortex"], services["personas"])
-    services["chat_import"] = ChatImportService(services["db"], services["personas"])
-    services["world_books"] = WorldBookService(services["db"], services["personas"])
-    services["user_personas"] = UserPersonaService(services["db"])
-    services["backup"] = BackupService(config["DATA_DIR"], services["db"], services["cortex"])
-    services["conversation_tools"] = ConversationTools(services["db"])
-    services.update(_build_cortex_updates(config, services))
-    services["sessions"] = SessionService(
-        services["db"], retracted=services["cortex_trigger"].notice_retractions)
-    services["session_leases"] = SessionLeases(config["DATA_DIR"])
-    services["chat"] = _build_chat_service(services)
+def init_services(app: Flask) -> Services:
+    """Builds the services for `app.config`, starts them (recovery, seeding, the worker) and
+    keeps them on `app.extensions`; a start that fails stops what it began."""
+    services = build_services(app.config)
+    try:
+        start(services)
+    except BaseException:
+        stop(services)
+        raise
     app.extensions[EXTENSION] = services
     return services
-
-
-def _owner_only_dir(path: str) -> None:
-    """The data directory holds memories and keys: only its owner may list or enter it."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    if os.stat(path).st_mode & 0o077:
-        os.chmod(path, 0o700)
-
-
-def _build_api_client(config, services: dict) -> ApiClient:
-    """The provider, base URL, window and the key that belongs to that URL (a stored key, else
-    the environment's; key_ring.py) come from the settings service before every request, so a
-    key set or removed through any worker process counts in all of them."""
-    register_secret(config.get("ANTHROPIC_API_KEY"))
-    register_secret(config.get("OPENAI_API_KEY"))
-    return ApiClient(
-        base_url=config.get("ANTHROPIC_BASE_URL"),
-        timeout=float(config["ANTHROPIC_TIMEOUT"]),
-        max_retries=int(config["ANTHROPIC_MAX_RETRIES"]),
-        default_model=config["MODEL"],
-        connection_source=lambda: services["settings"].connection(),
-    )
-
-
-def _build_access(config, db: Database) -> dict:
-    """The access token gate (the token passed token_rules in init_services) and the failure
-    limiter, per address and across all addresses and worker processes (DESIGN §9)."""
-    token = config.get("ACCESS_TOKEN")
-    register_secret(token)
-    limiter = FailureLimiter(
-        db, int(config.get("ACCESS_FAILURE_LIMIT", FAILURE_LIMIT)),
-        float(config.get("ACCESS_FAILURE_WINDOW", FAILURE_WINDOW)),
-        int(config.get("ACCESS_FAILURE_GLOBAL_LIMIT", GLOBAL_FAILURE_LIMIT)))
-    return {"access_gate": AccessGate(token), "access_limiter": limiter}
-
-
-def _build_settings_service(config, services: dict) -> SettingsService:
-    """The model default and the environment's key come from config; the rest from SQLite."""
-    provider = config.get("PROVIDER") or "anthropic"
-    if provider not in PROVIDERS:
-        raise ValueError(f"PERSONA_PROVIDER must be one of {', '.join(PROVIDERS)}")
-    return SettingsService(services["db"], services["secrets"], services["api_client"],
-                           default_model=config["MODEL"],
-                           env_api_key=config.get("ANTHROPIC_API_KEY"), provider=provider,
-                           env_keys={"openai_compatible": config.get("OPENAI_API_KEY") or None},
-                           env_base_urls={"anthropic": config.get("ANTHROPIC_BASE_URL") or None,
-                                          "openai_compatible": config.get("OPENAI_BASE_URL")
-                                          or None})
-
-
-def _build_persona_service(services: dict) -> PersonaService:
-    """Seeds the shipped default persona (in the configured language) so one always exists."""
-    personas = PersonaService(services["db"], services["cortex"], services["persona_cleanup"])
-    personas.ensure_default(services["settings"].values()["language"])
-    return personas
-
-
-def _build_cortex(config, db: Database) -> CortexService:
-    """Templates follow the "app" settings (language, user name); `default` exists at start-up."""
-    cortex = CortexService(config["DATA_DIR"], db,
-                           settings=lambda: get_setting(db.conn(), "app", {}),
-                           budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)),
-                           exists=lambda persona_id: persona_exists(db.conn(), persona_id))
-    cortex.ensure_cortex_files("default")
-    return cortex
-
-
-def _build_cleanup(config, services: dict) -> PersonaCleanup:
-    """Finishes deletions a crash interrupted and removes orphans, before any request."""
-    cleanup = PersonaCleanup(services["db"], services["cortex"], config["DATA_DIR"])
-    cleanup.recover()
-    return cleanup
-
-
-def _build_cortex_updates(config, services: dict) -> dict:
-    """Update service, worker and trigger; the worker thread runs only if CORTEX_WORKER is set.
-
-    The worker owns the jobs it claims through this app's `ProcessOwner` (a lock file held
-    while the process lives) and renews their lease (`CORTEX_JOB_LEASE` seconds).
-    """
-    db = services["db"]
-    owner = ProcessOwner(config["DATA_DIR"])
-    owner.sweep()
-
-    def app_settings() -> dict:
-        """The stored "app" settings, `user_name` read from the default user persona (as
-        SettingsService.values() does), so memory runs name the person as the chat does."""
-        conn = db.conn()
-        values = get_setting(conn, "app", {})
-        values = values if isinstance(values, dict) else {}
-        default = user_personas.get_default(conn)
-        return {**values, "user_name": default["name"]} if default else values
-
-    proposals = ProposalService(services["cortex"], db)
-    update = CortexUpdateService(services["api_client"], services["cortex"], db, app_settings,
-                                 default_model=config["MODEL"], proposals=proposals)
-    worker = CortexWorker(db, update, owner,
-                          lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
-    worker.recover_interrupted()
-    trigger = CortexTrigger(db, worker, app_settings)
-    sleep = SleepSchedule(db, worker, services["cortex"].budget)
-    if config.get("CORTEX_WORKER"):
-        worker.start(tick=lambda: (trigger.scan_idle(), trigger.scan_retractions(),
-                                   sleep.scan()))
-        atexit.register(worker.stop)
-    learning = HistoryLearning(db, update, worker, trigger, services["settings"])
-    return {"update": update, "cortex_worker": worker, "cortex_trigger": trigger,
-            "job_owner": owner, "proposals": proposals, "sleep": sleep, "learning": learning}
-
-
-def _build_chat_service(services: dict) -> ChatService:
-    """Chat streams through the shared ApiClient; titles are written in the background; one
-    reply per session at a time, across worker processes."""
-    titles = TitleGenerator(services["db"], services["api_client"], services["sessions"],
-                            services["settings"])
-    chat = ChatService(services["db"], services["api_client"], services["cortex"],
-                       services["settings"], services["session_leases"], titles=titles,
-                       trigger=services["cortex_trigger"].check_and_trigger,
-                       retracted=services["cortex_trigger"].notice_retractions,
-                       status=services["cortex_trigger"].status)
-    settled = chat.recover_orphans()
-    if settled:
-        log.warning("Marked %d reply(s) left streaming by a stopped process as incomplete",
-                    settled)
-    return chat
 
 
 def shutdown_services(app: Flask) -> None:
     """Stops the cortex worker, closes the API client's connections and the database's idle
     ones (tests, clean exits)."""
-    services = app.extensions.get(EXTENSION) or {}
-    if services.get("chat") is not None:
-        services["chat"].close()
-    if services.get("cortex_worker") is not None:
-        services["cortex_worker"].stop()
-    if services.get("api_client") is not None:
-        services["api_client"].close()
-    if services.get("session_leases") is not None:
-        services["session_leases"].close()
-    if services.get("job_owner") is not None:
-        services["job_owner"].close()
-    if services.get("db") is not None:
-        services["db"].close()
+    services = app.extensions.get(EXTENSION)
+    if services is not None:
+        stop(services)
 
 
-def _get(name: str, app: Flask | None = None):
+def services_of(app: Flask | None = None) -> Services:
+    """The services of `app` (default: the current app)."""
     services = (app or current_app).extensions.get(EXTENSION)
-    if services is None or services.get(name) is None:
-        raise RuntimeError(f"{name} is not initialised: call init_services(app) in create_app()")
-    return services[name]
+    if services is None:
+        raise RuntimeError("services are not initialised: call init_services(app) in create_app()")
+    return services
 
 
 def get_db(app: Flask | None = None) -> Database:
     """The app's database."""
-    return _get("db", app)
+    return services_of(app).db
 
 
 def get_secret_store(app: Flask | None = None) -> SecretStore:
     """Where the UI-entered API key lives."""
-    return _get("secrets", app)
+    return services_of(app).secrets
 
 
 def get_api_client(app: Flask | None = None) -> ApiClient:
     """The one ApiClient of this app."""
-    return _get("api_client", app)
+    return services_of(app).api_client
 
 
 def get_persona_service(app: Flask | None = None) -> PersonaService:
     """Persona CRUD (creates and removes cortex directories alongside)."""
-    return _get("personas", app)
+    return services_of(app).personas
 
 
 def get_card_service(app: Flask | None = None) -> CardService:
     """Character card import/export and avatars."""
-    return _get("cards", app)
+    return services_of(app).cards
 
 
 def get_chat_import_service(app: Flask | None = None) -> ChatImportService:
     """Chat files (SillyTavern `.jsonl`, our JSON export) into conversations."""
-    return _get("chat_import", app)
+    return services_of(app).chat_import
 
 
 def get_world_book_service(app: Flask | None = None) -> WorldBookService:
     """Lorebooks (world info): books, entries, and which personas use them."""
-    return _get("world_books", app)
+    return services_of(app).world_books
 
 
 def get_user_persona_service(app: Flask | None = None) -> UserPersonaService:
     """User personas ("About you"): who the person is in each conversation."""
-    return _get("user_personas", app)
+    return services_of(app).user_personas
 
 
 def get_backup_service(app: Flask | None = None) -> BackupService:
     """Whole-app backups (the Settings → Data download)."""
-    return _get("backup", app)
+    return services_of(app).backup
 
 
 def get_session_service(app: Flask | None = None) -> SessionService:
     """Sessions and their paginated messages."""
-    return _get("sessions", app)
+    return services_of(app).sessions
+
+
+def get_prompt_inspector(app: Flask | None = None) -> PromptInspector:
+    """Recorded requests of replies, in sections with token counts."""
+    return services_of(app).prompt_inspector
 
 
 def get_conversation_tools(app: Flask | None = None) -> ConversationTools:
     """Search across a persona's sessions and export of one session."""
-    return _get("conversation_tools", app)
+    return services_of(app).conversation_tools
 
 
 def get_settings_service(app: Flask | None = None) -> SettingsService:
     """General settings and the API key."""
-    return _get("settings", app)
+    return services_of(app).settings
 
 
 def get_connection_tester(app: Flask | None = None) -> ConnectionTester:
     """Probes an endpoint for Settings → Test connection."""
-    return _get("connection_tester", app)
+    return services_of(app).connection_tester
 
 
 def get_cortex_service(app: Flask | None = None) -> CortexService:
     """The cortex store (files, revisions, per-persona locks)."""
-    return _get("cortex", app)
+    return services_of(app).cortex
 
 
 def get_chat_service(app: Flask | None = None) -> ChatService:
     """Chat turns as event streams, for the WebSocket and SSE routes."""
-    return _get("chat", app)
+    return services_of(app).chat
 
 
 def get_title_generator(app: Flask | None = None) -> TitleGenerator:
     """Writes session titles in the background; the WebSocket listens for them."""
-    return get_chat_service(app).titles
+    return services_of(app).titles
 
 
 def get_update_service(app: Flask | None = None) -> CortexUpdateService:
     """Runs one cortex update (tool_use) for a persona."""
-    return _get("update", app)
+    return services_of(app).update
 
 
 def get_cortex_trigger(app: Flask | None = None) -> CortexTrigger:
     """Decides when a persona's cortex is due and queues updates."""
-    return _get("cortex_trigger", app)
+    return services_of(app).cortex_trigger
 
 
 def get_cortex_worker(app: Flask | None = None) -> CortexWorker:
     """Runs queued cortex updates; `subscribe` reports finished jobs."""
-    return _get("cortex_worker", app)
+    return services_of(app).cortex_worker
 
 
 def get_proposal_service(app: Flask | None = None) -> ProposalService:
     """Review mode: a persona's proposals (accept, edit, reject)."""
-    return _get("proposals", app)
+    return services_of(app).proposals
 
 
 def get_sleep_schedule(app: Flask | None = None) -> SleepSchedule:
     """Consolidation ("sleep"): when it is due, and "consolidate now"."""
-    return _get("sleep", app)
+    return services_of(app).sleep
 
 
 def get_history_learning(app: Flask | None = None) -> HistoryLearning:
     """Learning from an imported history: estimate, start, progress, cancel."""
-    return _get("learning", app)
+    return services_of(app).learning
 
 
 def get_access_gate(app: Flask | None = None) -> AccessGate:
     """Checks the access token and the sign-in cookie."""
-    return _get("access_gate", app)
+    return services_of(app).access_gate
 
 
 def get_failure_limiter(app: Flask | None = None) -> FailureLimiter:
     """Counts failed sign-ins per client address."""
-    return _get("access_limiter", app)
+    return services_of(app).access_limiter

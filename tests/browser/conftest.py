@@ -15,7 +15,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync"]
 API_KEY = "sk-ant-test-accepted-key-7f3a"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-TIMEOUT_MS = 8000
+TIMEOUT_MS = 15000
 # Chromium reports every non-2xx fetch on the console; the tests provoke some on purpose.
 _EXPECTED_CONSOLE = ("Failed to load resource",)
 # CSP violations are judged by the events the page's document receives (below), not by the

@@ -16,7 +16,7 @@ from src.utils import provider
 from src.utils.storage.messages import add_message
 from tests.browser import axe
 from tests.browser.conftest import API_KEY, TIMEOUT_MS, checked_page, settle
-from tests.browser.support import READY, REPLY_DONE, drop_file, send
+from tests.browser.support import LAST_REPLY, READY, REPLY_DONE, drop_file, send
 from tests.fakes.claude import replies
 from tests.portability.support import ST_CHAT, V3_CARD, b64, png
 
@@ -113,6 +113,12 @@ def _chat_states(walk: Walk) -> None:
     page.wait_for_selector(REPLY_DONE)
     expect(page.locator("#messages .msg-user .sibling-count")).to_have_text("2/2")
     walk.check("chat: branches")
+    page.click(f"{LAST_REPLY} [data-action=prompt]")
+    expect(page.locator("#prompt-dialog .prompt-section").first).to_be_visible()
+    page.locator("#prompt-dialog .prompt-section summary").first.click()
+    walk.check("chat: prompt inspector")
+    page.keyboard.press("Escape")
+    expect(page.locator("#prompt-dialog")).to_be_hidden()
     page.fill("#search-input", "dog")
     expect(page.locator("#search-results .search-result")).not_to_have_count(0)
     walk.check("chat: search results")
@@ -238,6 +244,11 @@ def _language_theme_and_phone_states(walk: Walk) -> None:
     page.emulate_media(color_scheme="dark")
     walk.open("/")
     walk.check("dark: chat")
+    page.locator("#messages .msg-assistant [data-action=prompt]").first.click()
+    expect(page.locator("#prompt-dialog .prompt-section, #prompt-dialog .prompt-missing").first
+           ).to_be_visible()
+    walk.check("dark: prompt inspector")
+    page.keyboard.press("Escape")
     walk.open("/settings?persona=default&file=memory.md&view=history")
     walk.check("dark: settings with a diff")
     page.set_viewport_size(PHONE)

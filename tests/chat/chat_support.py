@@ -16,7 +16,7 @@ from tests.fakes.claude import replies
 
 API_KEY = "sk-ant-test-SECRET-0123456789abcdef"
 NEWS = ("title", "cortex")  # WebSocket events the server may send at any time (docs/chat.md)
-TIMEOUT = 10.0
+TIMEOUT = 30.0  # bounds a failure only (waits end on events); generous for a loaded machine
 
 
 def live_config(app_config: dict, claude, **extra) -> dict:

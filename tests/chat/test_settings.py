@@ -81,6 +81,9 @@ def test_invalid_stored_values_fall_back_to_defaults(app, client, stored):
     ("provider", "openai"), ("provider", None), ("base_url", "ftp://host/v1"),
     ("base_url", "http://user:secret@host/v1"), ("base_url", "localhost:11434"),
     ("base_url", "http://host/v1?key=abc"), ("base_url", 5), ("context_window", 100),
+    ("base_url", "http://[::1"), ("base_url", "http://[::1/v1"),  # urlsplit raised: a 500
+    ("base_url", "http://\u017f.example"), ("base_url", "http://\u0131.example"),  # ſ, ı
+    ("base_url", "http://[::1]x/v1"), ("base_url", "http://host:/v1"),  # what follows the host
     ("context_window", "8192"), ("context_window", 1.5),
     ("effort", "extreme"), ("effort", ""), ("effort", 1),
     ("max_tokens", 0), ("max_tokens", 64001), ("max_tokens", "100"), ("max_tokens", 1.5),

@@ -93,6 +93,14 @@ def test_test_connection_says_when_tools_are_refused(client, openai_fake):
     assert report["model"] == "qwen2.5:7b"
 
 
+@pytest.mark.parametrize("url", ["http://[::1", "http://[::1]x/v1", "http://\u017f.example"])
+def test_test_connection_to_a_malformed_url_is_a_400_not_a_5xx(client, url):
+    response = client.post("/api/settings/test-connection",
+                           json={"provider": "openai_compatible", "base_url": url})
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json()["error"]["field"] == "base_url"
+
+
 def test_test_connection_to_nothing_is_unreachable_not_a_5xx(client):
     response = client.post("/api/settings/test-connection",
                            json={"provider": "openai_compatible",

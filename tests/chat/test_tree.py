@@ -149,10 +149,9 @@ def test_the_cortex_counts_and_reads_only_the_active_branch(app, make_session, a
     sid = make_session()["id"]
     first = add_messages(sid, 4)[0]
     provider.get_chat_service(app).edit_message(first["id"], "edited")
-    trigger = provider.get_cortex_trigger(app) if hasattr(provider, "get_cortex_trigger") \
-        else app.extensions["persona_cortex"]["cortex_trigger"]
+    trigger = provider.get_cortex_trigger(app)
     assert trigger.status("default")["unprocessed"] == 1
-    update = app.extensions["persona_cortex"]["update"]
+    update = provider.get_update_service(app)
     assert update.plan_range("default") == (first["id"] + 4, first["id"] + 4)
 
 

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from src.utils.cortex import jobs
 from src.utils.openapi import build_document
 from src.utils.services import learn_cost
+from src.utils.storage import cortex_jobs as jobs
 from tests.cortex.learn_support import cortex_state, first_rounds, import_chat, window_replies
 from tests.cortex.review_support import review_on
 from tests.cortex.update_support import prompt_text, result_text, tool_results

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from src.utils import provider
-from src.utils.cortex import jobs
 from src.utils.cortex.trigger import CortexDisabled, CortexTrigger
+from src.utils.storage import cortex_jobs as jobs
 from tests.cortex.update_support import OTHER, PID, Env, second_app
 from tests.fakes.claude import replies
 

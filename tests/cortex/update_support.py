@@ -6,7 +6,7 @@ from contextlib import closing
 
 from src.app import create_app
 from src.utils import provider
-from src.utils.cortex import jobs
+from src.utils.storage import cortex_jobs as jobs
 from src.utils.storage.messages import add_message
 from src.utils.storage.personas import create_persona
 from src.utils.storage.sessions import create_session

@@ -8,7 +8,13 @@
     fake.disconnects, fake.errors, fake.pending, fake.close()
 
 Requests are checked like the API does (400 invalid_request_error; a refused request is recorded
-with `rejected` set and consumes no scripted reply). Also answers count_tokens and /v1/models.
+with `rejected` set and consumes no scripted reply). Also answers /v1/models and
+`POST /v1/messages/count_tokens` (the real wire format: a Messages body without `max_tokens` in,
+`{"input_tokens": n}` out) with a deterministic rule: each tool, system block and message
+content block, with its message's role, is serialised as compact JSON; n is the total length
+of those strings // 4 (at least 1), plus 3 (`usage.count_tokens`). `fake.count_failure` set to
+a status makes count_tokens answer that error instead, `fake.count_delay` (seconds) answer late
+(fallback tests).
 """
 import selectors
 import socket
@@ -32,7 +38,8 @@ NOTHING_SCRIPTED = "fake: nothing scripted"
 
 @dataclass
 class RecordedRequest:
-    """What the fake received: path, lower-cased headers, parsed JSON body, stream flag."""
+    """What the fake received: path, lower-cased headers, parsed JSON body, stream flag, and the
+    body's bytes exactly as they arrived (`raw`)."""
 
     path: str
     headers: dict
@@ -42,6 +49,7 @@ class RecordedRequest:
     index: int = 0
     request_id: str = ""
     rejected: str | None = None
+    raw: bytes = b""
 
     @property
     def messages(self) -> list:
@@ -79,6 +87,8 @@ class FakeClaude:
     def __init__(self, validate: bool = True, api_key: str | None = None, host: str = "127.0.0.1"):
         self.default = None
         self.validate = validate
+        self.count_failure: int | None = None
+        self.count_delay = 0.0
         self.api_key = api_key
         self.errors: list[BaseException] = []
         self._queue: deque = deque()
@@ -196,7 +206,7 @@ class FakeClaude:
     def _serve(self, ex: Exchange) -> None:
         body = ex.body if isinstance(ex.body, dict) else {}
         record = self.record_type(ex.path, ex.headers, body, ex.stream, ex.method,
-                                 request_id=ex.request_id)
+                                 request_id=ex.request_id, raw=ex.raw)
         with self._cond:
             record.index = ex.index = len(self._requests)
             self._requests.append(record)
@@ -268,7 +278,11 @@ class FakeClaude:
         def check(body):
             return problem({"max_tokens": 1, **body}) if isinstance(body, dict) else problem(body)
 
-        if not self._refuse(ex, record, check):
+        if self.count_delay:
+            self._closing.wait(self.count_delay)  # a slow count (ends early when the fake closes)
+        if self.count_failure is not None:
+            ex.send_error(self.count_failure, "api_error", "fake: counting is down")
+        elif not self._refuse(ex, record, check):
             ex.send_json(200, {"input_tokens": count_tokens(ex.body)})
 
 

@@ -26,6 +26,12 @@ def test_known_forms_are_read(value, stored):
     None, True, "", "the day after", "Smarch 3, 2024 1:00pm", "February 30, 2024 1:00pm",
     "2024-13-01@01h01m01s", 5, -1717687020000, 10**20, float("nan"), float("inf"), "9" * 17,
     {"date": 1}, ["2024-06-06T15:20:31Z"], "2024-06-06T25:00", "x" * 100,
+    # the window epoch values have holds for every form: the ends of Python's calendar with a
+    # zone overflowed when moved to UTC (a 500), year 1 was stored as "1-01-01T…", year 9999
+    # sorted after every real date
+    "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00-14:00",
+    "9999-12-31T23:59:59Z", "1999-12-31T23:59:59Z", "2100-01-01T00:00:00Z",
+    "0999-06-06@10h10m10s", "June 6, 1999 3:14pm", "2100-1-1 @0h 0m 0s",
 ])
 def test_anything_else_is_none(value):
     assert parse_date(value) is None

@@ -96,3 +96,27 @@ def test_a_chat_is_sent_as_a_file(client, persona):
     response = client.post(f"/api/personas/{persona}/chats/import", json={"file": "x"})
     assert response.status_code == 415
     assert response.get_json()["error"]["code"] == "unsupported_media_type"
+
+
+@pytest.mark.parametrize("date", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_a_date_at_the_ends_of_the_calendar_is_undated_not_a_server_error(client, persona,
+                                                                           date):
+    data = _jsonl(_message(send_date=date))
+    response = upload(client, data, f"/api/personas/{persona}/chats/import",
+                      filename="chat.jsonl")
+    assert response.status_code == 201, response.get_json()
+    summary = response.get_json()["summary"]
+    assert summary["undated"] == 1 and summary["last_date"] == "2024-06-06T15:14:00.000Z"
+
+
+@pytest.mark.parametrize("name", ["Sera\nphina", "Sera\r\nphina", "Sera\u2028phina"])
+def test_a_title_is_one_line_like_every_session_title(client, persona, name):
+    chats = {"sillytavern": _jsonl(header={**HEADER, "character_name": name}),
+             "export": json.dumps({"session": {"title": f"Chat with {name}"}, "messages": [
+                 {"id": 1, "role": "user", "content": "a"}]}, indent=2).encode()}
+    for data in chats.values():
+        response = upload(client, data, f"/api/personas/{persona}/chats/import",
+                          filename="chat.jsonl")
+        assert response.status_code == 201, response.get_json()
+        title = response.get_json()["title"]
+        assert "Sera phina" in title and title == " ".join(title.split())

@@ -12,7 +12,7 @@ from src.utils.cortex.ownership import ProcessOwner
 
 def main(argv: list[str]) -> int:
     data_dir, mode = argv
-    owner = ProcessOwner(data_dir)
+    owner = ProcessOwner(data_dir).open()
     print(owner.token, flush=True)
     if mode == "hold":
         sys.stdin.read()

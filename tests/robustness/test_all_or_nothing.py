@@ -7,8 +7,8 @@ import pytest
 
 from src.app import create_app
 from src.utils import provider
-from src.utils.cortex import jobs
 from src.utils.cortex.staging import EditError, StagedEdits
+from src.utils.storage import cortex_jobs as jobs
 from tests.cortex.update_support import PID, Env, result_text, tool_results
 from tests.fakes.claude import replies
 

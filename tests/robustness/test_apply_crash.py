@@ -10,8 +10,8 @@ import sys
 import time
 from contextlib import closing
 
-from src.utils.cortex import CORTEX_FILES, CortexService, jobs
-from src.utils.storage import Database
+from src.utils.cortex import CORTEX_FILES, CortexService
+from src.utils.storage import Database, cortex_jobs as jobs
 from src.utils.storage.personas import create_persona
 from tests.cortex.support import REPO, Lines
 from tests.robustness.apply_child import group_files

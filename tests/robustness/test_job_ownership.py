@@ -11,8 +11,8 @@ import pytest
 
 from src.app import create_app
 from src.utils import provider
-from src.utils.cortex import jobs
 from src.utils.cortex.ownership import ProcessOwner, owner_alive, owners_dir
+from src.utils.storage import cortex_jobs as jobs
 from tests.cortex.support import REPO
 from tests.cortex.update_support import PID, Env
 from tests.fakes.claude import replies
@@ -157,7 +157,7 @@ def test_the_heartbeat_keeps_a_long_run_past_its_first_lease(short_lease_env, ap
 
 
 def test_owner_lock_files_go_with_their_owner(data_dir):
-    owner = ProcessOwner(str(data_dir))
+    owner = ProcessOwner(str(data_dir)).open()
     directory = owners_dir(str(data_dir))
     assert owner_alive(directory, owner.token) and owner.is_alive(owner.token)
     assert not owner_alive(directory, "0" * 32) and not owner_alive(directory, None)

@@ -147,3 +147,22 @@ def test_saving_an_entry_unchanged_changes_nothing_in_the_export(client):
         assert client.patch(f"/api/world-books/{book['id']}/entries/{entry['id']}",
                             json=body).status_code == 200
     assert _exported(client, persona["id"])["data"]["character_book"] == BOOK
+
+
+def test_a_card_with_more_entries_than_a_book_holds_is_refused(client, snapshot):
+    """Every entry is read at every turn: a 2 MB card of 60,000 tiny entries cost each chat
+    turn a second of the worker's loop before the import held it to the book's limit."""
+    from src.utils.limits import WORLD_LISTS
+    entries = [{"keys": ["."], "content": "x"} for _ in range(WORLD_LISTS["entries"] + 1)]
+    card = copy.deepcopy(SERAPHINA)
+    card["data"]["character_book"]["entries"] = entries
+    before = snapshot()
+    for path in ("/api/personas/import?preview=1", "/api/personas/import"):
+        response = upload(client, json.dumps(card).encode(), path, filename="card.json")
+        assert response.status_code == 413, response.get_json()
+        assert response.get_json()["error"]["reason"] == "too_many_entries"
+    assert snapshot() == before
+    card["data"]["character_book"]["entries"] = entries[:-1]
+    persona = _import(client, card)
+    books = client.get(f"/api/personas/{persona['id']}/world-books").get_json()["books"]
+    assert len(books[0]["entries"]) == WORLD_LISTS["entries"]

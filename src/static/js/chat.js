@@ -8,6 +8,7 @@ import { avatar, setPersonName } from './lib/persona_view.js';
 import { confirmAction, toast } from './lib/ui.js';
 import { Composer } from './chat/composer.js';
 import { Conversation } from './chat/conversation.js';
+import { ContextMeter, PromptInspector } from './chat/inspector.js';
 import { KeySetup } from './chat/key_setup.js';
 import { MemoryIndicator } from './chat/memory.js';
 import { Sidebar, sessionTitle } from './chat/sidebar.js';
@@ -46,8 +47,10 @@ const keySetup = new KeySetup({
     composer.focus();
   },
 });
+const inspector = new PromptInspector();
+const meter = new ContextMeter({ onOpen: (sessionId, replyId) => inspector.open(sessionId, replyId) });
 const conversation = new Conversation({
-  socket, composer, memory,
+  socket, composer, memory, inspector, meter,
   handlers: {
     createSession: () => createSession(),
     replyFinished: () => refreshSessions().catch(report),

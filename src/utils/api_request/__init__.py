@@ -1,6 +1,7 @@
 """The only package that talks to the anthropic SDK; callers see our own types."""
 from .cancel import CancelSignal
 from .client import ApiClient
+from .connection_checks import EndpointChecks
 from .context_window import PROVIDERS, Connection
 from .errors import ApiFailure
 from .handler import ToolHandler
@@ -12,6 +13,7 @@ from .types import (
     ChunkResponse,
     RequestConfig,
     SegmentEvent,
+    SentRequest,
     StreamEvent,
     SystemBlock,
     ToolCall,
@@ -23,8 +25,8 @@ from .types import (
 )
 
 __all__ = [
-    "ApiClient", "ApiFailure", "Connection", "PROVIDERS", "CancelSignal", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
+    "ApiClient", "EndpointChecks", "ApiFailure", "Connection", "PROVIDERS", "CancelSignal", "ToolHandler", "ToolCallAccumulator", "ToolCallStreamHandler",
     "DEFAULT_MODEL", "MAX_TOOL_ROUNDS", "ApiResponse", "ChunkResponse", "RequestConfig",
-    "SegmentEvent", "StreamEvent", "SystemBlock", "ToolCall", "ToolCallDelta", "ToolChoice",
+    "SegmentEvent", "SentRequest", "StreamEvent", "SystemBlock", "ToolCall", "ToolCallDelta", "ToolChoice",
     "ToolDefinition", "ToolExecutor", "ToolResult",
 ]

@@ -34,6 +34,8 @@ class AnthropicAdapter:
     """Claude through the `anthropic` SDK; `sdk()` is the client to use now (raises KeyRemoved
     when the key went away, so a tool loop's later rounds follow the stored key)."""
 
+    provider = "anthropic"
+
     def __init__(self, sdk: Callable[[], Any], secret: str | None, timeout: float):
         self._sdk = sdk
         self.secret = secret
@@ -85,6 +87,10 @@ class _RawResponse:
 
     def events(self) -> Iterator[dict]:
         return raw_stream.events(self._response)
+
+    def sent(self) -> bytes:
+        """The request body exactly as the SDK sent it."""
+        return bytes(self._response.request.content)
 
     def abort(self) -> None:
         abort_connection(self._response)

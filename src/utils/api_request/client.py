@@ -31,7 +31,7 @@ import anthropic
 from ..logsafe import register_secret
 from . import engine
 from .adapter import ProviderAdapter
-from .anthropic import text_of, usage_dict
+from .anthropic import text_of
 from .anthropic_adapter import AnthropicAdapter
 from .connection_checks import ConnectionChecks
 from .context_window import Connection, fit
@@ -41,7 +41,6 @@ from .handler import ToolHandler
 from .openai_adapter import OpenAIAdapter
 from .openai_backend import OpenAIBackend
 from .openai_errors import failure as openai_failure
-from .request_builder import build_kwargs
 from .sdk import sdk_options
 from .stream_run import error_event
 from .types import (
@@ -167,21 +166,26 @@ class ApiClient(ConnectionChecks):
         config, adapter = route
         return engine.tool_request(adapter, config, self._model(config), executor)
 
-    def check_key(self, key: str, base_url: str | None = None) -> ApiResponse:
-        """Validates `key` with one tiny request on a temporary client, before anyone stores it;
-        at `base_url` (where it will be sent; None: the environment's, else the official URL)."""
-        key = (key or "").strip()
-        if not key:
-            return failed(failure("not_configured"))
-        register_secret(key)
-        config = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
-                               max_tokens=1, request_type="check_key")
+    def count_tokens(self, model: str, messages: list[dict], system: list[dict] | None = None,
+                     timeout: float = 5.0) -> int | None:
+        """The provider's own count of a prompt's input tokens (Anthropic's
+        `messages.count_tokens`), or None: the provider offers no counting (OpenAI-compatible),
+        no key is set, or the count failed or took longer than `timeout` (never retried). The
+        caller estimates instead and says so."""
+        if self.connection().provider == "openai_compatible":
+            return None
+        sdk, _ = self._current()
+        if sdk is None:
+            return None
+        extra = {"system": system} if system else {}
         try:
-            with self._new_sdk(key, max_retries=0, base_url=base_url or self._env_base_url) as sdk:
-                response = sdk.messages.create(**build_kwargs(config, self.default_model))
+            counted = sdk.with_options(timeout=timeout, max_retries=0).messages.count_tokens(
+                model=model, messages=messages, **extra)
         except Exception as exc:
-            return failed(from_exception(exc, key))
-        return ApiResponse(success=True, usage=usage_dict(response.usage), stop_reason=response.stop_reason)
+            log.warning("Token counting failed: %s", from_exception(exc, self._key).code)
+            return None
+        tokens = getattr(counted, "input_tokens", None)
+        return tokens if isinstance(tokens, int) and tokens >= 0 else None
 
     def _new_sdk(self, key: str, max_retries: int | None = None,
                  base_url: str | object | None = _CURRENT_URL) -> Any:

@@ -1,13 +1,16 @@
 """Checking an endpoint before anything is stored: a new key, or "Test connection".
 
-Mixed into `ApiClient`; every check uses a temporary SDK client without retries, so a wrong
-URL or key answers at once and nothing of the app's clients changes.
+Mixed into `ApiClient`, and on their own as `EndpointChecks` (what the settings service checks a
+new key with: the app's ApiClient reads its connection from the settings service, so the
+settings service cannot hold that client). Every check uses a temporary SDK client without
+retries, so a wrong URL or key answers at once and nothing of the app's clients changes.
 """
 from __future__ import annotations
 
 import anthropic
 
 from ..logsafe import register_secret
+from .anthropic import usage_dict
 from .context_window import Connection
 from .deadline import Deadline
 from .errors import failure, from_exception
@@ -25,16 +28,35 @@ from .probe import (
 )
 from .request_builder import build_kwargs
 from .sdk import sdk_options
-from .types import ApiResponse, RequestConfig
+from .types import DEFAULT_MODEL, ApiResponse, RequestConfig
 
 
 class ConnectionChecks:
-    """`check_openai_key` and `test_connection` (needs `timeout`, `default_model` and
-    `_env_base_url`)."""
+    """`check_key`, `check_openai_key`, `test_connection` and `list_models` (needs `timeout`,
+    `default_model` and `_env_base_url`)."""
 
     timeout: float
     default_model: str
     _env_base_url: str | None
+
+    def check_key(self, key: str, base_url: str | None = None) -> ApiResponse:
+        """Validates an Anthropic `key` with one tiny request, before anyone stores it; at
+        `base_url` (where it will be sent; None: the environment's, else the official URL)."""
+        key = (key or "").strip()
+        if not key:
+            problem = failure("not_configured")
+            return ApiResponse(False, error=problem.code, error_message=problem.message)
+        register_secret(key)
+        options = sdk_options(key, base_url or self._env_base_url, self.timeout, 0)
+        try:
+            with anthropic.Anthropic(**options) as sdk:
+                response = sdk.messages.create(**build_kwargs(_PING, self.default_model))
+        except Exception as exc:
+            problem = from_exception(exc, key)
+            return ApiResponse(False, error=problem.code, error_message=problem.message,
+                               retryable=problem.retryable)
+        return ApiResponse(success=True, usage=usage_dict(response.usage),
+                           stop_reason=response.stop_reason)
 
     def check_openai_key(self, key: str, base_url: str | None) -> ApiResponse:
         """Validates a key for an OpenAI-compatible endpoint with `GET /models` (costs nothing)."""
@@ -125,3 +147,13 @@ NOT_THE_API = ("The base URL answered, but not like the Anthropic API: check it 
                "at the end).")
 _PING = RequestConfig(system_prompt="", messages=[{"role": "user", "content": "Hi"}],
                       max_tokens=1, request_type="check_key")
+
+
+class EndpointChecks(ConnectionChecks):
+    """The checks without a client of their own: built from the configuration alone."""
+
+    def __init__(self, timeout: float, default_model: str | None = None,
+                 env_base_url: str | None = None):
+        self.timeout = timeout
+        self.default_model = default_model or DEFAULT_MODEL
+        self._env_base_url = env_base_url

@@ -47,6 +47,8 @@ class OpenAIAdapter:
     """Chat Completions; `endpoint()` is the client to use now (raises KeyRemoved when the
     provider was switched away), so a tool loop's later rounds follow the settings."""
 
+    provider = "openai_compatible"
+
     def __init__(self, endpoint: Callable[[], ChatEndpoint], secret: str | None, timeout: float,
                  tokens_field: str):
         self._endpoint = endpoint

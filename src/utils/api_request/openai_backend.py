@@ -89,6 +89,10 @@ class _ChatStream:
             raise NotAnApi("not_an_api")
         return iter(self._upstream)
 
+    def sent(self) -> bytes:
+        """The request body exactly as the SDK sent it."""
+        return bytes(self._upstream.response.request.content)
+
     def abort(self) -> None:
         abort_connection(self._upstream.response)
 

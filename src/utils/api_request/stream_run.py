@@ -29,7 +29,14 @@ from .adapter import Delta, ProviderAdapter
 from .cancel import cancelled, watch_cancel
 from .errors import ApiFailure
 from .streaming import ToolCallStreamHandler
-from .types import ChunkResponse, RequestConfig, SegmentEvent, StreamEvent, ToolResult
+from .types import (
+    ChunkResponse,
+    RequestConfig,
+    SegmentEvent,
+    SentRequest,
+    StreamEvent,
+    ToolResult,
+)
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +135,18 @@ def _segments(events: list[SegmentEvent]) -> list[StreamEvent]:
     return [StreamEvent("segment", event) for event in events if event.segment_type == "tool_call"]
 
 
+def _report_sent(adapter: ProviderAdapter, config: RequestConfig, model: str, raw: Any) -> None:
+    """Hands the body as sent (`raw.sent()`, the SDK's own bytes) to `config.on_sent`; a failure
+    to record it is logged and never breaks the reply."""
+    sent = getattr(raw, "sent", None)
+    if config.on_sent is None or sent is None:
+        return
+    try:
+        config.on_sent(SentRequest(getattr(adapter, "provider", "unknown"), model, sent()))
+    except Exception:
+        log.exception("Could not record the request a stream sent")
+
+
 def run_stream(adapter: ProviderAdapter, config: RequestConfig, model: str,
                cancel: threading.Event | None) -> Iterator[StreamEvent]:
     """Yields `chunk`s (and tool `segment`s) as they arrive, then exactly one `done` or `error`."""
@@ -141,6 +160,7 @@ def run_stream(adapter: ProviderAdapter, config: RequestConfig, model: str,
     except Exception as exc:
         yield error_event(adapter.failure(exc))
         return
+    _report_sent(adapter, config, model, raw)
     watch = watch_cancel(cancel, raw.abort)
     problem: ApiFailure | None = None
     try:

@@ -13,10 +13,12 @@ ToolExecutor = Callable[[str, dict], tuple[bool, str]]
 
 @dataclass(frozen=True)
 class SystemBlock:
-    """One part of a system prompt; `cache=True` puts a prompt-cache breakpoint after it."""
+    """One part of a system prompt; `cache=True` puts a prompt-cache breakpoint after it;
+    `label` names the part for the prompt inspector (never sent)."""
 
     text: str
     cache: bool = False
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,15 @@ class ToolChoice:
         return cls("any" if value == "required" else value)
 
 
+@dataclass(frozen=True)
+class SentRequest:
+    """A streamed request as it went on the wire: provider, model and the exact body bytes."""
+
+    provider: str
+    model: str
+    body: bytes
+
+
 @dataclass
 class RequestConfig:
     """Everything one request needs; `temperature` is sent only when set (Claude uses `effort`)."""
@@ -121,6 +132,7 @@ class RequestConfig:
     effort: str | None = None
     cache_system: bool = False
     max_tool_rounds: int = MAX_TOOL_ROUNDS
+    on_sent: Callable[[SentRequest], None] | None = None
 
 
 @dataclass

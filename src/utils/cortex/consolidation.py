@@ -3,7 +3,7 @@
 It runs as a job of reason `consolidate` through the same worker, edits a staged copy with the
 same tools (pinned blocks survive byte for byte), and is applied all-or-nothing: one revision per
 file summarised "consolidated: 11,900 → 6,200 characters", with the lines each file lost kept in
-the archive (archive.py) in the same transaction. In review mode it becomes (part of) the
+the archive (storage/cortex_archive.py) in the same transaction. In review mode it becomes (part of) the
 pending proposal instead, and the archive is written when that is accepted.
 """
 import logging
@@ -12,7 +12,9 @@ from .. import prompts
 from ..api_request.types import RequestConfig
 from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
-from .run_request import edit_run_request
+from .run_context import RunContext
+from .run_outcome import consolidated_summary, job_guard, run_failure, run_result
+from .run_request import edit_run_request, format_day, render_file
 from .staged_apply import NotApplied
 from .staging import StagingConflict
 from .tools import CortexToolbox
@@ -22,62 +24,54 @@ MAX_TOKENS = 16_000
 TARGET_SHARE = "60 %"
 
 
-def consolidated_summary(staged_file) -> str:
-    """The revision summary of a consolidated file."""
-    return (f"consolidated: {len(staged_file.base_content):,} → "
-            f"{len(staged_file.content):,} characters")
-
-
 class ConsolidationService:
     """Runs one consolidation of a persona's cortex (used by CortexUpdateService)."""
 
-    def __init__(self, update_service):
-        self._update = update_service
+    def __init__(self, context: RunContext):
+        self._context = context
 
     def run(self, persona_id: str, job_id: str) -> dict:
         """Consolidates the persona's files; returns the same result shape as an update."""
-        from .update import job_guard, run_failure, run_result
-        update = self._update
-        if not getattr(update.api, "is_ready", False):
+        ctx = self._context
+        if not getattr(ctx.api, "is_ready", False):
             return run_failure("not_configured",
-                                  "No API key configured: add one in Settings.")
-        staged, shown, review = update.staged_run(persona_id)
-        toolbox = CortexToolbox(update.cortex, staged, follow_files=not review)
-        response = update.api.tool_request(self._config(persona_id, shown), toolbox)
+                               "No API key configured: add one in Settings.")
+        staged, shown, review = ctx.staged_run(persona_id)
+        toolbox = CortexToolbox(ctx.cortex, staged, follow_files=not review)
+        response = ctx.api.tool_request(self._config(persona_id, shown), toolbox)
         if not response.success:
             code = response.error or "api_error"
-            return update.failed(persona_id, job_id, toolbox, code, response.error_message,
-                                 bool(response.retryable), response.usage)
+            return ctx.failed(persona_id, job_id, toolbox, code, response.error_message,
+                              bool(response.retryable), response.usage)
         summary = _summary(toolbox, response)
         guard = job_guard(persona_id, job_id)
         try:
             if review:
-                proposal_id = update.proposals.propose(
+                proposal_id = ctx.proposals.propose(
                     toolbox.staged, job_id=job_id, kind="consolidate", summary=summary,
                     usage=response.usage, guard=guard)
                 return {**run_result(True), "summary": summary, "usage": response.usage,
                         "proposal_id": proposal_id}
-            revisions = update.cortex.apply_staged(
+            revisions = ctx.cortex.apply_staged(
                 toolbox.staged, job_id=job_id, summary=summary, archive=True,
                 summary_for=consolidated_summary, guard=guard,
                 outcome={"summary": summary, "usage": response.usage})
         except (StagingConflict, NotApplied) as err:
             code = "edit_conflict" if isinstance(err, StagingConflict) else "interrupted"
-            return update.failed(persona_id, job_id, toolbox, code,
-                                 "The consolidation could not be applied; nothing changed.",
-                                 True, response.usage)
+            return ctx.failed(persona_id, job_id, toolbox, code,
+                              "The consolidation could not be applied; nothing changed.",
+                              True, response.usage)
         log.info("Consolidation %s for %s done: %s", job_id, persona_id, summary)
         return {**run_result(True, toolbox, revisions), "summary": summary,
                 "usage": response.usage}
 
     def _config(self, persona_id: str, shown) -> RequestConfig:
-        from .update import format_day, render_file
-        update = self._update
-        app = update.app_settings()
-        persona = get_persona(update.db.conn(), persona_id) or {"id": persona_id,
-                                                                "name": persona_id}
+        ctx = self._context
+        app = ctx.app_settings()
+        persona = get_persona(ctx.db.conn(), persona_id) or {"id": persona_id,
+                                                             "name": persona_id}
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        now = update.now()
+        now = ctx.now()
         files = {f.filename: f for f in shown}
         values = {"char_name": persona.get("name") or persona_id,
                   "user_name": prompts.user_name_for(persona, app, language),
@@ -86,7 +80,7 @@ class ConsolidationService:
                                        if name in files)}
         return edit_run_request("cortex_consolidate", language, values,
                                 model=app.get("cortex_model") or app.get("model")
-                                or update.default_model, max_tokens=MAX_TOKENS)
+                                or ctx.default_model, max_tokens=MAX_TOKENS)
 
 
 def _summary(toolbox, response) -> str:

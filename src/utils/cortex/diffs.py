@@ -10,6 +10,7 @@ heavy steps wait); small ones are computed in place, where they cost millisecond
 import difflib
 
 from ..cooperative import offload
+from ..storage.cortex_revisions import revision_dict
 
 INLINE_LINES = 400  # before + after; the matcher's worst case here is a few milliseconds
 
@@ -26,3 +27,13 @@ def unified_text(before: str, after: str, fromfile: str, tofile: str) -> str:
     text = "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(),
                                           fromfile=fromfile, tofile=tofile, lineterm=""))
     return text + "\n" if text else ""
+
+
+def revision_detail(row, previous, source: dict | None = None) -> dict:
+    """A revision with its content and a unified diff to its predecessor (or to nothing)."""
+    before = previous["content"] if previous is not None else ""
+    from_name = f"{row['filename']}@{previous['id']}" if previous is not None else "/dev/null"
+    text = unified(before, row["content"], from_name, f"{row['filename']}@{row['id']}")
+    return {**revision_dict(row, source), "filename": row["filename"], "content": row["content"],
+            "previous_rev": previous["id"] if previous is not None else None,
+            "diff": text}

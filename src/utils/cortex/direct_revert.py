@@ -9,7 +9,7 @@ the walk skips everything it undid.
 """
 from dataclasses import dataclass
 
-from . import provenance, retractions
+from ..storage import cortex_revisions as revisions, provenance, retractions
 from .paths import CORTEX_FILES
 
 
@@ -51,9 +51,7 @@ def plan(conn, persona_id: str, relevant: set[int]) -> list[FileRevert] | None:
 def _in_effect(conn, persona_id: str, filename: str) -> list:
     """The file's committed revisions newest first, without direct reverts and what they
     undid (a revert's text is that of the revision before the one it names)."""
-    rows = conn.execute(
-        "SELECT id, author, reverts, content FROM cortex_revisions WHERE persona_id = ? AND "
-        "filename = ? AND committed = 1 ORDER BY id DESC", (persona_id, filename)).fetchall()
+    rows = revisions.committed_texts(conn, persona_id, filename)
     effective, floor = [], None
     for row in rows:
         if floor is not None and row["id"] >= floor:

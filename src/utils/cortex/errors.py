@@ -1,4 +1,4 @@
-"""Errors the cortex store raises; routes map each to one JSON status (see src/routes/cortex.py)."""
+"""Errors the cortex raises; each maps to one JSON answer (routes/errors.DOMAIN_ERRORS)."""
 
 
 class InvalidPersonaId(ValueError):

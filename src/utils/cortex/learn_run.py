@@ -11,11 +11,15 @@ a lost lease or a killed process therefore leaves the cortex exactly as it was. 
 moves the processed mark: imported messages are not part of the regular update's count.
 """
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from . import jobs, learn_runs, provenance
+from ..api_request.types import RequestConfig
+from ..storage import provenance
+from . import learn_runs
 from .errors import PersonaNotFound
-from .personas_lookup import persona_exists
+from .run_context import RunContext
+from .run_outcome import job_guard
 from .settings import load_cortex_settings
 from .staged_apply import NotApplied
 from .staging import StagingConflict
@@ -26,15 +30,21 @@ SUMMARIES = 20  # window summaries kept in the run's summary (a history may have
 
 
 class LearnRunner:
-    """Runs learn jobs (reason `learn`) through the update service's request and staging."""
+    """Runs learn jobs (reason `learn`) through the update service's request and staging.
 
-    def __init__(self, update):
-        self._update = update
+    `run` is the cortex runs' shared context (run_context.py); `request_for(persona_id, files,
+    messages)` builds the regular update request (CortexUpdateService.request_for), and
+    `max_chars` is the update's character limit a window stays under. Both are handed in, so
+    this module does not import update.py (which builds it)."""
+
+    def __init__(self, run: RunContext,
+                 request_for: Callable[[str, dict, list[dict]], RequestConfig], max_chars: int):
+        self._run, self._request_for, self._max_chars = run, request_for, max_chars
 
     def run(self, job: dict) -> dict:
         """Reads every window of the job's imported session, then applies (or proposes) the
         result as one group; returns the worker's result dict."""
-        conn, job_id, pid = self._update.db.conn(), job["id"], job["persona_id"]
+        conn, job_id, pid = self._run.db.conn(), job["id"], job["persona_id"]
         run = learn_runs.get_run(conn, job_id)
         if run is None:
             return _failed("internal_error", "The learn run has no record.", retryable=False)
@@ -43,10 +53,10 @@ class LearnRunner:
         if not load_cortex_settings(conn)["enabled"]:
             return _failed("cortex_disabled", "The cortex is disabled in the settings.",
                            retryable=False)
-        if not getattr(self._update.api, "is_ready", False):
+        if not getattr(self._run.api, "is_ready", False):
             return _failed("not_configured", "No API key configured: add one in Settings.",
                            retryable=False)
-        staged, shown, review = self._update.staged_run(pid)
+        staged, shown, review = self._run.staged_run(pid)
         learned = _Learned()
         for index, span in enumerate(windows):
             if learn_runs.cancelled(conn, job_id):
@@ -67,12 +77,12 @@ class LearnRunner:
         windows'; the failure result, or None."""
         files = {f.filename: replace(f, content=staged.file(f.filename).content,
                                      chars=len(staged.file(f.filename).content)) for f in shown}
-        toolbox = CortexToolbox(self._update.cortex, staged, follow_files=not review)
-        response = self._update.api.tool_request(
-            self._update.request_for(job["persona_id"], files, window), toolbox)
+        toolbox = CortexToolbox(self._run.cortex, staged, follow_files=not review)
+        response = self._run.api.tool_request(
+            self._request_for(job["persona_id"], files, window), toolbox)
         learned.add_usage(response.usage)
         if not response.success:
-            return self._update.failed(job["persona_id"], job["id"], toolbox,
+            return self._run.failed(job["persona_id"], job["id"], toolbox,
                                        response.error or "api_error", response.error_message,
                                        bool(response.retryable), learned.usage)
         learned.add(window, {change.filename for change in toolbox.changes},
@@ -82,9 +92,8 @@ class LearnRunner:
     def windows(self, session_id: str, window_messages: int) -> list[dict]:
         """The session's imported active branch cut into windows `{first, last, count, chars,
         bytes}` (learn_runs.split_windows); a window's text is read only when it runs."""
-        from .update import MAX_CONVERSATION_CHARS
-        return learn_runs.windows_off_loop(self._update.db.path, session_id, window_messages,
-                                           MAX_CONVERSATION_CHARS)
+        return learn_runs.windows_off_loop(self._run.db.path, session_id, window_messages,
+                                           self._max_chars)
 
     def _finish(self, job, staged, review, learned: "_Learned") -> dict:
         """One apply (or one proposal) for the whole run; each file's revision is anchored to
@@ -95,12 +104,12 @@ class LearnRunner:
         guard = _guard(pid, job_id)
         try:
             if review:
-                proposal_id = self._update.proposals.propose(
+                proposal_id = self._run.proposals.propose(
                     staged, job_id=job_id, kind="update", summary=summary, usage=usage,
                     guard=guard, sources=sources)
                 return {"success": True, "summary": summary, "usage": usage, "files": [],
                         "proposal_id": proposal_id}
-            revisions = self._update.cortex.apply_staged(
+            revisions = self._run.cortex.apply_staged(
                 staged, job_id=job_id, message_range=None, summary=summary,
                 outcome={"summary": summary, "usage": usage}, guard=guard, sources=sources,
                 sources_for=lambda name: by_file.get(name) or sources)
@@ -109,7 +118,7 @@ class LearnRunner:
                            "its edits no longer fit; nothing was applied. Start again.",
                            attempted=staged.attempted(), usage=usage)
         except (NotApplied, PersonaNotFound):
-            if learn_runs.cancelled(self._update.db.conn(), job_id):
+            if learn_runs.cancelled(self._run.db.conn(), job_id):
                 return _cancelled(staged, usage)
             return _failed("interrupted", "The learn run lost its job (persona deleted or lease "
                            "expired); nothing was applied.", attempted=staged.attempted(),
@@ -119,8 +128,8 @@ class LearnRunner:
 
 def _guard(persona_id: str, job_id: str):
     """Applies only while the persona exists, the job holds its lease and nobody cancelled."""
-    return lambda conn: (persona_exists(conn, persona_id) and jobs.still_running(conn, job_id)
-                         and not learn_runs.cancelled(conn, job_id))
+    held = job_guard(persona_id, job_id)
+    return lambda conn: held(conn) and not learn_runs.cancelled(conn, job_id)
 
 
 @dataclass

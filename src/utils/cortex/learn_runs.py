@@ -1,17 +1,16 @@
 """Learn runs: the windows an imported history is read in, and a run's view with its job.
 
-A learn run is a cortex job with reason `learn` (jobs.py) plus a row in `cortex_learn_runs`
-(storage/learn_runs.py). Its windows are the session's imported messages on the active branch,
-in order, cut every `window_messages` messages or earlier when a window's text would pass the
-update's character limit, so each window is a conversation the regular update could have been
-shown.
+A learn run is a cortex job with reason `learn` (storage/cortex_jobs.py) plus a row in
+`cortex_learn_runs` (storage/learn_runs.py). Its windows are the session's imported messages on
+the active branch, in order, cut every `window_messages` messages or earlier when a window's
+text would pass the update's character limit, so each window is a conversation the regular
+update could have been shown.
 """
 import sqlite3
 
 from ..cooperative import blocking
-from ..storage import learn_runs as store
+from ..storage import cortex_jobs as jobs, learn_runs as store
 from ..storage.db import connect
-from . import jobs
 
 CANCELLED_MESSAGE = "Learning was cancelled; nothing was remembered from this history."
 cancelled, note_progress, set_windows = store.cancelled, store.note_progress, store.set_windows

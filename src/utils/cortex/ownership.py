@@ -12,6 +12,7 @@ import fcntl
 import os
 import re
 import uuid
+from typing import Self
 
 _TOKEN = re.compile(r"[0-9a-f]{32}", re.ASCII)
 _SUFFIX = ".lock"
@@ -23,16 +24,27 @@ def owners_dir(data_dir: str) -> str:
 
 
 class ProcessOwner:
-    """This app's identity as a job owner; alive while this object is open."""
+    """This app's identity as a job owner; alive from `open()` (at start-up) until `close()`.
+
+    Creating one only draws the token: the app's services are built before anything starts
+    (docs/development.md#composition-root-build-then-start).
+    """
 
     def __init__(self, data_dir: str):
         self.directory = owners_dir(data_dir)
-        os.makedirs(self.directory, mode=0o700, exist_ok=True)
         self.token = uuid.uuid4().hex
+        self._fd = -1
+
+    def open(self) -> Self:
+        """Takes the lock that makes this owner alive (once)."""
+        if self._fd >= 0:
+            return self
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)
         temp = os.path.join(self.directory, f".{self.token}.tmp")
         self._fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         os.replace(temp, self.path)
+        return self
 
     @property
     def path(self) -> str:

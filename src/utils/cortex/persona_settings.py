@@ -6,61 +6,19 @@ once at least `sleep_hours` have passed since the last consolidation.
 """
 import sqlite3
 
-from ..storage.clock import utc_now
-from ..storage.db import transaction
-from .settings import InvalidSetting
-
-DEFAULTS = {"memory_review": "auto", "sleep_enabled": True, "sleep_sessions": 5,
-            "sleep_hours": 24}
-REVIEW_MODES = ("auto", "review")
-_RANGES = {"sleep_sessions": (1, 1000), "sleep_hours": (1, 8760)}
+from ..storage import settings_store
 
 
 def load_persona_settings(conn: sqlite3.Connection, persona_id: str) -> dict:
     """The persona's stored settings over the defaults."""
-    row = conn.execute("SELECT memory_review, sleep_enabled, sleep_sessions, sleep_hours "
-                       "FROM cortex_persona_settings WHERE persona_id = ?",
-                       (persona_id,)).fetchone()
-    if row is None:
-        return dict(DEFAULTS)
-    return {**dict(row), "sleep_enabled": bool(row["sleep_enabled"])}
+    return settings_store.persona_settings(conn, persona_id).model_dump()
 
 
 def review_mode(conn: sqlite3.Connection, persona_id: str) -> bool:
     """True when the persona's updates become proposals instead of changing the files."""
-    return load_persona_settings(conn, persona_id)["memory_review"] == "review"
+    return settings_store.persona_settings(conn, persona_id).memory_review == "review"
 
 
 def save_persona_settings(conn: sqlite3.Connection, persona_id: str, changes) -> dict:
     """Validates `changes` (any subset), stores the merged settings and returns them."""
-    if not isinstance(changes, dict):
-        raise InvalidSetting("", "The persona's memory settings must be a JSON object.")
-    validated = {field: _validated(field, value) for field, value in changes.items()}
-    with transaction(conn):
-        settings = {**load_persona_settings(conn, persona_id), **validated}
-        conn.execute(
-            "INSERT INTO cortex_persona_settings (persona_id, memory_review, sleep_enabled, "
-            "sleep_sessions, sleep_hours, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(persona_id) DO UPDATE SET memory_review = excluded.memory_review, "
-            "sleep_enabled = excluded.sleep_enabled, sleep_sessions = excluded.sleep_sessions, "
-            "sleep_hours = excluded.sleep_hours, updated_at = excluded.updated_at",
-            (persona_id, settings["memory_review"], int(settings["sleep_enabled"]),
-             settings["sleep_sessions"], settings["sleep_hours"], utc_now()))
-    return settings
-
-
-def _validated(field: str, value):
-    if field == "memory_review":
-        if value not in REVIEW_MODES:
-            raise InvalidSetting(field, 'memory_review must be "auto" or "review".')
-    elif field == "sleep_enabled":
-        if not isinstance(value, bool):
-            raise InvalidSetting(field, "sleep_enabled must be true or false.")
-    elif field in _RANGES:
-        low, high = _RANGES[field]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InvalidSetting(field, f"{field} must be a whole number from {low} to {high}.")
-    else:
-        raise InvalidSetting(field, f"Unknown setting {field[:40]!r}; the settings are "
-                                    f"{', '.join(DEFAULTS)}.")
-    return value
+    return settings_store.save_persona_settings(conn, persona_id, changes).model_dump()

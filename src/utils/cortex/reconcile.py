@@ -2,7 +2,7 @@
 
 Runs inside a cortex job (reason `reconcile`, or any queued job it joined) through the same
 single-flight worker, before the job's regular update. It reads every retraction no
-reconciliation has handled (retractions.py) and keeps those memory learned from:
+reconciliation has handled (storage/retractions.py) and keeps those memory learned from:
 1. direct path: when the `ai` revisions derived only from retracted messages are still the latest
    of their files (direct_revert.py), each file goes back to the revision before them, as a new
    `ai` revision "reverted: …" naming what it `reverts`; no model call;
@@ -18,12 +18,15 @@ import logging
 
 from .. import prompts
 from ..api_request.types import RequestConfig
+from ..storage import proposals, provenance, retractions
 from ..storage.db import transaction
 from ..storage.personas import get_persona
-from . import direct_revert, provenance, retractions
+from . import direct_revert
 from .errors import PersonaNotFound
 from .paths import CORTEX_FILES
-from .run_request import edit_run_request
+from .run_context import RunContext
+from .run_outcome import job_guard, run_failure, run_result
+from .run_request import edit_run_request, format_day, render_file
 from .staged_apply import NotApplied
 from .staging import EditError, StagingConflict
 from .tools import CortexToolbox
@@ -37,22 +40,21 @@ CAUSES = {"delete": "message deleted", "edit": "message edited",
 class ReconcileService:
     """Reconciles one persona's memory with retracted messages (used by the cortex worker)."""
 
-    def __init__(self, update_service):
-        self._update = update_service
+    def __init__(self, context: RunContext):
+        self._context = context
 
     def pending(self, persona_id: str) -> bool:
         """True when a retraction waits for reconciliation."""
-        return retractions.needs_reconciliation(self._update.db.conn(), persona_id)
+        return retractions.needs_reconciliation(self._context.db.conn(), persona_id)
 
     def run(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
         """Reconciles now; returns the update result shape plus `path` ("direct" | "model" |
         "none")."""
-        from .update import job_guard, run_result
-        update = self._update
-        conn = update.db.conn()
+        ctx = self._context
+        conn = ctx.db.conn()
         rows = retractions.unhandled(conn, persona_id)
         handles = [row["id"] for row in rows]
-        staged, shown, review = update.staged_run(persona_id)
+        staged, shown, review = ctx.staged_run(persona_id)
         retracted = self._relevant(conn, persona_id, rows)
         details = {"job_id": job_id, "guard": job_guard(persona_id, job_id),
                    "handles": handles, "job_continues": job_continues,
@@ -75,20 +77,19 @@ class ReconcileService:
             except (EditError, StagingConflict) as err:
                 log.info("Direct revert for %s not possible (%s); asking the model",
                          persona_id, err)
-                staged, shown, review = update.staged_run(persona_id)
+                staged, shown, review = ctx.staged_run(persona_id)
         return self._model(persona_id, staged, shown, retracted, details)
 
     def _model(self, persona_id, staged, shown, retracted: dict, details: dict) -> dict:
-        update = self._update
-        if not getattr(update.api, "is_ready", False):
-            from .update import run_failure
+        ctx = self._context
+        if not getattr(ctx.api, "is_ready", False):
             return run_failure("not_configured", "No API key configured: add one in Settings.")
-        toolbox = CortexToolbox(update.cortex, staged, follow_files=not details["review"])
-        response = update.api.tool_request(self._config(persona_id, shown, retracted), toolbox)
+        toolbox = CortexToolbox(ctx.cortex, staged, follow_files=not details["review"])
+        response = ctx.api.tool_request(self._config(persona_id, shown, retracted), toolbox)
         if not response.success:
             code = response.error or "api_error"
-            return update.failed(persona_id, details["job_id"], toolbox, code,
-                                 response.error_message, True, response.usage)
+            return ctx.failed(persona_id, details["job_id"], toolbox, code,
+                              response.error_message, True, response.usage)
         summary = (response.content or "").strip() or "Reconciled with retracted messages"
         result = self._commit(persona_id, toolbox.staged, summary, response.usage, details,
                               "model", None)
@@ -98,17 +99,16 @@ class ReconcileService:
 
     def _commit(self, persona_id, staged, summary, usage, details, path, reverts) -> dict:
         """Applies (or proposes) the staged result with the retractions it handles."""
-        from .update import run_failure, run_result
-        update = self._update
+        ctx = self._context
         try:
             if details["review"]:
-                proposal_id = update.proposals.propose(
+                proposal_id = ctx.proposals.propose(
                     staged, job_id=details["job_id"], kind="reconcile", summary=summary,
                     usage=usage, guard=details["guard"], handles=details["handles"],
                     job_continues=details["job_continues"])
                 return {**run_result(True), "summary": summary, "usage": usage, "path": path,
                         "proposal_id": proposal_id}
-            revisions = update.cortex.apply_staged(
+            revisions = ctx.cortex.apply_staged(
                 staged, job_id=details["job_id"], summary=summary, guard=details["guard"],
                 outcome={"summary": summary, "usage": usage}, sources=details["sources"],
                 source_kind="retracted", reverts=reverts, handles=details["handles"],
@@ -132,9 +132,7 @@ class ReconcileService:
         learn run's proposal, which has none, its anchors)."""
         latest = {row["message_id"]: row for row in rows if row["change"] == "retracted"}
         gone = retractions.off_branch(conn, latest)
-        proposal = conn.execute("SELECT message_from, message_to, sources FROM cortex_proposals "
-                                "WHERE persona_id = ? AND status = 'pending'",
-                                (persona_id,)).fetchone()
+        proposal = proposals.pending_range(conn, persona_id)
         anchored = {a["message_id"] for a in json.loads(proposal["sources"] or "[]")} \
             if proposal is not None and proposal["message_from"] is None else set()
 
@@ -146,23 +144,22 @@ class ReconcileService:
         return {mid: row for mid, row in latest.items() if mid in gone and learned(mid)}
 
     def _config(self, persona_id: str, shown, retracted: dict) -> RequestConfig:
-        from .update import format_day, render_file
-        update = self._update
-        conn = update.db.conn()
-        app = update.app_settings()
+        ctx = self._context
+        conn = ctx.db.conn()
+        app = ctx.app_settings()
         persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
         language = prompts.language_of(persona.get("language"), app.get("language"))
         user_name = prompts.user_name_for(persona, app, language)
         files = {f.filename: f for f in shown}
         values = {"char_name": persona.get("name") or persona_id, "user_name": user_name,
-                  "today": format_day(update.now(), language),
+                  "today": format_day(ctx.now(), language),
                   "message_count": str(len(retracted)),
                   "retracted": _render(conn, retracted, persona.get("name") or "", user_name),
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
                                        if name in files)}
         return edit_run_request("cortex_reconcile", language, values,
                                 model=app.get("cortex_model") or app.get("model")
-                                or update.default_model, max_tokens=MAX_TOKENS)
+                                or ctx.default_model, max_tokens=MAX_TOKENS)
 
 
 def _anchor(row: dict) -> dict:

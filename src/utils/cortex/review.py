@@ -1,6 +1,6 @@
 """ProposalService: review mode, built on the same staging as every cortex run.
 
-In review mode a finished run's StagedEdits are stored as a proposal (proposals.py) in the
+In review mode a finished run's StagedEdits are stored as a proposal (storage/proposals.py) in the
 transaction that marks its messages processed, instead of being applied. Accepting applies the
 proposal's edits through `CortexService.apply_staged`, the one path every change of a run takes:
 a file whose base revision is stale has its edits replayed on the current text (same rules as a
@@ -10,8 +10,9 @@ proposal is pending builds on the proposal's text (`stage_for_run`).
 import logging
 from dataclasses import replace
 
+from ..storage import cortex_jobs as jobs, proposals as store, retractions
 from ..storage.db import transaction
-from . import diffs, jobs, proposals as store, retractions
+from . import diffs
 from .errors import (
     InvalidContent,
     ProposalConflict,
@@ -20,6 +21,7 @@ from .errors import (
     RevisionConflict,
 )
 from .personas_lookup import persona_exists
+from .run_outcome import consolidated_summary
 from .staged_apply import NotApplied
 from .staging import Edit, StagedEdits, StagingConflict
 
@@ -37,7 +39,7 @@ class ProposalService:
         """A staged copy built on the pending proposal's text, and the files as the model sees
         them (the proposed text where one is pending)."""
         staged = self._cortex.stage(persona_id, infos)
-        store.layer(staged, store.pending_proposal(self._db.conn(), persona_id))
+        _layer(staged, store.pending_proposal(self._db.conn(), persona_id))
         shown = [replace(info, content=staged.file(info.filename).content,
                          chars=len(staged.file(info.filename).content)) for info in infos]
         return staged, shown
@@ -52,15 +54,14 @@ class ProposalService:
         with self._cortex.lock(staged.persona_id), transaction(conn):
             if guard is not None and not guard(conn):
                 raise NotApplied("the run's guard refused it")
-            proposal_id = store.save_proposal(conn, staged, job_id=job_id, kind=kind,
-                                              summary=summary, message_range=message_range,
-                                              sources=sources)
+            proposal_id = store.save_proposal(conn, staged.persona_id, _changed(staged),
+                                              job_id=job_id, kind=kind, summary=summary,
+                                              message_range=message_range, sources=sources)
             if message_range:
                 jobs.mark_processed(conn, staged.persona_id, message_range[1])
             retractions.mark_handled(conn, handles)
             if job_continues:
-                conn.execute("UPDATE cortex_jobs SET proposal_id = ? WHERE id = ?",
-                             (proposal_id, job_id))
+                jobs.set_proposal(conn, job_id, proposal_id)
             else:
                 jobs.complete_job(conn, job_id, usage=usage, summary=summary,
                                   proposal_id=proposal_id)
@@ -215,6 +216,22 @@ def unified(before: str, after: str, filename: str, old: str, new: str) -> str:
     return diffs.unified(before, after, filename + old, filename + new)
 
 
+def _layer(staged: StagedEdits, proposal: dict | None) -> StagedEdits:
+    """Puts the pending files of `proposal` into `staged`, so a run builds on the proposal."""
+    for entry in (proposal or {}).get("files", []):
+        if entry["status"] == "pending":
+            staged.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
+                            entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
+    return staged
+
+
+def _changed(staged: StagedEdits) -> list[dict]:
+    """The staged files a run changed, as the proposal store keeps them."""
+    return [{"filename": f.filename, "base_revision": f.base_revision,
+             "base_content": f.base_content, "content": f.content,
+             "edits": [edit.to_dict() for edit in f.edits]} for f in staged.changed_files()]
+
+
 def _range(proposal: dict):
     if proposal["message_from"] is None or proposal["message_to"] is None:
         return None
@@ -225,7 +242,6 @@ def _consolidated(proposal: dict, decision: str):
     """Per-file summaries "consolidated: a → b characters" for a consolidation proposal."""
     if "consolidate" not in proposal["kinds"]:
         return None
-    from .consolidation import consolidated_summary
     return lambda staged_file: f"{consolidated_summary(staged_file)} ({_note(decision)})"
 
 

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
-from . import provenance, revisions as store, staged_apply
+from ..storage import cortex_archive as archive_store, cortex_revisions as store, provenance
+from . import archive, diffs, staged_apply
 from .atomic import atomic_write, remove_stale_temp_files
 from .errors import (
     CortexSizeError,
@@ -84,6 +85,14 @@ class CortexService:
                 self._locks.remove_file(persona_id)  # taking the lock created it anew
                 raise PersonaNotFound(persona_id)
             yield
+
+    def require_persona(self, persona_id: str) -> str:
+        """`persona_id` if it names an existing persona (the routes' one guard; no lock, nothing
+        created); raises InvalidPersonaId for a malformed id, PersonaNotFound for an unknown one."""
+        validate_persona_id(persona_id)
+        if self._exists is not None and not self._exists(persona_id):
+            raise PersonaNotFound(persona_id)
+        return persona_id
 
     def get_cortex_path(self, persona_id: str) -> str:
         """The directory holding the persona's three files."""
@@ -193,7 +202,18 @@ class CortexService:
         conn = self.db.conn()
         previous = store.previous_revision(conn, persona_id, filename, row["id"])
         source = provenance.sources_by_revision(conn, [row["id"]]).get(row["id"])
-        return store.revision_detail(row, previous, source)
+        return diffs.revision_detail(row, previous, source)
+
+    def archive_entries(self, persona_id: str, filename: str,
+                        query: str | None = None) -> list[dict]:
+        """What consolidations let go from the file, newest first (`query`: containing it)."""
+        return archive_store.list_entries(self.db.conn(), persona_id, filename, query)
+
+    def restore_archived(self, persona_id: str, filename: str, entry_id: int,
+                         text: str | None = None, expected_revision: int | None = None) -> int:
+        """Appends an archive entry (or a part of it) to its file; see `archive.restore_entry`."""
+        return archive.restore_entry(self, persona_id, filename, entry_id, text,
+                                     expected_revision)
 
     def restore(self, persona_id: str, filename: str, rev: int,
                 expected_revision: int | None = None) -> int:

@@ -9,8 +9,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from . import jobs
-from .archive import last_consolidation
+from ..storage import cortex_jobs as jobs, cortex_revisions, personas, sessions as session_store
 from .persona_settings import load_persona_settings
 from .settings import load_cortex_settings
 
@@ -30,34 +29,32 @@ class SleepSchedule:
         """What the settings page shows: schedule, progress, last and queued consolidation."""
         conn = self._db.conn()
         settings = load_persona_settings(conn, persona_id)
-        last = last_consolidation(conn, persona_id)
-        done = _last_done(conn, persona_id)
-        sessions = _sessions_since(conn, persona_id, done)
-        since = done or _first_session(conn, persona_id)
+        last = jobs.last_consolidation(conn, persona_id)
+        done = jobs.last_consolidation_done(conn, persona_id)
+        sessions = session_store.sessions_since(conn, persona_id, done)
+        since = done or session_store.first_session_at(conn, persona_id)
         hours = jobs.seconds_since(since, self._clock() if now is None else now)
-        queued = conn.execute("SELECT id FROM cortex_jobs WHERE persona_id = ? AND status IN "
-                              "('queued', 'running') AND reason = 'consolidate'",
-                              (persona_id,)).fetchone()
+        queued = jobs.consolidation_in_flight(conn, persona_id)
         return {"sleep_enabled": settings["sleep_enabled"],
                 "sleep_sessions": settings["sleep_sessions"],
                 "sleep_hours": settings["sleep_hours"], "sessions_since": sessions,
                 "hours_since": round(hours / 3600, 2) if hours is not None else None,
                 "over_budget": self._over_budget(conn, persona_id, done),
-                "last_consolidation": last, "job_id": queued["id"] if queued else None,
+                "last_consolidation": last, "job_id": queued,
                 "due": self.due(persona_id, now)}
 
     def due(self, persona_id: str, now: float | None = None) -> str | None:
         """"budget", "schedule" or None."""
         conn = self._db.conn()
-        done = _last_done(conn, persona_id)
+        done = jobs.last_consolidation_done(conn, persona_id)
         if self._over_budget(conn, persona_id, done):
             return "budget"
         settings = load_persona_settings(conn, persona_id)
         if not settings["sleep_enabled"]:
             return None
-        if _sessions_since(conn, persona_id, done) < settings["sleep_sessions"]:
+        if session_store.sessions_since(conn, persona_id, done) < settings["sleep_sessions"]:
             return None
-        since = done or _first_session(conn, persona_id)
+        since = done or session_store.first_session_at(conn, persona_id)
         hours = jobs.seconds_since(since, self._clock() if now is None else now)
         return "schedule" if hours is not None and hours >= settings["sleep_hours"] * 3600 \
             else None
@@ -72,7 +69,7 @@ class SleepSchedule:
         if not load_cortex_settings(conn)["enabled"]:
             return []
         queued = []
-        for (persona_id,) in conn.execute("SELECT id FROM personas").fetchall():
+        for persona_id in personas.persona_ids(conn):
             reason = self.due(persona_id, now)
             if reason is None or self._busy(conn, persona_id):
                 continue
@@ -85,20 +82,14 @@ class SleepSchedule:
 
     def _over_budget(self, conn, persona_id: str, done: str | None) -> bool:
         """A file over budget whose newest revision is newer than the last consolidation."""
-        rows = conn.execute(
-            "SELECT r.chars, r.created_at FROM cortex_revisions r WHERE r.persona_id = ? AND "
-            "r.committed = 1 AND r.id = (SELECT MAX(id) FROM cortex_revisions x WHERE "
-            "x.persona_id = r.persona_id AND x.filename = r.filename AND x.committed = 1)",
-            (persona_id,)).fetchall()
+        rows = cortex_revisions.latest_sizes(conn, persona_id)
         return any(row["chars"] > self._budget and (done is None or row["created_at"] > done)
                    for row in rows)
 
     @staticmethod
     def _busy(conn, persona_id: str) -> bool:
         """A consolidation is queued or running, or one failed within the last ten minutes."""
-        row = conn.execute("SELECT status, finished_at FROM cortex_jobs WHERE persona_id = ? "
-                           "AND reason = 'consolidate' ORDER BY created_at DESC, rowid DESC "
-                           "LIMIT 1", (persona_id,)).fetchone()
+        row = jobs.newest_consolidation(conn, persona_id)
         if row is None:
             return False
         if row["status"] in ("queued", "running"):
@@ -106,18 +97,3 @@ class SleepSchedule:
         elapsed = jobs.seconds_since(row["finished_at"], time.time())
         return row["status"] == "failed" and elapsed is not None and elapsed < 600
 
-
-def _last_done(conn, persona_id: str) -> str | None:
-    row = conn.execute("SELECT MAX(finished_at) FROM cortex_jobs WHERE persona_id = ? AND "
-                       "reason = 'consolidate' AND status = 'done'", (persona_id,)).fetchone()
-    return row[0]
-
-
-def _sessions_since(conn, persona_id: str, since: str | None) -> int:
-    return conn.execute("SELECT COUNT(*) FROM sessions WHERE persona_id = ? AND created_at > ?",
-                        (persona_id, since or "")).fetchone()[0]
-
-
-def _first_session(conn, persona_id: str) -> str | None:
-    return conn.execute("SELECT MIN(created_at) FROM sessions WHERE persona_id = ?",
-                        (persona_id,)).fetchone()[0]

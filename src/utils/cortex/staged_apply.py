@@ -18,15 +18,16 @@ import os
 import uuid
 from collections import Counter
 
-from ..storage.db import transaction
-from . import (
-    archive as archive_store,
-    jobs,
+from ..storage import (
+    changesets,
+    cortex_archive as archive_store,
+    cortex_jobs as jobs,
+    cortex_revisions as store,
     proposals as proposal_store,
     provenance,
     retractions,
-    revisions as store,
 )
+from ..storage.db import transaction
 from .atomic import atomic_write
 from .personas_lookup import persona_exists
 from .staging import StagedEdits
@@ -48,7 +49,7 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
     `review` ({proposal_id, review}) marks revisions made by accepting a proposal (and the
     proposal's files as accepted in step 3); `archive` keeps what each file loses (a
     consolidation); `summary_for(staged_file)` gives a file its own summary. Each revision is
-    anchored to `sources` (provenance.py, as `source_kind`), or to `sources_for(filename)`
+    anchored to `sources` (storage/provenance.py, as `source_kind`), or to `sources_for(filename)`
     when given (a learn run: the windows that edited that file); `reverts` ({filename: rev}) marks
     direct reverts; `handles` (message_changes ids) are marked handled in step 3, and
     `job_continues` leaves the job running (a reconciliation followed by an update).
@@ -82,7 +83,7 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
                 "archive": archived(changed, revs, job_id) if archive else [],
                 "review": review, "revisions_by_file": revs, "handles": list(handles),
                 "job_continues": job_continues})
-            _insert_changeset(conn, row)
+            changesets.insert_changeset(conn, row)
         _write_files(service, pid, changed, row)
         with transaction(conn):
             _complete(conn, row)
@@ -113,8 +114,7 @@ def archived(changed, revs: dict, job_id) -> list[dict]:
 def recover(service, persona_id: str) -> int:
     """Under the persona's lock: completes every group a killed writer left; returns how many."""
     conn = service.db.conn()
-    rows = conn.execute("SELECT * FROM cortex_changesets WHERE persona_id = ? ORDER BY rowid",
-                        (persona_id,)).fetchall()
+    rows = changesets.changesets_of(conn, persona_id)
     for row in rows:
         if persona_exists(conn, persona_id):
             _roll_forward(service, persona_id, json.loads(row["revisions"]))
@@ -128,19 +128,12 @@ def recover(service, persona_id: str) -> int:
 def recover_all(service) -> int:
     """Completes the interrupted groups of every persona (at start-up and by the job reaper)."""
     conn = service.db.conn()
-    personas = [r[0] for r in conn.execute("SELECT DISTINCT persona_id FROM cortex_changesets")]
+    personas = changesets.personas_with_changesets(conn)
     count = 0
     for persona_id in personas:
         with service.lock(persona_id):
             count += recover(service, persona_id)
     return count
-
-
-def _insert_changeset(conn, row: dict) -> None:
-    conn.execute("INSERT INTO cortex_changesets (id, persona_id, job_id, revisions, message_to, "
-                 "outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                 (row["id"], row["persona_id"], row["job_id"], row["revisions"],
-                  row["message_to"], row["outcome"], store.utc_now()))
 
 
 def _write_files(service, persona_id: str, changed, row: dict) -> None:
@@ -159,7 +152,7 @@ def _write_files(service, persona_id: str, changed, row: dict) -> None:
             with transaction(service.db.conn()) as conn:
                 for rev in json.loads(row["revisions"]):
                     store.drop_revision(conn, rev)
-                conn.execute("DELETE FROM cortex_changesets WHERE id = ?", (row["id"],))
+                changesets.delete_changeset(conn, row["id"])
         except Exception:
             log.exception("Could not undo a partly applied group for %s; the next read "
                           "completes it", persona_id)
@@ -171,8 +164,7 @@ def _roll_forward(service, persona_id: str, revision_ids: list[int]) -> None:
     changed outside the app (kept, and recorded as `external` by the next read)."""
     conn = service.db.conn()
     for rev in revision_ids:
-        pending = conn.execute("SELECT filename, content, sha256 FROM cortex_revisions "
-                               "WHERE id = ? AND committed = 0", (rev,)).fetchone()
+        pending = store.pending_row(conn, rev)
         if pending is None:
             continue
         path = service.paths.file(persona_id, pending["filename"])
@@ -210,4 +202,4 @@ def _complete(conn, row: dict) -> None:
     if alive and outcome.get("review"):
         proposal_store.mark_accepted(conn, outcome["review"], outcome.get("revisions_by_file")
                                      or {})
-    conn.execute("DELETE FROM cortex_changesets WHERE id = ?", (row["id"],))
+    changesets.delete_changeset(conn, row["id"])

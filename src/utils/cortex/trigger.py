@@ -12,9 +12,8 @@ import math
 import time
 from collections.abc import Callable
 
+from ..storage import cortex_input, cortex_jobs as jobs, retractions, settings_store
 from ..storage.db import transaction
-from ..storage.settings import get_setting
-from . import jobs, retractions
 from .paths import validate_persona_id
 from .settings import load_cortex_settings
 
@@ -35,9 +34,13 @@ class CortexTrigger:
                  clock: Callable[[], float] = time.time, retry_delay: float = RETRY_DELAY):
         self._db = db
         self._worker = worker
-        self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
+        self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))
         self._clock = clock
         self._retry_delay = retry_delay
+
+    def job(self, job_id: str) -> dict | None:
+        """One update job as stored (any persona), or None."""
+        return jobs.get_job(self._db.conn(), job_id)
 
     def threshold(self, frequency: str | None = None) -> tuple[str, int]:
         """The frequency setting (or `frequency`) and the message count it means for the current
@@ -63,8 +66,8 @@ class CortexTrigger:
         active = jobs.active_jobs(conn, persona_id)
         running = active["running"]
         covered = max(last, jobs.covered_to(running))
-        unprocessed = _count_after(conn, persona_id, last)
-        pending = unprocessed if covered == last else _count_after(conn, persona_id, covered)
+        unprocessed = cortex_input.count_after(conn, persona_id, last)
+        pending = unprocessed if covered == last else cortex_input.count_after(conn, persona_id, covered)
         current = active["queued"] or running
         return {"triggered": False, "job_id": current["id"] if current and enabled else None,
                 "progress": round(min(1.0, pending / threshold), 4) if enabled else 0.0,
@@ -133,12 +136,7 @@ class CortexTrigger:
             return []
         now = self._clock() if now is None else now
         idle_seconds = settings["idle_minutes"] * 60
-        rows = conn.execute(
-            "SELECT m.persona_id, m.session_id, MAX(m.id) AS last_id, "
-            "MAX(m.created_at) AS last_at FROM messages m "
-            "LEFT JOIN cortex_state st ON st.persona_id = m.persona_id "
-            "WHERE m.id > COALESCE(st.last_processed_id, 0) AND m.on_branch = 1 "
-            "AND m.streaming = 0 AND m.imported = 0 GROUP BY m.session_id").fetchall()
+        rows = cortex_input.sessions_with_unprocessed(conn)
         queued: dict[str, str] = {}
         for row in rows:
             persona_id = row["persona_id"]
@@ -164,8 +162,3 @@ class CortexTrigger:
         elapsed = jobs.seconds_since(last["finished_at"], self._clock() if now is None else now)
         return elapsed is not None and elapsed < delay
 
-
-def _count_after(conn, persona_id: str, after_id: int) -> int:
-    return conn.execute("SELECT COUNT(*) FROM messages WHERE persona_id = ? AND id > ? "
-                        "AND on_branch = 1 AND streaming = 0 AND imported = 0",
-                        (persona_id, after_id)).fetchone()[0]

@@ -15,33 +15,26 @@ from datetime import UTC, datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
-from ..storage import user_personas
+from ..storage import cortex_input, cortex_jobs as jobs, provenance, settings_store, user_personas
 from ..storage.personas import get_persona
-from ..storage.settings import get_setting
-from . import jobs, pins, provenance
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
 from .learn_run import LearnRunner
 from .paths import CORTEX_FILES, validate_persona_id
-from .persona_settings import review_mode
-from .personas_lookup import persona_exists
 from .reconcile import ReconcileService
 from .review import ProposalService
-from .run_request import USER_MARKER
+from .run_context import RunContext
+from .run_outcome import RETRYABLE, job_guard, run_failure, run_result
+from .run_request import USER_MARKER, format_day, render_file
 from .settings import load_cortex_settings
 from .staged_apply import NotApplied
-from .staging import StagingConflict, split_lines
+from .staging import StagingConflict
 from .tools import CortexToolbox, tool_definitions
 
 log = logging.getLogger(__name__)
 MAX_TOKENS = 4096
 MAX_MESSAGES = 200
 MAX_CONVERSATION_CHARS = 120_000
-# Memory sees the active branch (message_changes records the rest), and not imported history:
-# that is learned only on request (migration 0042, docs/chat-import.md).
-ACTIVE = "on_branch = 1 AND imported = 0"
-RETRYABLE = {"rate_limited", "overloaded", "timeout", "connection_error", "api_error",
-             "interrupted", "internal_error"}
 
 
 class CortexUpdateService:
@@ -54,50 +47,34 @@ class CortexUpdateService:
         self._cortex = cortex_service
         self._db = db
         self.proposals = proposals or ProposalService(cortex_service, db)
-        self.consolidation = ConsolidationService(self)
-        self.reconciliation = ReconcileService(self)
-        self.learning = LearnRunner(self)
-        self.api, self.cortex, self.db, self.default_model = api_client, cortex_service, db, \
-            default_model
-        self._settings = settings_fn or (lambda: get_setting(db.conn(), "app", {}))
+        self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))
         self._default_model = default_model
         self._clock = clock or (lambda: datetime.now().astimezone())
+        self._run = RunContext(api_client, cortex_service, db, self.proposals, self._settings,
+                               self._clock, default_model)
+        self.consolidation = ConsolidationService(self._run)
+        self.reconciliation = ReconcileService(self._run)
+        self.learning = LearnRunner(self._run, self.request_for, MAX_CONVERSATION_CHARS)
 
     def consolidate(self, persona_id: str, job_id: str) -> dict:
         """Runs a consolidation ("sleep") of the persona's cortex as job `job_id`."""
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
-            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+            return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.consolidation.run(persona_id, job_id)
 
     def reconcile(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
         """Reconciles the persona's memory with retracted messages as (part of) job `job_id`."""
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
-            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+            return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.reconciliation.run(persona_id, job_id, job_continues=job_continues)
-
-    def app_settings(self) -> dict:
-        """The "app" settings (model, language, user name)."""
-        return self._settings() or {}
-
-    def now(self) -> datetime:
-        """The local time runs are dated with."""
-        return self._clock()
-
-    def failed(self, *args) -> dict:
-        """A run that applies nothing (see `_failed`)."""
-        return self._failed(*args)
 
     def plan_range(self, persona_id: str) -> tuple[int, int] | None:
         """The ids (first, last) of the persona's unprocessed messages the next run will take."""
         conn = self._db.conn()
         after = jobs.last_processed_id(conn, persona_id)
-        rows = conn.execute(
-            "SELECT id, length(content) AS chars FROM messages WHERE persona_id = ? AND id > ? "
-            f"AND {ACTIVE} AND id < ? ORDER BY id LIMIT ?",
-            (persona_id, after, _first_streaming(conn, persona_id), MAX_MESSAGES),
-        ).fetchall()
+        rows = cortex_input.unprocessed_sizes(conn, persona_id, after, MAX_MESSAGES)
         if not rows:
             return None
         total, last = 0, rows[0]["id"]
@@ -118,17 +95,17 @@ class CortexUpdateService:
         validate_persona_id(persona_id)
         job_id = job_id or uuid.uuid4().hex
         if not load_cortex_settings(self._db.conn())["enabled"]:
-            return _failure("cortex_disabled", "The cortex is disabled in the settings.")
+            return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         if not getattr(self._api, "is_ready", False):
-            return _failure("not_configured", "No API key configured: add one in Settings.")
+            return run_failure("not_configured", "No API key configured: add one in Settings.")
         message_range = message_range or self.plan_range(persona_id)
         if message_range is None:
-            return {**_result(True), "summary": "Nothing new to remember."}
+            return {**run_result(True), "summary": "Nothing new to remember."}
         toolbox, response, sources = self._call_model(persona_id, job_id, message_range)
         return self._finish(persona_id, job_id, message_range, toolbox, response, sources)
 
     def _call_model(self, persona_id: str, job_id: str, message_range: tuple[int, int]):
-        staged, shown, review = self.staged_run(persona_id)
+        staged, shown, review = self._run.staged_run(persona_id)
         messages = _messages(self._db.conn(), persona_id, message_range)
         config = self.request_for(persona_id, {f.filename: f for f in shown}, messages)
         toolbox = CortexToolbox(self._cortex, staged, follow_files=not review)
@@ -157,15 +134,6 @@ class CortexUpdateService:
         return (app.get("cortex_model") or persona.get("model") or app.get("model")
                 or self._default_model)
 
-    def staged_run(self, persona_id: str):
-        """(staged copy, files as the model sees them, review mode) for a run starting now: in
-        review mode the run builds on the pending proposal and a person's edit meanwhile is
-        left to the review (the proposal turns stale), instead of being rebased on."""
-        infos = self._cortex.read_all_info(persona_id)
-        if review_mode(self._db.conn(), persona_id):
-            return (*self.proposals.stage_for_run(persona_id, infos), True)
-        return self._cortex.stage(persona_id, infos), infos, False
-
     def recover_staged(self) -> int:
         """Completes groups of edits a crash interrupted (before jobs are failed as orphans)."""
         return self._cortex.recover_staged()
@@ -174,10 +142,10 @@ class CortexUpdateService:
                 sources) -> dict:
         if not response.success:
             code = response.error or "api_error"
-            return self._failed(persona_id, job_id, toolbox, code, response.error_message,
+            return self._run.failed(persona_id, job_id, toolbox, code, response.error_message,
                                 bool(response.retryable) or code in RETRYABLE, response.usage)
         summary = (response.content or "").strip()
-        guard = _job_guard(persona_id, job_id)
+        guard = job_guard(persona_id, job_id)
         if toolbox.review:
             return self._propose(persona_id, job_id, message_range, toolbox, response, guard,
                                  sources)
@@ -189,17 +157,17 @@ class CortexUpdateService:
                 guard=guard, sources=sources)
         except StagingConflict as err:
             log.info("Cortex update %s for %s conflicts with an edit: %s", job_id, persona_id, err)
-            return self._failed(persona_id, job_id, toolbox, "edit_conflict",
+            return self._run.failed(persona_id, job_id, toolbox, "edit_conflict",
                                 f"{err.filename} was edited while the update ran and its edits "
                                 "no longer fit; the update runs again later.", True,
                                 response.usage)
         except (NotApplied, PersonaNotFound):
-            return self._failed(persona_id, job_id, toolbox, "interrupted",
+            return self._run.failed(persona_id, job_id, toolbox, "interrupted",
                                 "The update lost its job (persona deleted or lease expired); "
                                 "nothing was applied.", True, response.usage)
         log.info("Cortex update %s for %s done (%s): %s", job_id, persona_id,
                  response.stop_reason, ", ".join(revisions) or "no changes")
-        return {**_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
+        return {**run_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range)}
 
     def _propose(self, persona_id, job_id, message_range, toolbox, response, guard,
@@ -211,18 +179,12 @@ class CortexUpdateService:
                 toolbox.staged, job_id=job_id, kind="update", summary=summary or "Cortex update",
                 message_range=message_range, usage=response.usage, guard=guard, sources=sources)
         except NotApplied:
-            return self._failed(persona_id, job_id, toolbox, "interrupted",
+            return self._run.failed(persona_id, job_id, toolbox, "interrupted",
                                 "The update lost its job (persona deleted or lease expired); "
                                 "nothing was proposed.", True, response.usage)
-        return {**_result(True), "summary": summary, "usage": response.usage,
+        return {**run_result(True), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range), "proposal_id": proposal_id}
 
-    def _failed(self, persona_id, job_id, toolbox, code, message, retryable, usage) -> dict:
-        """A run that applies nothing; what it staged is kept on the job for inspection."""
-        log.warning("Cortex update %s for %s failed: %s", job_id, persona_id, code)
-        return {**_result(False), "error": code, "usage": usage,
-                "error_message": message or f"The update failed ({code}).",
-                "retryable": retryable, "attempted": toolbox.staged.attempted()}
 
 
 def _people(conn, persona: dict, app: dict, language: str,
@@ -265,18 +227,6 @@ def build_prompt(persona: dict, people: str | dict, files: dict, messages: list[
             prompts.render(user, values, flags).strip())
 
 
-def render_file(file) -> str:
-    """One preloaded file with its meter, fenced as data."""
-    budget = file.budget
-    over = ' over_budget="yes"' if file.chars > budget else ""
-    body = prompts.fence(file.content)
-    pinned = pins.mark_for_model(file.content)
-    if body and not body.endswith("\n"):
-        body += "\n"
-    return (f'<cortex_file name="{file.filename}" chars="{file.chars} / {budget}" '
-            f'lines="{len(split_lines(file.content))}"{over}{pinned}>\n{body}</cortex_file>')
-
-
 def render_conversation(messages: list[dict], char_name: str, user_name: str,
                         now: datetime, names: dict | None = None) -> str:
     """The messages as `[date time] name: text` lines, one block per session; `names` gives a
@@ -295,11 +245,6 @@ def render_conversation(messages: list[dict], char_name: str, user_name: str,
     return "\n\n".join(blocks)
 
 
-def format_day(now: datetime, language: str) -> str:
-    """`Tuesday, 2025-06-03` (German weekday names for `de`)."""
-    return f"{prompts.weekday(now, language)}, {now:%Y-%m-%d}"
-
-
 def _local(timestamp: str, now: datetime) -> str:
     try:
         moment = datetime.fromisoformat(timestamp)
@@ -312,45 +257,8 @@ def _local(timestamp: str, now: datetime) -> str:
 
 def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dict]:
     """The range's messages grouped by session (sessions in order of their first message)."""
-    rows = conn.execute(
-        "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
-        "FROM messages m JOIN sessions s ON s.id = m.session_id "
-        "WHERE m.persona_id = ? AND m.id BETWEEN ? AND ? AND m.on_branch = 1 "
-        "AND m.imported = 0 ORDER BY m.id",
-        (persona_id, *message_range)).fetchall()
+    rows = cortex_input.range_messages(conn, persona_id, message_range)
     order: dict[str, int] = {}
     for row in rows:
         order.setdefault(row["session_id"], len(order))
     return sorted((dict(row) for row in rows), key=lambda m: (order[m["session_id"]], m["id"]))
-
-
-def _first_streaming(conn, persona_id: str) -> int:
-    """A reply still being generated, and everything after it, waits for the next run: the
-    processed mark is one id, so it must not pass a message that is not finished yet."""
-    row = conn.execute("SELECT MIN(id) FROM messages WHERE persona_id = ? AND streaming = 1",
-                       (persona_id,)).fetchone()
-    return row[0] if row[0] is not None else 2**63 - 1
-
-
-def _result(success: bool, toolbox: CortexToolbox | None = None,
-            revisions: dict | None = None) -> dict:
-    revisions = revisions or {}
-    return {"success": success, "summary": "", "error": None, "error_message": None,
-            "retryable": False, "files": list(revisions),
-            "updates": [{"file": c.filename, "action": c.action,
-                         "revision": revisions.get(c.filename)}
-                        for c in (toolbox.changes if toolbox and revisions else [])],
-            "usage": None, "message_range": None}
-
-
-def _job_guard(persona_id: str, job_id: str):
-    """Applies (or proposes) only while the persona exists and the job still holds its lease."""
-    return lambda conn: persona_exists(conn, persona_id) and jobs.still_running(conn, job_id)
-
-
-def _failure(code: str, message: str) -> dict:
-    return {**_result(False), "error": code, "error_message": message,
-            "retryable": code in RETRYABLE}
-
-
-run_result, run_failure, job_guard = _result, _failure, _job_guard  # for consolidation.py

@@ -1,7 +1,7 @@
 """CortexWorker: runs queued cortex updates, in a background thread or driven by tests.
 
-Jobs live in SQLite (see `jobs.py`), so a queued job survives a restart and a job a restart
-interrupted is marked failed. The worker never runs two jobs of one persona at once: the schema
+Jobs live in SQLite (see `storage/cortex_jobs.py`), so a queued job survives a restart and a
+job a restart interrupted is marked failed. The worker never runs two jobs of one persona at once: the schema
 allows one running job per persona and `claim_next_job` skips personas that have one.
 With several worker processes on one data directory, a job may finish in another process: the
 background loop also looks for jobs finished elsewhere (every second) and tells this process's
@@ -17,9 +17,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Self
 
+from ..storage import cortex_jobs as jobs
 from ..storage.clock import utc_now
 from ..storage.db import connect
-from . import jobs
 from .ownership import ProcessOwner
 
 log = logging.getLogger(__name__)

@@ -6,6 +6,7 @@ It is plain data (no Flask): `routes/openapi.py` serves it, and tests check it a
 import copy
 from functools import lru_cache
 
+from ..models.errors import Error
 from . import (
     access,
     chat,
@@ -13,6 +14,7 @@ from . import (
     conversations,
     cortex,
     cortex_review,
+    inspector,
     learn,
     portability,
     search,
@@ -20,9 +22,10 @@ from . import (
     user_personas,
     world,
 )
+from .table import model_ref, model_schemas
 
 _AREAS = (conversations, chat, cortex, cortex_review, settings, access, portability, search, world,
-          user_personas, learn)
+          user_personas, inspector, learn)
 _DESCRIPTION = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "
@@ -44,10 +47,10 @@ TAGS = [
 @lru_cache(maxsize=1)
 def _document() -> dict:
     paths: dict = {}
-    schemas: dict = dict(common.SCHEMAS)
     for area in _AREAS:
-        schemas.update(area.SCHEMAS)
         paths.update(area.paths())
+    model_ref(Error)
+    schemas = model_schemas()
     return {
         "openapi": "3.1.0",
         "info": {"title": "Persona Cortex API", "version": "1.0.0", "description": _DESCRIPTION},

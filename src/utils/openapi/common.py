@@ -4,27 +4,9 @@ Every error is `{"error": {"code", "message", ...}}`; the reusable responses bel
 status codes the routes really answer with, so a fuzzer can hold each operation to them.
 """
 
-PERSONA_ID = r"^(default|[a-z0-9]{8,32})$"
-SESSION_ID = r"^[a-z0-9]{16}$"
-JOB_ID = r"^[0-9a-f]{32}$"
-TIMESTAMP = {"type": "string", "description": "ISO-8601 UTC, e.g. 2025-01-31T12:00:00.123Z"}
+from ..models.ids import JOB_ID, PERSONA_ID, SESSION_ID
 
-SCHEMAS = {
-    "Error": {
-        "type": "object",
-        "required": ["error"],
-        "properties": {"error": {
-            "type": "object",
-            "required": ["code", "message"],
-            "properties": {
-                "code": {"type": "string", "description": "Stable, machine-readable code."},
-                "message": {"type": "string", "description": "What happened, for people."},
-                "field": {"type": "string", "description": "The request field at fault."},
-            },
-            "additionalProperties": True,
-        }},
-    },
-}
+__all__ = ["JOB_ID", "PERSONA_ID", "SESSION_ID"]
 
 _ERRORS = {
     "400": ("BadRequest", "The request is malformed: invalid JSON, a field breaking its rule "
@@ -65,24 +47,6 @@ RESPONSES = {
 # Answered before any view runs, by the access checks of DESIGN §9 (src/routes/access.py).
 GUARDED = ("401", "403", "429")
 GUARDED_WRITE = (*GUARDED, "413", "415")
-
-
-def ref(name: str) -> dict:
-    """A reference to a schema in components."""
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def nullable(schema: dict) -> dict:
-    """`schema` or JSON null."""
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def obj(properties: dict, required=(), additional: bool = True, **extra) -> dict:
-    """An object schema; responses allow extra keys, request bodies usually do not."""
-    schema = {"type": "object", "properties": properties, "additionalProperties": additional}
-    if required:
-        schema["required"] = list(required)
-    return {**schema, **extra}
 
 
 def json_response(description: str, schema: dict, headers: dict | None = None) -> dict:

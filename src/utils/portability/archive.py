@@ -11,16 +11,14 @@ import io
 import json
 import zipfile
 
-from ..cooperative import pause
 from ..cortex.paths import CORTEX_FILES
-from ..storage import avatars as avatar_store
+from ..storage import avatars as avatar_store, persona_rows
 from .cards import strict_loads
 from .errors import invalid_archive, known_version
 from .safezip import SafeZip, ZipLimits
 
 FORMAT = "persona-cortex-persona"
 FORMAT_VERSION = 1
-YIELD_EVERY = 500  # rows read or inserted between two cooperative yields (in one transaction)
 MANIFEST = "manifest.json"
 ENTRIES = ("persona.json", "sessions.json", "messages.json", "revisions.json", "state.json")
 LIMITS = ZipLimits(max_entries=16, max_total=256 * 1024 * 1024, max_entry=128 * 1024 * 1024,
@@ -40,16 +38,12 @@ def read_rows(conn, persona: dict) -> dict:
     """What the archive of `persona` holds, read from `conn` (call inside one read transaction):
     `{entries, avatar}`, plain values that `pack` turns into the zip off the event loop."""
     pid = persona["id"]
+    stored = persona_rows.read_history(conn, pid)
     entries = {
         "persona.json": {k: persona[k] for k in _PERSONA_KEYS},
-        "sessions.json": _rows(conn, "SELECT id, title, greeting_index, created_at, updated_at "
-                               "FROM sessions WHERE persona_id = ? ORDER BY rowid", pid),
-        "messages.json": _rows(conn, "SELECT id, session_id, role, content, status, created_at "
-                               "FROM messages WHERE persona_id = ? ORDER BY id", pid),
-        "revisions.json": _rows(conn, "SELECT id, filename, author, content, created_at, "
-                                "message_from, message_to, summary FROM cortex_revisions "
-                                "WHERE persona_id = ? AND committed = 1 ORDER BY id", pid),
-        "state.json": {"last_processed_id": _last_processed(conn, pid)},
+        "sessions.json": stored["sessions"], "messages.json": stored["messages"],
+        "revisions.json": stored["revisions"],
+        "state.json": {"last_processed_id": stored["last_processed_id"]},
     }
     avatar = avatar_store.get_avatar(conn, pid)
     return {"entries": entries, "avatar": avatar["data"] if avatar else None}
@@ -71,17 +65,6 @@ def pack(rows: dict) -> bytes:
             archive.writestr(name, data)
         archive.writestr(MANIFEST, json.dumps(manifest, indent=2))
     return out.getvalue()
-
-
-def _rows(conn, sql: str, persona_id: str) -> list[dict]:
-    """The query's rows as dicts, yielding to the worker's other connections every
-    YIELD_EVERY rows (a long history takes a while to read even without packing it)."""
-    cursor = conn.execute(sql, (persona_id,))
-    found: list[dict] = []
-    while batch := cursor.fetchmany(YIELD_EVERY):
-        found.extend(dict(row) for row in batch)
-        pause(0)
-    return found
 
 
 def read(archive: SafeZip) -> dict:
@@ -110,51 +93,6 @@ def read(archive: SafeZip) -> dict:
     parsed["avatar"] = data.get("avatar")
     _check_shapes(parsed)
     return parsed
-
-
-def restore(conn, new_persona_id: str, parsed: dict, new_session_id) -> dict:
-    """Inserts sessions, messages, revisions and state under new ids; returns the cortex files
-    (`{filename: content}` of each file's newest revision)."""
-    sessions = {}
-    for session in parsed["sessions"]:
-        sessions[session["id"]] = sid = new_session_id()
-        conn.execute("INSERT INTO sessions (id, persona_id, title, greeting_index, created_at, "
-                     "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                     (sid, new_persona_id, session["title"], session.get("greeting_index", 0),
-                      session["created_at"], session["updated_at"]))
-    messages = {}
-    for index, message in enumerate(parsed["messages"], 1):
-        if index % YIELD_EVERY == 0:
-            pause(0)  # a long history: let the worker's other connections run between rows
-        cursor = conn.execute(
-            "INSERT INTO messages (session_id, persona_id, role, content, status, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (sessions[message["session_id"]], new_persona_id, message["role"],
-             message["content"], message["status"], message["created_at"]))
-        messages[message["id"]] = cursor.lastrowid
-    latest = {}
-    for rev in parsed["revisions"]:
-        conn.execute(
-            "INSERT INTO cortex_revisions (persona_id, filename, author, content, sha256, chars, "
-            "created_at, message_from, message_to, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (new_persona_id, rev["filename"], rev["author"], rev["content"],
-             hashlib.sha256(rev["content"].encode("utf-8")).hexdigest(), len(rev["content"]),
-             rev["created_at"], messages.get(rev.get("message_from")),
-             messages.get(rev.get("message_to")), rev.get("summary") or ""))
-        latest[rev["filename"]] = rev["content"]
-    done = [new for old, new in messages.items()
-            if old <= (parsed["state"].get("last_processed_id") or 0)]
-    if done:
-        conn.execute("INSERT INTO cortex_state (persona_id, last_processed_id, updated_at) "
-                     "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                     (new_persona_id, max(done)))
-    return latest
-
-
-def _last_processed(conn, persona_id: str) -> int:
-    row = conn.execute("SELECT last_processed_id FROM cortex_state WHERE persona_id = ?",
-                       (persona_id,)).fetchone()
-    return row[0] if row else 0
 
 
 def _json(raw: bytes, name: str):

@@ -6,6 +6,7 @@ from ..cooperative import offload
 from ..cortex.atomic import atomic_write
 from ..services.errors import ServiceError
 from ..services.ids import new_id
+from ..storage import persona_rows
 from . import archive, images
 from .uploads import Upload
 
@@ -50,7 +51,8 @@ class ArchiveService:
         assert parsed is not None, "a card, not an archive"
 
         def seed(conn, persona_id: str, directory: str) -> None:
-            latest = archive.restore(conn, persona_id, parsed, lambda: new_id(SESSION_ID_LENGTH))
+            latest = persona_rows.insert_history(conn, persona_id, parsed,
+                                                 lambda: new_id(SESSION_ID_LENGTH))
             os.makedirs(directory, exist_ok=True)
             for filename, content in latest.items():
                 atomic_write(os.path.join(directory, filename), content.encode("utf-8"))

@@ -19,7 +19,9 @@ from contextlib import closing
 from datetime import UTC, datetime
 
 from ..cortex.paths import CORTEX_FILES, CortexPaths
-from ..storage.db import MIGRATIONS_DIR
+from ..storage.cortex_revisions import latest_content
+from ..storage.db import MIGRATIONS_DIR, applied_migrations
+from ..storage.personas import persona_ids
 
 FORMAT = "persona-cortex-backup"
 FORMAT_VERSION = 1
@@ -48,8 +50,7 @@ def write_backup(data_dir: str, target, *, include_secrets: bool = False) -> dic
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.write(snapshot, DATABASE)
             with closing(sqlite3.connect(snapshot)) as conn:
-                migrations = [r[0] for r in conn.execute(
-                    "SELECT name FROM schema_migrations ORDER BY name")]
+                migrations = applied_migrations(conn)
                 for path, content in _cortex_entries(conn, data_dir):
                     archive.writestr(path, content)
                     entries[path] = _digest(content)
@@ -97,15 +98,12 @@ def _cortex_entries(conn: sqlite3.Connection, data_dir: str):
     """`(path in zip, content)` of each persona's newest committed revision of each file."""
     paths = CortexPaths(data_dir)
     root = paths.root
-    personas = [r[0] for r in conn.execute("SELECT id FROM personas ORDER BY id")]
-    for persona_id in personas:
+    for persona_id in persona_ids(conn):
         for filename in CORTEX_FILES:
-            row = conn.execute(
-                "SELECT content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
-                "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
-            if row is not None:
+            content = latest_content(conn, persona_id, filename)
+            if content is not None:
                 relative = os.path.relpath(paths.file(persona_id, filename), root)
-                yield f"cortex/{relative}", row[0].encode("utf-8")
+                yield f"cortex/{relative}", content.encode("utf-8")
 
 
 def _digest(content: bytes) -> dict:

@@ -4,8 +4,8 @@ import tempfile
 
 from ..cooperative import offload
 from ..cortex import CortexService
-from ..storage import Database
-from ..storage.settings import get_setting
+from ..storage import Database, settings_store
+from ..storage.personas import persona_ids
 from .backup import write_backup
 
 log = logging.getLogger(__name__)
@@ -21,7 +21,7 @@ class BackupService:
 
     def refresh(self) -> None:
         """Records cortex changes made on disk outside the app, so the snapshot has them."""
-        ids = [row[0] for row in self._db.conn().execute("SELECT id FROM personas")]
+        ids = persona_ids(self._db.conn())
         for persona_id in ids:
             try:
                 self._cortex.read_all_info(persona_id)
@@ -39,7 +39,7 @@ class BackupService:
     def for_data_dir(cls, data_dir: str) -> "BackupService":
         """A service for the command line, outside any app."""
         db = Database(f"{data_dir}/app.db")
-        cortex = CortexService(data_dir, db, settings=lambda: get_setting(db.conn(), "app", {}))
+        cortex = CortexService(data_dir, db, settings=lambda: settings_store.app_valid(db.conn()))
         return cls(data_dir, db, cortex)
 
 

@@ -5,7 +5,9 @@ is used at chat time and editable); on export it goes back into the card as it w
 included, every field it came with kept verbatim. A `character_book` that is not an object whose
 `entries` is a list of objects cannot be used and stays in `card` untouched (exported as is).
 """
+from ..limits import WORLD_LISTS
 from ..storage import world_books as book_store
+from .errors import too_large
 
 BOOK = "character_book"
 
@@ -14,6 +16,15 @@ def usable(book) -> bool:
     """True for a book the world info tables can hold."""
     return (isinstance(book, dict) and isinstance(book.get("entries"), list)
             and all(isinstance(entry, dict) for entry in book["entries"]))
+
+
+def check_size(book) -> None:
+    """413 `too_many_entries` for a usable book over the entries a book may hold: every entry
+    is read at every chat turn, and a 2 MB card of 60,000 tiny entries made each turn spend a
+    second of the worker's loop loading them."""
+    if usable(book) and len(book["entries"]) > WORLD_LISTS["entries"]:
+        raise too_large("too_many_entries", f"The card's lorebook has more than "
+                        f"{WORLD_LISTS['entries']} entries.")
 
 
 def split(fields: dict) -> tuple[dict, dict | None]:

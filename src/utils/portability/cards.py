@@ -82,6 +82,7 @@ def parse(card: dict) -> dict:
         fields["card"]["assets"] = [a for a in data["assets"] if not (
             isinstance(a, dict) and str(a.get("uri", "")).startswith(("embeded://", "data:")))]
     ignored += [note for key, note in _UNUSED.items() if data.get(key)]
+    books.check_size(data.get("character_book"))
     if data.get("character_book") and not books.usable(data["character_book"]):
         ignored.append("the lorebook (character_book) is not a book with a list of entries: "
                        "it is kept, not used")

@@ -37,8 +37,17 @@ def parse_date(value: object) -> str | None:
     return _iso(text) or _meridiem(text) or _humanized(text)
 
 
-def _stamp(moment: datetime) -> str:
-    moment = moment.astimezone(UTC) if moment.tzinfo else moment
+def _stamp(moment: datetime) -> str | None:
+    """The stored form of `moment` (naive: UTC), or None outside 2000-2100: every form gets the
+    window epoch values have, so a far date cannot sort a chat's messages oddly, a year below
+    1000 cannot print without its leading zeros, and one at the ends of Python's calendar
+    cannot overflow when moved to UTC."""
+    try:
+        moment = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    except OverflowError:
+        return None
+    if not _EARLIEST <= moment.timestamp() * 1000 < _LATEST:
+        return None
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 

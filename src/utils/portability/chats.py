@@ -213,7 +213,13 @@ def _chosen(swipe_id, texts: list[str], content: str, where: str) -> int:
 
 def _title(chat: ParsedChat) -> str:
     who = chat.character_name or "SillyTavern"
-    return f"{who} ({chat.nodes[0].created_at[:10]})"[:120]
+    return one_line(f"{who} ({chat.nodes[0].created_at[:10]})")
+
+
+def one_line(title: str) -> str:
+    """`title` as every session title is (one line, at most 120 characters): a name or a
+    title from a file may hold line breaks, which a title set over the API may not."""
+    return " ".join(title.split())[:120]
 
 
 def _from_export(document) -> ParsedChat:
@@ -224,7 +230,7 @@ def _from_export(document) -> ParsedChat:
     persona = _object_or(document.get("persona"), dict)
     chat = ParsedChat(format="persona_cortex", title="")
     title = session.get("title")
-    chat.title = _string(title, "session.title", 120, "name_too_long") if title else ""
+    chat.title = one_line(_string(title, "session.title", 120, "name_too_long")) if title else ""
     chat.character_name = _name(persona.get("name"), "persona.name")
     builder = _Builder(chat, parse_date(session.get("created_at")) or utc_now())
     index_of: dict[int, int] = {}

@@ -16,6 +16,7 @@ import tempfile
 from contextlib import closing
 from datetime import UTC, datetime
 
+from ..storage.db import applied_migrations, intact
 from .backup import (
     DATABASE,
     FORMAT,
@@ -113,12 +114,11 @@ def _extract(archive: SafeZip, manifest: dict, staging: str) -> None:
 def _check_database(path: str, manifest: dict) -> None:
     try:
         with closing(sqlite3.connect(path)) as conn:
-            verdict = conn.execute("PRAGMA integrity_check").fetchone()[0]
-            migrations = [r[0] for r in conn.execute(
-                "SELECT name FROM schema_migrations ORDER BY name")]
+            ok = intact(conn)
+            migrations = applied_migrations(conn)
     except sqlite3.DatabaseError:
         raise invalid_archive("bad_database", "The backup's database cannot be read.") from None
-    if verdict != "ok" or migrations != sorted(manifest["migrations"]):
+    if not ok or migrations != sorted(manifest["migrations"]):
         raise invalid_archive("bad_database", "The backup's database fails its integrity check.")
 
 

@@ -12,14 +12,17 @@ import re
 import shutil
 
 from ..cooperative import offload
-from ..cortex import revisions as revision_store
 from ..cortex.atomic import atomic_write
 from ..cortex.paths import CORTEX_FILES
 from ..services import validation as check
 from ..services.errors import ServiceError
 from ..services.ids import new_id
 from ..services.persona_service import ID_LENGTH
-from ..storage import avatars as avatar_store, personas as persona_store
+from ..storage import (
+    avatars as avatar_store,
+    cortex_revisions as revision_store,
+    personas as persona_store,
+)
 from . import books, card_files, cards, images, letta
 from .archive_service import ArchiveService
 from .uploads import Upload, read_upload

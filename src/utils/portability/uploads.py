@@ -6,9 +6,9 @@ the picture's decode and re-encode), so the services run it as one step off the 
 """
 from dataclasses import dataclass
 
+from ..prompts import LANGUAGES
 from ..services import persona_fields, validation as check
 from ..services.errors import ServiceError, invalid
-from ..services.persona_service import LANGUAGES
 from . import archive, card_files, images
 from .errors import invalid_archive, invalid_card
 from .safezip import SafeZip

@@ -13,6 +13,8 @@ import secrets
 import time
 from collections.abc import Callable
 
+from ..storage import access_failures as failures
+
 COOKIE_NAME = "persona_session"
 COOKIE_MAX_AGE = 30 * 24 * 3600
 FAILURE_LIMIT = 10
@@ -72,13 +74,9 @@ class FailureLimiter:
         """Seconds until `client` may try again, or None when it is not locked out."""
         now = self._clock()
         conn, cutoff = self._db.conn(), now - self.window
-        mine = conn.execute("SELECT at FROM access_failures WHERE client = ? AND at > ? "
-                            "ORDER BY at DESC LIMIT 1 OFFSET ?",
-                            (client, cutoff, self.limit - 1)).fetchone()
-        everyone = conn.execute("SELECT at FROM access_failures WHERE at > ? "
-                                "ORDER BY at DESC LIMIT 1 OFFSET ?",
-                                (cutoff, self.global_limit - 1)).fetchone()
-        oldest = max((row[0] for row in (mine, everyone) if row is not None), default=None)
+        mine = failures.nth_newest_since(conn, cutoff, self.limit, client)
+        everyone = failures.nth_newest_since(conn, cutoff, self.global_limit)
+        oldest = max((at for at in (mine, everyone) if at is not None), default=None)
         if oldest is None:
             return None
         return max(1, math.ceil(oldest + self.window - now))
@@ -88,9 +86,7 @@ class FailureLimiter:
         now = self._clock()
         with self._db.transaction():
             conn = self._db.conn()
-            conn.execute("INSERT INTO access_failures (client, at) VALUES (?, ?)",
-                          (client[:200], now))
-            conn.execute("DELETE FROM access_failures WHERE at <= ?", (now - self.window,))
+            failures.add_failure(conn, client[:200], now, now - self.window)
 
 
 def _mac(key: str, message: str) -> str:

@@ -11,11 +11,12 @@ from collections.abc import Callable, Generator
 from datetime import datetime
 
 from ..storage import messages as message_store, tree
-from . import chat_events as events, chat_prompt
+from . import chat_events as events, chat_prompt, prompt_record
 from .chat_events import ChatEvent
 from .chat_replies import Outcome, failure_outcome, stream_reply
 from .chat_tree import ChatTree, busy, check_text
 from .generations import Generation, GenerationHub
+from .prompt_record import SentCapture
 
 log = logging.getLogger(__name__)
 NO_CORTEX = {"triggered": False, "job_id": None, "progress": None, "frequency": None}
@@ -163,8 +164,11 @@ class ChatService(ChatTree):
         """The reply's thread: prompt, stream, store, free the session, then tell the followers."""
         try:
             config = self._prompt.config(session, generation.reply_id, generation.text())
+            capture = config.on_sent = SentCapture(config)
             self._db.close_thread()  # not needed while the reply streams: back to the pool
             outcome = stream_reply(self._db, self._api, generation, config)
+            if outcome.stored is not None:
+                prompt_record.store(self._db.conn(), generation.reply_id, capture, outcome.usage)
         except Exception:
             log.exception("Chat turn failed in session %s", session["id"])
             outcome = failure_outcome(self._db, generation, "internal_error", "Something went "

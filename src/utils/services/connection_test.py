@@ -8,10 +8,8 @@ another URL, and naming another URL without its key is `409 key_bound_to_url`. W
 """
 from ..api_request import Connection
 from ..logsafe import register_secret
-from . import provider_settings, validation as check
-from .errors import invalid
-
-FIELDS = ("provider", "base_url", "api_key", "model")
+from ..models import parse
+from ..models.settings import ConnectionTest
 
 
 class ConnectionTester:
@@ -24,22 +22,21 @@ class ConnectionTester:
     def run(self, data: dict) -> dict:
         """`{reachable, models, model, tools: {non_streaming, streaming}, context_window,
         error?}`."""
-        check.reject_unknown(data, FIELDS)
-        provider = self._settings.provider_of(data)
-        if "base_url" in data:
-            url = provider_settings.base_url(data["base_url"]) or \
-                self._settings.env_base_url(provider)
+        body = parse(ConnectionTest, data)
+        given = body.model_fields_set
+        provider = body.provider or self._settings.values()["provider"]
+        if "base_url" in given:
+            url = body.base_url or self._settings.env_base_url(provider)
         else:
             url = self._settings.base_url_of(provider)
-        if "api_key" in data:
-            key = _given_key(data["api_key"])
+        if "api_key" in given:
+            key = (body.api_key or "").strip() or None
+            register_secret(key)
         else:
-            if "base_url" in data:
+            if "base_url" in given:
                 self._settings.keys.refuse_move(provider, url)
             key = self._settings.keys.key_for(provider, url)[0]
-        model = data.get("model")
-        model = provider_settings.validate("model", model) if model else \
-            self._settings.model_of(provider)
+        model = body.model or self._settings.model_of(provider)
         return self._api.test_connection(Connection(provider, url, key), model)
 
     def models(self, provider: str | None) -> dict:
@@ -50,11 +47,3 @@ class ConnectionTester:
         key = self._settings.keys.key_for(provider, url)[0]
         return {"provider": provider, **self._api.list_models(Connection(provider, url, key))}
 
-
-def _given_key(value) -> str | None:
-    """The key a test request brings (None or "": probe without one)."""
-    if value is not None and (not isinstance(value, str) or len(value) > 512):
-        raise invalid("api_key", "must be a string of at most 512 characters, or null")
-    key = (value or "").strip() or None
-    register_secret(key)
-    return key

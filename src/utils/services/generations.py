@@ -218,13 +218,8 @@ class GenerationHub:
     def _flush(self, conn, running: list[Generation]) -> None:
         dirty = [(g, g.text()) for g in running if g.dirty()]
         with transaction(conn):
-            conn.executemany("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1",
-                             [(text, g.reply_id) for g, text in dirty])
-            marks = ",".join("?" * len(running))
-            rows = {row["id"]: row["streaming"] and row["stop_reason"] == "stop_requested"
-                    for row in conn.execute(f"SELECT id, streaming, stop_reason FROM messages "
-                                            f"WHERE id IN ({marks})",
-                                            [g.reply_id for g in running])}
+            message_store.save_partial_replies(conn, [(text, g.reply_id) for g, text in dirty])
+            rows = message_store.stop_requested(conn, [g.reply_id for g in running])
         stops = {g.reply_id for g in running if rows.get(g.reply_id, True)}
         for generation, text in dirty:
             generation.flushed(len(text))

@@ -11,20 +11,20 @@ import json
 from ..cortex import learn_runs
 from ..cortex.settings import load_cortex_settings
 from ..cortex.update import MAX_TOKENS
+from ..models.learn import MAX_WINDOW, MIN_WINDOW
 from ..storage.personas import get_persona
 from ..storage.sessions import get_session
 from . import learn_cost
 from .errors import ServiceError, invalid, not_found
 
-MIN_WINDOW, MAX_WINDOW = 2, 200
 _MESSAGE_OVERHEAD = 10  # tokens of "[2024-06-06 15:14] Name: " and the blank line after it
 
 
 class HistoryLearning:
     """Estimate, start, progress and cancel of learn runs over imported sessions."""
 
-    def __init__(self, db, update, worker, trigger, settings):
-        self._db, self._update, self._worker = db, update, worker
+    def __init__(self, db, cortex, update, worker, trigger, settings):
+        self._db, self._cortex, self._update, self._worker = db, cortex, update, worker
         self._trigger, self._settings = trigger, settings
 
     def status(self, session_id: str) -> dict:
@@ -102,7 +102,7 @@ class HistoryLearning:
 
     def _fixed_tokens(self, persona_id: str) -> int:
         """Tokens of one update request without its conversation (prompt, files, tools)."""
-        files = {f.filename: f for f in self._update.cortex.read_all_info(persona_id)}
+        files = {f.filename: f for f in self._cortex.read_all_info(persona_id)}
         config = self._update.request_for(persona_id, files, [])
         tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema}
                  for t in config.tools or []]

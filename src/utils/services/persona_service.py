@@ -8,10 +8,10 @@ import logging
 import sqlite3
 from pathlib import Path
 
-from ..prompts import LANGUAGES
+from ..models import parse
+from ..models.personas import PersonaCreate, PersonaPatch
 from ..storage import deletions, personas as store
-from . import persona_fields, provider_settings, validation as check
-from .errors import ServiceError, invalid, not_found
+from .errors import ServiceError, not_found
 from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
 
 log = logging.getLogger(__name__)
@@ -107,13 +107,5 @@ class PersonaService:
                 "greeting": variant["greeting"], "user_name": "", "language": language}
 
     def _validate(self, data: dict, *, creating: bool) -> dict:
-        check.reject_unknown(data, (*persona_fields.CARD_FIELDS, "language", "model", *READ_ONLY))
-        if creating and "name" not in data:
-            raise invalid("name", "is required")
-        fields = persona_fields.validate(data)
-        if "language" in data:
-            fields["language"] = check.choice("language", data["language"], LANGUAGES)
-        if "model" in data:
-            fields["model"] = None if data["model"] in (None, "") else \
-                provider_settings.validate("model", data["model"])
-        return fields
+        given = parse(PersonaCreate if creating else PersonaPatch, data).given()
+        return {name: value for name, value in given.items() if name not in READ_ONLY}

@@ -52,12 +52,13 @@ def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
                     {"cortex": cortex is not None, **sections})
     stable = re.sub(r"\n{3,}", "\n\n", stable).strip()
     moment = render(load_prompt("chat_time", language), {"now": format_time(now, language)})
-    blocks = [SystemBlock(stable, cache=True)]
+    blocks = [SystemBlock(stable, cache=True, label="persona")]
     if about.strip():
-        blocks.append(SystemBlock(about_text(persona, user_name, about, language), cache=True))
+        blocks.append(SystemBlock(about_text(persona, user_name, about, language), cache=True,
+                                  label="about"))
     if world:
-        blocks.append(SystemBlock(world_text(persona["name"], world, language)))
-    return [*blocks, SystemBlock(moment.strip())]
+        blocks.append(SystemBlock(world_text(persona["name"], world, language), label="world"))
+    return [*blocks, SystemBlock(moment.strip(), label="time")]
 
 
 def about_text(persona: dict, user_name: str, description: str, language: str) -> str:

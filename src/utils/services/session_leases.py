@@ -18,12 +18,24 @@ class SessionLeases:
     """Claims and releases the right to stream a reply into a session."""
 
     def __init__(self, data_dir: str):
-        lock_dir = os.path.join(data_dir, "locks")
-        os.makedirs(lock_dir, exist_ok=True)
-        self._fd = os.open(os.path.join(lock_dir, "sessions.lock"),
-                           os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._lock_dir = os.path.join(data_dir, "locks")
+        self._fd = -1
         self._held: set[str] = set()
         self._lock = threading.Lock()
+
+    def open(self) -> None:
+        """Opens the lock file (at start-up, else at the first claim); creating the object
+        touches nothing on disk."""
+        with self._lock:
+            self._descriptor()
+
+    def _descriptor(self) -> int:
+        """The lock file's descriptor, opened on first use (call with `_lock` held)."""
+        if self._fd < 0:
+            os.makedirs(self._lock_dir, exist_ok=True)
+            self._fd = os.open(os.path.join(self._lock_dir, "sessions.lock"),
+                               os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        return self._fd
 
     def claim(self, session_id: str) -> bool:
         """True if this caller may stream into the session now (release it afterwards)."""
@@ -60,7 +72,8 @@ class SessionLeases:
 
     def _lock_byte(self, session_id: str) -> bool:
         try:
-            fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _offset(session_id))
+            fcntl.lockf(self._descriptor(), fcntl.LOCK_EX | fcntl.LOCK_NB, 1,
+                        _offset(session_id))
         except (BlockingIOError, PermissionError):
             return False
         return True

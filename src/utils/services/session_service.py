@@ -3,9 +3,14 @@ import logging
 import re
 import sqlite3
 
-from ..cortex import provenance
 from ..limits import SESSION_TITLE
-from ..storage import messages as message_store, personas as persona_store, sessions as store, tree
+from ..storage import (
+    messages as message_store,
+    personas as persona_store,
+    provenance,
+    sessions as store,
+    tree,
+)
 from . import greetings, memory_notes, validation as check
 from .chat_prompt import public
 from .errors import invalid, not_found
@@ -69,11 +74,10 @@ class SessionService:
         message = message_store.get_message(conn, message_id) if 0 < message_id < 2**63 else None
         if message is None or message["session_id"] != session_id:
             raise not_found("message", str(message_id))
-        on_branch = conn.execute("SELECT on_branch FROM messages WHERE id = ?",
-                                 (message_id,)).fetchone()[0]
+        on_branch = message_store.is_on_branch(conn, message_id)
         return {**public(message, tree.siblings(conn, session_id)),
                 "memory": provenance.revisions_of_message(conn, message_id),
-                "on_branch": bool(on_branch)}
+                "on_branch": on_branch}
 
     def summary(self, session_id: str) -> dict:
         """The session object without messages; 404 when unknown."""

@@ -8,51 +8,32 @@ provider keeps its own URL, model and window); `connection()` is what the API cl
 before every request: the URL and the key that belongs to it, in one read.
 """
 import logging
-import re
 
 from ..api_request import DEFAULT_MODEL, PROVIDERS, Connection
-from ..limits import SETTINGS_RANGES, SETTINGS_TEXT
 from ..logsafe import register_secret
-from ..prompts import LANGUAGES
-from ..storage import user_personas
-from ..storage.settings import get_setting, set_setting
-from . import provider_settings, validation as check
+from ..models import parse
+from ..models.settings import ApiKeyBody, AppSettings, SettingsPatch
+from ..storage import settings_store as store, user_personas
+from . import provider_settings
 from .errors import ServiceError, invalid
 from .key_ring import KeyRing
 
 log = logging.getLogger(__name__)
-SETTINGS_KEY = "app"
-EFFORTS = (None, "low", "medium", "high", "xhigh", "max")
-DEFAULTS = {"effort": None, "max_tokens": 2048, "context_limit": 40, "language": "en",
-            "user_name": ""}
-_KEY_RE = re.compile(r"^[\x21-\x7e]{16,512}$")
-
-
-def _validate_field(name: str, value):
-    if name in ("provider", "model", "base_url", "context_window"):
-        return provider_settings.validate(name, value)
-    if name == "effort":
-        return check.choice(name, value, EFFORTS)
-    if name in SETTINGS_RANGES:
-        low, high = SETTINGS_RANGES[name]
-        return check.integer(name, value, low=low, high=high)
-    if name == "language":
-        return check.choice(name, value, LANGUAGES)
-    return check.text(name, value, max_len=SETTINGS_TEXT[name], single_line=True)
+SETTINGS_KEY = store.APP
+DEFAULTS = AppSettings().model_dump(exclude={"model", "provider", "base_url", "context_window"})
 
 
 class SettingsService:
     """Reads and validates the app settings; sets, checks and removes the API key."""
 
-    FIELDS = ("model", "effort", "max_tokens", "context_limit", "language", "user_name",
-              "provider", "base_url", "context_window")
+    FIELDS = store.APP_FIELDS
 
-    def __init__(self, db, secret_store, api_client, *, default_model: str,
+    def __init__(self, db, secret_store, key_checks, *, default_model: str,
                  env_api_key: str | None = None, provider: str = "anthropic",
                  env_keys: dict | None = None, env_base_urls: dict | None = None):
         self._db = db
         self._secrets = secret_store
-        self._api = api_client
+        self._checks = key_checks  # EndpointChecks: a new key is checked where it goes
         self._env_provider = provider
         self._defaults = {**DEFAULTS, "provider": provider, "base_url": None,
                           "context_window": None}
@@ -74,7 +55,7 @@ class SettingsService:
         """The general settings, defaults filled in (what chat and cortex use); `base_url` is
         the environment's for the provider unless one was set."""
         conn = self._db.conn()
-        merged = self._merge(get_setting(conn, SETTINGS_KEY, {}))
+        merged = self._merge(store.app_stored(conn))
         default = user_personas.get_default(conn)
         if default is not None:
             merged["user_name"] = default["name"]
@@ -93,7 +74,7 @@ class SettingsService:
     def chosen_language(self) -> str | None:
         """The language the person set explicitly, or None (the interface then follows the
         browser's Accept-Language, while prompts keep the default)."""
-        return self._valid_stored(get_setting(self._db.conn(), SETTINGS_KEY, {})).get("language")
+        return store.app_valid(self._db.conn()).get("language")
 
     def get(self) -> dict:
         """The settings as the API shows them, with the current provider's key status, whether
@@ -112,7 +93,7 @@ class SettingsService:
         if values["provider"] == provider:
             fields = {name: values[name] for name in provider_settings.PER_PROVIDER}
         else:
-            stored = get_setting(self._db.conn(), SETTINGS_KEY, {}) or {}
+            stored = store.app_stored(self._db.conn())
             parked = (stored.get("by_provider") or {}).get(provider) or {}
             fields = {"model": self._models.get(provider), "context_window": None,
                       **self._valid_parked(parked),
@@ -125,10 +106,9 @@ class SettingsService:
         A new `base_url` for a provider whose key belongs to another URL needs `api_key` in the
         same request (the key for the new URL, checked there first, or null for none);
         without it the answer is `409 key_bound_to_url` (the key is never moved)."""
-        check.reject_unknown(patch, (*self.FIELDS, "api_key"))
-        cleaned = {name: _validate_field(name, value) for name, value in patch.items()
-                   if name != "api_key"}
-        key = self._given_key(patch)
+        body = parse(SettingsPatch, patch).given()
+        cleaned = {name: value for name, value in body.items() if name != "api_key"}
+        key = self._given_key(body)
         planned = self._planned(cleaned, "api_key" in patch)[1:]
         if key is not None:  # checked upstream outside the transaction, then re-planned in it
             self._check_key(key, *planned)
@@ -138,7 +118,7 @@ class SettingsService:
                 raise ServiceError(409, "settings_changed", "The settings changed while the key "
                                    "was being checked: try again.")
             if cleaned:
-                set_setting(self._db.conn(), SETTINGS_KEY, result)
+                store.save_app(self._db.conn(), result)
                 _rename_default(self._db.conn(), cleaned)
         if key is not None:
             self.keys.store(key, *planned)
@@ -151,8 +131,7 @@ class SettingsService:
     def _planned(self, cleaned: dict, key_given: bool) -> tuple[dict, str, str | None]:
         """The stored settings after `cleaned`, the provider then current and its base URL;
         refuses a change that would leave the model unset or move a key (400 / 409)."""
-        stored = get_setting(self._db.conn(), SETTINGS_KEY, {})
-        stored = stored if isinstance(stored, dict) else {}
+        stored = store.app_stored(self._db.conn())
         current = self._merge(stored)["provider"]
         result = provider_settings.apply(stored, cleaned, current)
         provider = self._merge(result)["provider"]
@@ -176,15 +155,12 @@ class SettingsService:
             result["model"] = default
 
     @staticmethod
-    def _given_key(patch: dict) -> str | None:
-        """The `api_key` of a settings PUT, checked for shape (None: absent or null)."""
-        key = patch.get("api_key")
-        if key is None:
-            return None
-        if not isinstance(key, str) or not _KEY_RE.fullmatch(key.strip()):
-            raise invalid("api_key", "must be 16 to 512 printable characters without spaces")
-        register_secret(key.strip())
-        return key.strip()
+    def _given_key(body: dict) -> str | None:
+        """The (checked, trimmed) `api_key` of a settings PUT; None: absent or null."""
+        key = body.get("api_key")
+        if key is not None:
+            register_secret(key)
+        return key
 
     def provider_of(self, data: dict, field: str = "provider") -> str:
         """The provider a request names (400 if unknown), else the current one."""
@@ -210,13 +186,10 @@ class SettingsService:
     def set_api_key(self, data: dict) -> dict:
         """Checks the key with one upstream call at the provider's base URL, then stores it
         for that provider (`provider`, default the current one), bound to that URL."""
-        check.reject_unknown(data, ("api_key", "provider"))
-        provider = self.provider_of(data)
-        key = data.get("api_key")
-        if not isinstance(key, str):
-            raise invalid("api_key", "is required and must be a string")
-        key = self._given_key({"api_key": key})
-        assert key is not None
+        body = parse(ApiKeyBody, _secret_first(data))
+        register_secret(body.api_key)
+        provider = body.provider or self.values()["provider"]
+        key = body.api_key
         url = self.base_url_of(provider)
         self._check_key(key, provider, url)
         self.keys.store(key, provider, url)
@@ -226,12 +199,12 @@ class SettingsService:
     def _check_key(self, key: str, provider: str, url: str | None) -> None:
         """One upstream call with `key` at `url` (where it will be sent); a 4xx/5xx if refused."""
         if provider == "anthropic":
-            result = self._api.check_key(key, url)
+            result = self._checks.check_key(key, url)
         elif not url:
             raise invalid("provider", "set the base URL of the OpenAI-compatible endpoint "
                                       "before its key (the key is checked there)")
         else:
-            result = self._api.check_openai_key(key, url)
+            result = self._checks.check_openai_key(key, url)
         if not result.success:
             raise _rejection(result, key)
 
@@ -247,7 +220,7 @@ class SettingsService:
         values = self.values()
         if values["provider"] == provider:
             return values["base_url"]
-        stored = get_setting(self._db.conn(), SETTINGS_KEY, {}) or {}
+        stored = store.app_stored(self._db.conn())
         parked = (stored.get("by_provider") or {}).get(provider) or {}
         return self._valid_parked(parked).get("base_url") or self._env_base_urls.get(provider)
 
@@ -261,14 +234,9 @@ class SettingsService:
 
     def _valid_parked(self, parked) -> dict:
         """A parked provider's fields that still pass the checks."""
-        valid = {}
-        for name in provider_settings.PER_PROVIDER:
-            if isinstance(parked, dict) and parked.get(name) is not None:
-                try:
-                    valid[name] = provider_settings.validate(name, parked[name])
-                except ServiceError:
-                    log.warning("Ignoring invalid parked setting %s", name)
-        return valid
+        given = {name: value for name, value in parked.items() if value is not None} \
+            if isinstance(parked, dict) else {}
+        return store.valid_fields(SettingsPatch, given, provider_settings.PER_PROVIDER)
 
     def _merge(self, stored) -> dict:
         """Defaults overlaid with the stored values that are still valid (the model default
@@ -279,16 +247,14 @@ class SettingsService:
 
     def _valid_stored(self, stored) -> dict:
         """Only what was explicitly set and still passes the checks (defaults stay live)."""
-        valid: dict = {}
-        if not isinstance(stored, dict):
-            return valid
-        for name in self.FIELDS:
-            if name in stored:
-                try:
-                    valid[name] = _validate_field(name, stored[name])
-                except ServiceError:
-                    log.warning("Ignoring invalid stored setting %s", name)
-        return valid
+        return store.valid_fields(SettingsPatch, stored, self.FIELDS)
+
+
+def _secret_first(data):
+    """A key that is not even text is refused with the key's own rule, never echoed."""
+    if isinstance(data, dict) and not isinstance(data.get("api_key"), str):
+        raise invalid("api_key", "is required and must be a string")
+    return data
 
 
 def _rename_default(conn, cleaned: dict) -> None:

@@ -8,11 +8,13 @@ checked before anything is written: a bad field is a 400 and changes nothing.
 import logging
 
 from ..cooperative import offload
-from ..limits import USER_PERSONA_TEXT, USER_PERSONAS
+from ..limits import USER_PERSONAS
+from ..models import parse
+from ..models.user_personas import UserPersonaCreate, UserPersonaPatch
 from ..portability import images
 from ..storage import sessions as session_store, user_personas as store
 from . import validation as check
-from .errors import ServiceError, invalid, not_found
+from .errors import ServiceError, not_found
 from .ids import is_session_id
 
 log = logging.getLogger(__name__)
@@ -21,15 +23,9 @@ FIELDS = ("name", "description")
 
 def _fields(data: dict, *, creating: bool) -> dict:
     """The checked `name` / `description` of a request body (unknown fields are a 400)."""
-    check.reject_unknown(data, (*FIELDS, "is_default") if creating else FIELDS)
-    if creating and "name" not in data:
-        raise invalid("name", "is required")
-    cleaned = {}
-    for field in FIELDS:
-        if field in data:
-            cleaned[field] = check.text(field, data[field], max_len=USER_PERSONA_TEXT[field],
-                                        min_len=1 if field == "name" else 0,
-                                        single_line=field == "name")
+    model = UserPersonaCreate if creating else UserPersonaPatch
+    cleaned = {name: value for name, value in parse(model, data).given().items()
+               if name in FIELDS}
     if "description" in cleaned:
         cleaned["description"] = cleaned["description"].strip()
     return cleaned
@@ -62,10 +58,8 @@ class UserPersonaService:
         """A new user persona; the default when asked (`is_default`) or when it is the first."""
         cleaned = _fields(data, creating=True)
         wanted = data.get("is_default", False)
-        if not isinstance(wanted, bool):
-            raise invalid("is_default", "must be true or false")
         with self._db.transaction() as conn:
-            if conn.execute("SELECT COUNT(*) FROM user_personas").fetchone()[0] >= USER_PERSONAS:
+            if store.count(conn) >= USER_PERSONAS:
                 raise ServiceError(409, "too_many_user_personas",
                                    f"There can be at most {USER_PERSONAS} user personas.")
             first = store.get_default(conn) is None
@@ -99,8 +93,7 @@ class UserPersonaService:
             found = store.get(conn, upid)
             if found is None:
                 raise not_found("user_persona", str(upid))
-            others = conn.execute("SELECT COUNT(*) FROM user_personas WHERE id <> ?",
-                                  (upid,)).fetchone()[0]
+            others = store.count(conn, other_than=upid)
             if found["is_default"] and others:
                 raise ServiceError(409, "default_user_persona",
                                    "This is the default user persona: make another one the "

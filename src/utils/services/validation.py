@@ -2,20 +2,12 @@
 import re
 
 from ..text import first_unencodable, is_encodable
-from .errors import ServiceError, invalid
+from .errors import invalid
 
 UNENCODABLE = "must be valid Unicode text (it contains a lone surrogate such as \\ud800)"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINE_BREAK = re.compile(r"[\r\n\u2028\u2029]")
-
-
-def reject_unknown(data: dict, allowed) -> None:
-    """400 `unknown_field` for any key not in `allowed`."""
-    for key in data:
-        if key not in allowed:
-            raise ServiceError(400, "unknown_field", f"{key}: unknown field; allowed: "
-                               f"{', '.join(sorted(allowed))}", field=key)
 
 
 def encodable_json(data):
@@ -64,11 +56,4 @@ def integer(field: str, value, *, low: int, high: int) -> int:
     """A whole number from `low` to `high` (JSON booleans and floats are refused)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise invalid(field, f"must be an integer from {low} to {high}")
-    return value
-
-
-def pattern(field: str, value, regex: re.Pattern, rule: str) -> str:
-    """A string matching `regex`."""
-    if not isinstance(value, str) or not regex.fullmatch(value):
-        raise invalid(field, rule)
     return value

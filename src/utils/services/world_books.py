@@ -5,16 +5,12 @@ book as imported plus the edits, unknown fields verbatim. Where SillyTavern keep
 entry's `extensions` too (`position`, `case_sensitive`), an edit sets it there as well, so
 SillyTavern reads the edited value after a round trip.
 """
-from ..limits import WORLD_LISTS, WORLD_RANGES, WORLD_TEXT
+from ..limits import WORLD_LISTS
+from ..models import parse
+from ..models.world import BookCreate, BookPatch, EntryPatch
 from ..storage import world_books as store
-from . import validation as check
-from .errors import ServiceError, invalid, not_found
+from .errors import ServiceError, not_found
 from .world_entries import DEFAULT_ORDER, LOGICS, read_book, read_entry
-
-BOOK_FIELDS = ("name", "description", "scan_depth", "token_budget", "recursive_scanning")
-ENTRY_FIELDS = ("keys", "secondary_keys", "content", "comment", "enabled", "constant",
-                "selective", "selective_logic", "insertion_order", "position", "case_sensitive",
-                "match_whole_words")
 
 
 class WorldBookService:
@@ -43,11 +39,12 @@ class WorldBookService:
         The check and the insert share one immediate (write) transaction: two racing creates
         serialize, and the second gets the 409, never the unique index's error."""
         persona_id = body.get("persona_id")
-        check.reject_unknown(body, ("persona_id", *BOOK_FIELDS))
-        data = {"name": "", **_book_changes(body), "extensions": {}}
+        given = parse(BookCreate, body).given()
+        given.pop("persona_id", None)
+        data = {"name": "", **given, "extensions": {}}
         with self._db.transaction() as conn:
             if persona_id is not None:
-                self._personas.get(check.text("persona_id", persona_id, max_len=32))
+                self._personas.get(persona_id)
                 if store.own_book(conn, persona_id) is not None:
                     raise ServiceError(409, "book_exists", "This persona already has its own "
                                        "book; add entries to it.")
@@ -56,8 +53,7 @@ class WorldBookService:
 
     def update(self, book_id: int, body: dict) -> dict:
         """Changes the book's own fields given in the body."""
-        check.reject_unknown(body, BOOK_FIELDS)
-        changes = _book_changes(body)
+        changes = parse(BookPatch, body).given()
         with self._db.transaction() as conn:
             book = self._book(book_id)
             store.set_book_data(conn, book_id, {**book["data"], **changes})
@@ -71,8 +67,7 @@ class WorldBookService:
 
     def add_entry(self, book_id: int, body: dict) -> dict:
         """Appends a new entry (V2 defaults for what the body leaves out)."""
-        check.reject_unknown(body, ENTRY_FIELDS)
-        changes = _entry_changes(body)
+        changes = parse(EntryPatch, body).given()
         with self._db.transaction() as conn:
             self._book(book_id)
             rows = store.entries(conn, book_id)
@@ -91,8 +86,7 @@ class WorldBookService:
 
     def update_entry(self, book_id: int, entry_id: int, body: dict) -> dict:
         """Changes the entry fields given in the body; the rest stays as it was."""
-        check.reject_unknown(body, ENTRY_FIELDS)
-        changes = _entry_changes(body)
+        changes = parse(EntryPatch, body).given()
         with self._db.transaction() as conn:
             row = self._entry(book_id, entry_id)
             store.set_entry_data(conn, entry_id, _apply(row["data"], changes))
@@ -164,48 +158,6 @@ def _entry_view(row: dict) -> dict:
             "case_sensitive": entry.case_sensitive, "match_whole_words": entry.whole_words}
 
 
-def _book_changes(body: dict) -> dict:
-    changes: dict = {}
-    for field in ("name", "description"):
-        if field in body:
-            changes[field] = check.text(field, body[field], max_len=WORLD_TEXT[field],
-                                        single_line=field == "name")
-    for field in ("scan_depth", "token_budget"):
-        if field in body:
-            low, high = WORLD_RANGES[field]
-            changes[field] = check.integer(field, body[field], low=low, high=high)
-    if "recursive_scanning" in body:
-        changes["recursive_scanning"] = _bool("recursive_scanning", body["recursive_scanning"])
-    return changes
-
-
-def _entry_changes(body: dict) -> dict:
-    changes: dict = {}
-    for field in ("keys", "secondary_keys"):
-        if field in body:
-            changes[field] = _keys(field, body[field])
-    if "content" in body:
-        changes["content"] = check.text("content", body["content"],
-                                        max_len=WORLD_TEXT["content"])
-    if "comment" in body:
-        changes["comment"] = check.text("comment", body["comment"],
-                                        max_len=WORLD_TEXT["comment"], single_line=True)
-    for field in ("enabled", "constant", "selective", "case_sensitive", "match_whole_words"):
-        if field in body:
-            changes[field] = _bool(field, body[field])
-    if "selective_logic" in body:
-        changes["selective_logic"] = check.choice("selective_logic", body["selective_logic"],
-                                                  tuple(LOGICS))
-    if "insertion_order" in body:
-        low, high = WORLD_RANGES["insertion_order"]
-        changes["insertion_order"] = check.integer("insertion_order", body["insertion_order"],
-                                                   low=low, high=high)
-    if "position" in body:
-        changes["position"] = check.choice("position", body["position"],
-                                           ("before_char", "after_char"))
-    return changes
-
-
 def _apply(data: dict, changes: dict) -> dict:
     """`data` with the changes written where SillyTavern and the card spec read them; a field
     already at the given value is left alone, so saving an unchanged form changes nothing."""
@@ -234,19 +186,3 @@ def _apply(data: dict, changes: dict) -> dict:
     if ext is not None:
         data["extensions"] = ext
     return data
-
-
-def _bool(field: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise invalid(field, "must be true or false")
-    return value
-
-
-def _keys(field: str, value) -> list[str]:
-    if not isinstance(value, list):
-        raise invalid(field, "must be a list of strings")
-    if len(value) > WORLD_LISTS["keys"]:
-        raise invalid(field, f"must not have more than {WORLD_LISTS['keys']} keys")
-    keys = [check.text(field, key, max_len=WORLD_TEXT["key"], single_line=True)
-            for key in value]
-    return [key for key in keys if key]

@@ -9,16 +9,17 @@ selective logic. New entries then take their book's token budget in that order; 
 that does not fit closes the book. Recursion repeats the pass with the new content, at most
 MAX_RECURSION times, and stops when a pass activates nothing new.
 """
+import logging
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .world_entries import AND_ALL, AND_ANY, NOT_ALL, NOT_ANY, Book, Entry
+from .world_haystack import SCAN_WORK, STEP_COST, Haystack, Work
 
+log = logging.getLogger(__name__)
 MAX_RECURSION = 3
-_SPACE = re.compile(r"\s+")
-_WORD = re.compile(r"\w+")
+SCAN_CHARS = 1_000_000  # the newest conversation text a scan reads (about 250,000 tokens)
 
 
 def estimate_tokens(text: str) -> int:
@@ -55,91 +56,116 @@ def activate(books: list[Book], messages: list[str],
     used = {book.id: 0 for book in books}
     closed: set[int] = set()
     fired: list[Fired] = []
-    recursed: list[str] = []
+    scan = _Scan(messages, resolve)
     for step in range(MAX_RECURSION + 1):
-        texts = _Texts(messages, recursed)
-        found = [hit for hit in (_check(entry, by_id[entry.book_id], texts, step, resolve)
-                                 for entry in pending if entry.book_id not in closed) if hit]
-        new = _within_budget(found, by_id, used, closed)
+        new, done = [], set()
+        for entry in pending:
+            if entry.book_id in closed:
+                continue
+            hit = scan.check(entry, by_id[entry.book_id], step)
+            if hit is not None:
+                done.add(id(entry))
+                if _fits(hit, by_id, used, closed):
+                    new.append(hit)
         fired += new
-        done = {id(hit.entry) for hit in found}
         pending = [entry for entry in pending if id(entry) not in done]
-        recursed += [hit.content for hit in new if not hit.entry.prevent_recursion]
+        scan.recurse([hit.content for hit in new if not hit.entry.prevent_recursion])
         if not new or not any(book.recursive for book in books):
             break
+    if scan.work.spent:
+        log.warning("World info scan stopped early: the books' keys and the conversation "
+                    "need more than %d units of matching work", SCAN_WORK)
     return fired
 
 
-class Haystack:
-    """A scan text (case-folded unless case-sensitive) and, built on first use, its set of
-    words, so a one-word key is a set lookup rather than a search through the text."""
+class _Scan:
+    """One turn's scan texts and the work it may spend: the conversation (the newest
+    SCAN_CHARS characters) and the content of the entries activated so far, each folded
+    once for the case-insensitive entries."""
 
-    def __init__(self, text: str):
-        self.text = text
-        self._words: set[str] | None = None
+    def __init__(self, messages: list[str], resolve: Callable[[str], str]):
+        self.work = Work()
+        self._messages = _newest(messages, SCAN_CHARS)
+        self._recursed: list[str] = []
+        self._resolve = resolve
+        self._texts: dict[tuple[bool, bool], Haystack] = {}
+        self._contents: dict[int, str] = {}
 
-    @property
-    def words(self) -> set[str]:
-        """Every maximal run of word characters in the text."""
-        if self._words is None:
-            self._words = set(_WORD.findall(self.text))
-        return self._words
+    def recurse(self, contents: list[str]) -> None:
+        """Adds activated entries' content to what recursion passes scan."""
+        if contents:
+            self._recursed += contents
+            self._texts = {key: text for key, text in self._texts.items() if not key[0]}
 
+    def check(self, entry: Entry, book: Book, step: int) -> Fired | None:
+        """`entry` activated in this pass (with its matched key), or None."""
+        if step and entry.exclude_recursion:
+            return None
+        if not step and entry.delay_until_recursion:
+            return None
+        if not self.work.spend(STEP_COST):
+            return None
+        key = None
+        if not entry.constant:
+            depth = book.scan_depth if entry.scan_depth is None else entry.scan_depth
+            key = next((k for k in entry.keys if self._hit(k, entry, depth, book.recursive)),
+                       None)
+            if key is None or not self._secondary(entry, depth, book.recursive):
+                return None
+        content = self._content(entry)
+        if not content:
+            return None
+        return Fired(entry, key, content, estimate_tokens(content))
 
-class _Texts:
-    """The scan texts of one pass, each built once however many entries and keys read it: a
-    book of a thousand entries costs a thousand lookups, not a thousand joins."""
+    def _content(self, entry: Entry) -> str:
+        """The entry's text with placeholders filled, once per turn and only for an entry that
+        activated (filling a thousand entries of 20,000 characters took 0.6 s), charged to the
+        work limit like a search (an entry past the limit does not fire)."""
+        if id(entry) not in self._contents:
+            self._contents[id(entry)] = self._resolve(entry.content).strip() \
+                if self.work.spend(len(entry.content)) else ""
+        return self._contents[id(entry)]
 
-    def __init__(self, messages: list[str], recursed: list[str]):
-        self._messages, self._recursed = messages, recursed
-        self._cache: dict[tuple[int, bool, bool], Haystack] = {}
+    def _hit(self, key: str, entry: Entry, depth: int, recursive: bool) -> bool:
+        """Whether `key` occurs in the entry's last `depth` messages or, for a recursive book,
+        in the activated entries' content."""
+        if not self.work.spend(STEP_COST):
+            return False
+        key = self._resolve(key).strip()
+        if not key:
+            return False
+        if not entry.case_sensitive:
+            key = key.lower()
+        if self._text(False, entry.case_sensitive).where(key, entry.whole_words,
+                                                         depth) is not None:
+            return True
+        return recursive and bool(self._recursed) and self._text(
+            True, entry.case_sensitive).where(key, entry.whole_words) is not None
 
-    def get(self, depth: int, recursive: bool, case_sensitive: bool) -> Haystack:
-        """The last `depth` messages (plus the recursion text), folded unless case-sensitive."""
-        key = (depth, recursive, case_sensitive)
-        if key not in self._cache:
-            parts = self._messages[:depth] + (self._recursed if recursive else [])
-            text = "\n".join(parts)
-            self._cache[key] = Haystack(text if case_sensitive else text.lower())
-        return self._cache[key]
+    def _text(self, recursion: bool, case_sensitive: bool) -> Haystack:
+        if (recursion, case_sensitive) not in self._texts:
+            parts = self._recursed if recursion else self._messages
+            self.work.spend(sum(map(len, parts)))
+            self._texts[recursion, case_sensitive] = Haystack(
+                *(parts if case_sensitive else [part.lower() for part in parts]),
+                work=self.work)
+        return self._texts[recursion, case_sensitive]
 
-
-def _check(entry: Entry, book: Book, texts: _Texts, step: int,
-           resolve: Callable[[str], str]) -> Fired | None:
-    """`entry` activated in this pass (with its matched key), or None."""
-    if step and entry.exclude_recursion:
-        return None
-    if not step and entry.delay_until_recursion:
-        return None
-    content = resolve(entry.content).strip()
-    if not content:
-        return None
-    if entry.constant:
-        return Fired(entry, None, content, estimate_tokens(content))
-    depth = book.scan_depth if entry.scan_depth is None else entry.scan_depth
-    haystack = texts.get(depth, book.recursive, entry.case_sensitive)
-    if not haystack.text or not entry.keys:
-        return None
-    key = next((k for k in entry.keys if matches(haystack, resolve(k), entry)), None)
-    if key is None or not _secondary(entry, haystack, resolve):
-        return None
-    return Fired(entry, key, content, estimate_tokens(content))
-
-
-def _secondary(entry: Entry, haystack: Haystack, resolve: Callable[[str], str]) -> bool:
-    """SillyTavern's selective logic; no secondary keys (or not selective) always passes."""
-    if not entry.selective or not entry.secondary_keys:
-        return True
-    hits = [matches(haystack, resolve(key), entry) for key in entry.secondary_keys]
-    if entry.logic == AND_ANY:
-        return any(hits)
-    if entry.logic == NOT_ALL:
-        return not all(hits)
-    if entry.logic == NOT_ANY:
-        return not any(hits)
-    if entry.logic == AND_ALL:
-        return all(hits)
-    return False
+    def _secondary(self, entry: Entry, depth: int, recursive: bool) -> bool:
+        """SillyTavern's selective logic; no secondary keys (or not selective) always
+        passes."""
+        if not entry.selective or not entry.secondary_keys:
+            return True
+        hits = [self._hit(key, entry, depth, recursive) for key in entry.secondary_keys]
+        if entry.logic == AND_ANY:
+            return any(hits)
+        if entry.logic == NOT_ALL:
+            return not all(hits)
+        if entry.logic == NOT_ANY:
+            return not any(hits)
+        if entry.logic == AND_ALL:
+            return all(hits)
+        return False
 
 
 def matches(haystack: Haystack, key: str, entry: Entry) -> bool:
@@ -150,42 +176,31 @@ def matches(haystack: Haystack, key: str, entry: Entry) -> bool:
     key = key.strip()
     if not key:
         return False
-    if not entry.case_sensitive:
-        key = key.lower()
-    if not entry.whole_words or _SPACE.search(key):
-        return key in haystack.text
-    if _WORD.fullmatch(key):
-        return key in haystack.words
-    text, start = haystack.text, haystack.text.find(key)
-    while start != -1:
-        end = start + len(key)
-        if (start == 0 or not _is_word(text[start - 1])) and \
-                (end == len(text) or not _is_word(text[end])):
-            return True
-        start = text.find(key, start + 1)
-    return False
+    return haystack.where(key if entry.case_sensitive else key.lower(),
+                          entry.whole_words) is not None
 
 
-def _is_word(char: str) -> bool:
-    """A word character as a regular expression's word class sees it (letters, digits, `_`)."""
-    return char.isalnum() or char == "_"
-
-
-def _within_budget(found: list[Fired], books: dict[int, Book], used: dict[int, int],
-                   closed: set[int]) -> list[Fired]:
-    """The new entries that fit their book's budget, in order; a book whose next entry does not
-    fit takes no more entries this turn (SillyTavern stops at the first overflow)."""
-    kept = []
-    for hit in found:
-        book_id = hit.entry.book_id
-        if book_id in closed:
-            continue
-        if used[book_id] + hit.tokens > books[book_id].token_budget:
-            closed.add(book_id)
-            continue
-        used[book_id] += hit.tokens
-        kept.append(hit)
+def _newest(messages: list[str], limit: int) -> list[str]:
+    """The newest messages that fit in `limit` characters (the newest one cut to fit)."""
+    kept, left = [], limit
+    for message in messages:
+        if left <= 0:
+            break
+        kept.append(message[:left])
+        left -= len(message) + 1
     return kept
+
+
+def _fits(hit: Fired, books: dict[int, Book], used: dict[int, int], closed: set[int]) -> bool:
+    """Whether a newly activated entry fits its book's budget (it then takes its share); a book
+    whose next entry does not fit takes no more entries this turn (SillyTavern stops at the
+    first overflow), so the entries after it are not even checked."""
+    book_id = hit.entry.book_id
+    if used[book_id] + hit.tokens > books[book_id].token_budget:
+        closed.add(book_id)
+        return False
+    used[book_id] += hit.tokens
+    return True
 
 
 def prompt_order(fired: list[Fired]) -> list[Fired]:

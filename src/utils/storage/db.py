@@ -8,13 +8,17 @@ busy handler sleeping in C would stall every connection of the worker (and never
 of the same process commit), a connection instead retries a statement that found the database
 locked after a cooperative pause, up to the same timeout.
 """
+from __future__ import annotations
+
 import logging
 import os
 import sqlite3
 import threading
 import time
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..cooperative import patched, pause
 
@@ -29,13 +33,13 @@ class Connection(sqlite3.Connection):
     write_lock: threading.RLock
     cooperative = False
 
-    def execute(self, sql, parameters=(), /):
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         """`sqlite3.Connection.execute`, retried cooperatively while the database is locked."""
         if not self.cooperative:
             return super().execute(sql, parameters)
         return _retry_busy(super().execute, sql, parameters)
 
-    def executemany(self, sql, parameters, /):
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
         """`sqlite3.Connection.executemany`, retried the same way."""
         if not self.cooperative:
             return super().executemany(sql, parameters)
@@ -45,7 +49,8 @@ class Connection(sqlite3.Connection):
 _PAUSES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
 
 
-def _retry_busy(run, sql, parameters):
+def _retry_busy(run: Callable[[str, Any], sqlite3.Cursor], sql: str,
+                parameters: Any) -> sqlite3.Cursor:
     """A statement that met SQLITE_BUSY did nothing, so it is run again after a pause."""
     deadline, attempt = time.monotonic() + BUSY_TIMEOUT, 0
     while True:
@@ -58,7 +63,7 @@ def _retry_busy(run, sql, parameters):
         attempt += 1
 
 
-def connect(path: str, write_lock=None) -> sqlite3.Connection:
+def connect(path: str, write_lock: threading.RLock | None = None) -> sqlite3.Connection:
     """Opens `path` in WAL mode with foreign keys on and a generous busy timeout."""
     cooperative = patched()
     conn = sqlite3.connect(path, timeout=0 if cooperative else BUSY_TIMEOUT,
@@ -82,7 +87,8 @@ def _decode_text(raw: bytes) -> str:
 
 
 @contextmanager
-def transaction(conn: sqlite3.Connection, immediate: bool = True):
+def transaction(conn: sqlite3.Connection, immediate: bool = True
+                ) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (connections run in autocommit).
 
     Inside a transaction the caller already opened, it joins that one instead.
@@ -101,7 +107,7 @@ def transaction(conn: sqlite3.Connection, immediate: bool = True):
 
 
 @contextmanager
-def _write_lock(conn: sqlite3.Connection):
+def _write_lock(conn: sqlite3.Connection) -> Iterator[None]:
     """Holds the write lock `conn` shares with its process's other connections, if it has one."""
     lock = getattr(conn, "write_lock", None)
     if lock is None:
@@ -133,6 +139,16 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     if applied:
         log.info("Applied migrations: %s", ", ".join(applied))
     return applied
+
+
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    """The names of the migrations recorded in the database, sorted."""
+    return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+
+def intact(conn: sqlite3.Connection) -> bool:
+    """True when SQLite's integrity check finds nothing wrong with the database."""
+    return conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def _statements(sql: str) -> list[str]:
@@ -169,6 +185,10 @@ def _owner_only(path: str) -> None:
 class Database:
     """The app's database file: migrated once at start-up, one connection per thread.
 
+    Creating the object touches nothing on disk (the app's services are built before anything
+    starts, docs/development.md#composition-root-build-then-start); `open()` creates the file
+    owner-only and migrates it, at start-up or else before the first connection.
+
     A thread (under gevent: a greenlet, of which there is one per connection) that is done with
     its connection hands it back (`close_thread`); the next thread takes it instead of opening
     one, so memory grows with the connections in use, not with the connections ever opened.
@@ -182,18 +202,29 @@ class Database:
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
         self._write_lock = threading.RLock()
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        _owner_only(path)
-        with_conn = connect(path)
-        try:
-            migrate(with_conn)
-        finally:
-            with_conn.close()
+        self._open_lock = threading.Lock()
+        self._opened = False
+
+    def open(self) -> None:
+        """Creates the file (0600) and applies the migrations not yet applied; once."""
+        with self._open_lock:
+            if self._opened:
+                return
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            _owner_only(self.path)
+            with_conn = connect(self.path)
+            try:
+                migrate(with_conn)
+            finally:
+                with_conn.close()
+            self._opened = True
 
     def conn(self) -> sqlite3.Connection:
         """This thread's connection, opened on first use."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
+            if not self._opened:
+                self.open()
             with self._idle_lock:
                 conn = self._idle.pop() if self._idle else None
             conn = self._local.conn = conn or connect(self.path, self._write_lock)
@@ -222,6 +253,7 @@ class Database:
         for conn in idle:
             conn.close()
 
-    def transaction(self, immediate: bool = True):
+    def transaction(self, immediate: bool = True
+                    ) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction on this thread's connection."""
         return transaction(self.conn(), immediate)

@@ -72,6 +72,12 @@ def last_messages(conn: sqlite3.Connection, session_id: str, n: int) -> list[dic
     return list_messages(conn, session_id, limit=n)
 
 
+def is_on_branch(conn: sqlite3.Connection, message_id: int) -> bool:
+    """True when the message is on its session's active branch."""
+    return bool(conn.execute("SELECT on_branch FROM messages WHERE id = ?",
+                             (message_id,)).fetchone()[0])
+
+
 def update_message(conn: sqlite3.Connection, message_id: int, *, content: str | None = None,
                    status: str | None = None) -> dict | None:
     """Changes a message's content and/or status; returns it, or None when it does not exist."""
@@ -189,6 +195,19 @@ def streaming_replies(conn: sqlite3.Connection) -> list[dict]:
     """Every reply marked as being generated (recovery looks for orphans among them)."""
     rows = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE streaming = 1").fetchall()
     return [dict(row) for row in rows]
+
+
+def save_partial_replies(conn: sqlite3.Connection, texts: list[tuple[str, int]]) -> None:
+    """Stores the text so far of replies still streaming (`(content, id)` pairs)."""
+    conn.executemany("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1", texts)
+
+
+def stop_requested(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, bool]:
+    """Per existing message of `message_ids`: whether it still streams and a stop was asked."""
+    marks = ",".join("?" * len(message_ids))
+    return {row["id"]: row["streaming"] and row["stop_reason"] == "stop_requested"
+            for row in conn.execute(f"SELECT id, streaming, stop_reason FROM messages "
+                                    f"WHERE id IN ({marks})", message_ids)}
 
 
 def resume_reply(conn: sqlite3.Connection, message_id: int, content: str) -> None:

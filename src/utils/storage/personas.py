@@ -51,6 +51,16 @@ def list_personas(conn: sqlite3.Connection) -> list[dict]:
     return [_decode(row) for row in rows]
 
 
+def persona_ids(conn: sqlite3.Connection) -> list[str]:
+    """The ids of every persona row, in id order."""
+    return [row[0] for row in conn.execute("SELECT id FROM personas ORDER BY id").fetchall()]
+
+
+def has_persona(conn: sqlite3.Connection, persona_id: str) -> bool:
+    """True when a row of `personas` has this id."""
+    return conn.execute("SELECT 1 FROM personas WHERE id = ?", (persona_id,)).fetchone() is not None
+
+
 def update_persona(conn: sqlite3.Connection, persona_id: str, changes: dict) -> dict | None:
     """Sets the given fields (a subset of FIELDS); returns the persona, or None if unknown."""
     names = [name for name in FIELDS if name in changes]

@@ -48,6 +48,18 @@ def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
     return [_shown(row) for row in rows]
 
 
+def sessions_since(conn: sqlite3.Connection, persona_id: str, since: str | None) -> int:
+    """How many of the persona's sessions were created after `since` (all without it)."""
+    return conn.execute("SELECT COUNT(*) FROM sessions WHERE persona_id = ? AND created_at > ?",
+                        (persona_id, since or "")).fetchone()[0]
+
+
+def first_session_at(conn: sqlite3.Connection, persona_id: str) -> str | None:
+    """When the persona's first session was created, or None."""
+    return conn.execute("SELECT MIN(created_at) FROM sessions WHERE persona_id = ?",
+                        (persona_id,)).fetchone()[0]
+
+
 def _shown(row: sqlite3.Row) -> dict:
     """The row as a dict, `imported` as a boolean."""
     session = dict(row)

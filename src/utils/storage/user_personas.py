@@ -28,6 +28,14 @@ def list_all(conn: sqlite3.Connection) -> list[dict]:
     return [_shown(row) for row in rows]
 
 
+def count(conn: sqlite3.Connection, *, other_than: int | None = None) -> int:
+    """How many user personas there are (besides `other_than`, when given)."""
+    if other_than is None:
+        return conn.execute("SELECT COUNT(*) FROM user_personas").fetchone()[0]
+    return conn.execute("SELECT COUNT(*) FROM user_personas WHERE id <> ?",
+                        (other_than,)).fetchone()[0]
+
+
 def get(conn: sqlite3.Connection, user_persona_id: int) -> dict | None:
     row = conn.execute(f"{_SELECT} WHERE u.id = ?", (user_persona_id,)).fetchone()
     return _shown(row) if row else None

@@ -49,7 +49,8 @@ function worldUsed(message) {
 const MEMORY_FILES = ['memory.md', 'soul.md', 'relationship.md'];
 
 /** "Memory used": the cortex revision of each file that was in a reply's prompt, each a link
- * to that revision in the history. Opened, the links are numbered as the history numbers them
+ * to that revision in the history, and "Show in the prompt", which opens the prompt inspector
+ * at those cortex files (an `inspect-prompt` event the conversation handles). Opened, the links are numbered as the history numbers them
  * ("memory.md #3", the third version of the file): the histories are read then, not for every
  * reply shown. */
 function memoryUsed(message) {
@@ -61,9 +62,15 @@ function memoryUsed(message) {
   });
   if (!links.length) return null;
   const list = links.flatMap((link, index) => (index ? [', ', link] : [link]));
+  const inPrompt = h('button', {
+    type: 'button', class: 'btn btn-quiet btn-small msg-memory-prompt', text: t('chat.message.memory_in_prompt'),
+    onClick: (event) => event.currentTarget.dispatchEvent(new CustomEvent('inspect-prompt', {
+      bubbles: true, detail: { messageId: message.id, focus: 'cortex' },
+    })),
+  });
   const details = h('details', { class: 'msg-memory' },
     h('summary', { text: t('chat.message.memory_used'), title: t('chat.message.memory_used_title') }),
-    h('p', { class: 'msg-memory-list' }, ...list));
+    h('p', { class: 'msg-memory-list' }, ...list, ' ', inPrompt));
   details.addEventListener('toggle', () => {
     if (details.open && !details.dataset.numbered) {
       details.dataset.numbered = 'yes';

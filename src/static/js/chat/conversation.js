@@ -21,8 +21,11 @@ const CONNECTION_LOST = {
 
 /** Renders a session and drives replies over the chat socket. */
 export class Conversation {
-  constructor({ socket, composer, memory, handlers }) {
+  constructor({ socket, composer, memory, handlers, inspector, meter }) {
     this.list = byId('messages');
+    this.inspector = inspector;
+    this.meter = meter;
+    this.list.addEventListener('inspect-prompt', (event) => this.inspect(event.detail.messageId, event.detail.focus));
     this.socket = socket;
     this.composer = composer;
     this.memory = memory;
@@ -57,7 +60,13 @@ export class Conversation {
     this.messages = session ? await this.fetchMessages(session.id) : [];
     this.render();
     this.notes.load(session?.id, persona);
+    this.meter?.load(session?.id);
     this.resumeIfStreaming();
+  }
+
+  /** Opens the prompt inspector on reply `messageId` of the shown session. */
+  inspect(messageId, focus = null) {
+    if (this.session && this.inspector && messageId != null) this.inspector.open(this.session.id, messageId, focus);
   }
 
   /** Follows the reply the server is still writing into the shown session, if any. */
@@ -118,6 +127,7 @@ export class Conversation {
       if (this.session && this.session.id === sessionId && !this.stream) {
         this.messages = messages;
         this.render();
+        this.meter?.load(sessionId);
         this.resumeIfStreaming();
       }
     } catch (err) {
@@ -154,6 +164,7 @@ export class Conversation {
       edit: (el) => this.startEdit(el),
       continueReply: (message) => this.continueReply(message),
       remove: () => this.deleteLast(),
+      inspect: (message) => this.inspect(message.id),
     });
   }
 

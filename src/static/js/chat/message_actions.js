@@ -7,7 +7,7 @@ import { enterSends } from './composer.js';
 import { t } from '../lib/i18n.js';
 
 /** Adds the actions to each bubble in `list`; `find(el)` gives the message of a bubble. */
-export function addActions(list, { find, regenerate, copy, edit, continueReply, remove }) {
+export function addActions(list, { find, regenerate, copy, edit, continueReply, remove, inspect }) {
   const bubbles = [...list.querySelectorAll('.msg')];
   const lastUser = bubbles.filter((el) => el.dataset.role === 'user').at(-1);
   bubbles.forEach((el, index) => {
@@ -20,6 +20,9 @@ export function addActions(list, { find, regenerate, copy, edit, continueReply, 
         actionButton(t('chat.actions.regenerate'), 'refresh', () => regenerate(message), { 'data-action': 'regenerate' }),
         actionButton(t('chat.actions.copy'), 'copy', () => copy(el), { 'data-action': 'copy' }),
       );
+      if (inspect) {
+        meta.append(actionButton(t('chat.actions.prompt'), 'layers', () => inspect(message), { 'data-action': 'prompt' }));
+      }
       if (last && message.status === 'incomplete' && message.content.trim()) {
         meta.append(actionButton(t('chat.actions.continue'), 'send', () => continueReply(message),
           { 'data-action': 'continue' }));

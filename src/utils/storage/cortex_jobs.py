@@ -14,8 +14,8 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime
 
-from ..storage.clock import utc_now
-from ..storage.db import transaction
+from .clock import utc_now
+from .db import transaction
 
 FINISHED = ("done", "failed")
 _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, error_message, "
@@ -125,7 +125,12 @@ def complete_job(conn: sqlite3.Connection, job_id: str, *, files=(), usage=None,
     """Marks a running job `done` in the transaction that applies (or proposes) its edits."""
     finish_job(conn, job_id, success=True, files=files, usage=usage, summary=summary)
     if proposal_id is not None:
-        conn.execute("UPDATE cortex_jobs SET proposal_id = ? WHERE id = ?", (proposal_id, job_id))
+        set_proposal(conn, job_id, proposal_id)
+
+
+def set_proposal(conn: sqlite3.Connection, job_id: str, proposal_id: str | None) -> None:
+    """Links a job to the proposal its edits went into."""
+    conn.execute("UPDATE cortex_jobs SET proposal_id = ? WHERE id = ?", (proposal_id, job_id))
 
 
 def note_reconciled(conn: sqlite3.Connection, job_id: str, files, summary: str) -> dict | None:
@@ -202,13 +207,34 @@ def mark_processed(conn: sqlite3.Connection, persona_id: str, message_id: int) -
         (persona_id, message_id, utc_now(), persona_id))
 
 
-def job_for_api(job: dict) -> dict:
-    """The §7 job shape: `{id, persona_id, status, files, error, ...}`."""
-    return {key: job[key] for key in (
-        "id", "persona_id", "status", "files", "error", "error_message", "retryable", "trigger",
-        "reason", "proposal_id",
-        "summary", "usage", "message_from", "message_to", "created_at", "started_at",
-        "finished_at", "attempted")}
+def last_consolidation(conn: sqlite3.Connection, persona_id: str) -> dict | None:
+    """The persona's newest finished consolidation job (done or failed), or None."""
+    row = conn.execute(
+        "SELECT id, status, summary, error, finished_at, proposal_id FROM cortex_jobs "
+        "WHERE persona_id = ? AND reason = 'consolidate' AND status IN ('done', 'failed') "
+        "ORDER BY finished_at DESC, rowid DESC LIMIT 1", (persona_id,)).fetchone()
+    return dict(row) if row else None
+
+
+def consolidation_in_flight(conn: sqlite3.Connection, persona_id: str) -> str | None:
+    """The id of the persona's queued or running consolidation, or None."""
+    row = conn.execute("SELECT id FROM cortex_jobs WHERE persona_id = ? AND status IN "
+                       "('queued', 'running') AND reason = 'consolidate'",
+                       (persona_id,)).fetchone()
+    return row["id"] if row else None
+
+
+def newest_consolidation(conn: sqlite3.Connection, persona_id: str):
+    """`status` and `finished_at` of the persona's newest consolidation job, or None."""
+    return conn.execute("SELECT status, finished_at FROM cortex_jobs WHERE persona_id = ? "
+                        "AND reason = 'consolidate' ORDER BY created_at DESC, rowid DESC "
+                        "LIMIT 1", (persona_id,)).fetchone()
+
+
+def last_consolidation_done(conn: sqlite3.Connection, persona_id: str) -> str | None:
+    """When the persona's last successful consolidation finished, or None."""
+    return conn.execute("SELECT MAX(finished_at) FROM cortex_jobs WHERE persona_id = ? AND "
+                        "reason = 'consolidate' AND status = 'done'", (persona_id,)).fetchone()[0]
 
 
 def seconds_since(timestamp: str | None, now: float) -> float | None:

@@ -10,8 +10,7 @@ import json
 import sqlite3
 import uuid
 
-from ..storage.clock import utc_now
-from .staging import Edit, StagedEdits
+from .clock import utc_now
 
 _FILE_COLUMNS = ("filename, status, base_revision, base_content, content, edits, revision, "
                  "review, decided_at")
@@ -39,6 +38,13 @@ def get_proposal(conn: sqlite3.Connection, persona_id: str, proposal_id: str) ->
     return proposal
 
 
+def pending_range(conn: sqlite3.Connection, persona_id: str):
+    """`message_from`, `message_to` and `sources` (the anchors, JSON; what names a learn run's
+    messages, its range being null) of the persona's pending proposal, or None."""
+    return conn.execute("SELECT message_from, message_to, sources FROM cortex_proposals WHERE "
+                        "persona_id = ? AND status = 'pending'", (persona_id,)).fetchone()
+
+
 def list_proposals(conn: sqlite3.Connection, persona_id: str, status: str | None = None,
                    limit: int = 50) -> list[dict]:
     """The persona's proposals, newest first (without file texts)."""
@@ -64,23 +70,14 @@ def count_pending(conn: sqlite3.Connection, persona_id: str) -> int:
                         "status = 'pending'", (persona_id,)).fetchone()[0]
 
 
-def layer(staged: StagedEdits, proposal: dict | None) -> StagedEdits:
-    """Puts the pending files of `proposal` into `staged`, so a run builds on the proposal."""
-    for entry in (proposal or {}).get("files", []):
-        if entry["status"] == "pending":
-            staged.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
-                            entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
-    return staged
-
-
-def save_proposal(conn: sqlite3.Connection, staged: StagedEdits, *, job_id: str, kind: str,
-                  summary: str, message_range=None, sources=()) -> str | None:
-    """Folds a run's staged files into the pending proposal (or a new one) inside the caller's
-    transaction; returns its id, or None when the run changed nothing."""
-    changed = staged.changed_files()
+def save_proposal(conn: sqlite3.Connection, pid: str, changed: list[dict], *, job_id: str,
+                  kind: str, summary: str, message_range=None, sources=()) -> str | None:
+    """Folds a run's changed files (`{filename, base_revision, base_content, content, edits}`)
+    into the pending proposal (or a new one) inside the caller's transaction; returns its id,
+    or None when the run changed nothing."""
     if not changed:
         return None
-    now, pid = utc_now(), staged.persona_id
+    now = utc_now()
     current = pending_proposal(conn, pid)
     if current is None:
         proposal_id = uuid.uuid4().hex
@@ -103,9 +100,9 @@ def save_proposal(conn: sqlite3.Connection, staged: StagedEdits, *, job_id: str,
         conn.execute(
             "INSERT OR REPLACE INTO cortex_proposal_files (proposal_id, filename, status, "
             "base_revision, base_content, content, edits) VALUES (?, ?, 'pending', ?, ?, ?, ?)",
-            (current["id"], staged_file.filename, staged_file.base_revision,
-             staged_file.base_content, staged_file.content,
-             json.dumps([edit.to_dict() for edit in staged_file.edits])))
+            (current["id"], staged_file["filename"], staged_file["base_revision"],
+             staged_file["base_content"], staged_file["content"],
+             json.dumps(staged_file["edits"])))
     return current["id"]
 
 

@@ -7,7 +7,7 @@ import hashlib
 import sqlite3
 from datetime import UTC, datetime
 
-from . import diffs, provenance
+from . import provenance
 
 AUTHORS = ("user", "ai", "template", "restore", "external")
 _COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id, "
@@ -65,6 +65,14 @@ def latest_revision(conn: sqlite3.Connection, persona_id: str, filename: str):
     return conn.execute(
         f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
         "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
+
+
+def latest_content(conn: sqlite3.Connection, persona_id: str, filename: str) -> str | None:
+    """The text of the file's newest committed revision, or None (any row factory)."""
+    row = conn.execute(
+        "SELECT content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
+        "AND committed = 1 ORDER BY id DESC LIMIT 1", (persona_id, filename)).fetchone()
+    return row[0] if row is not None else None
 
 
 def version_of(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int) -> int:
@@ -126,11 +134,23 @@ def revision_dict(row, source: dict | None = None) -> dict:
     }
 
 
-def revision_detail(row, previous, source: dict | None = None) -> dict:
-    """A revision with its content and a unified diff to its predecessor (or to nothing)."""
-    before = previous["content"] if previous is not None else ""
-    from_name = f"{row['filename']}@{previous['id']}" if previous is not None else "/dev/null"
-    text = diffs.unified(before, row["content"], from_name, f"{row['filename']}@{row['id']}")
-    return {**revision_dict(row, source), "filename": row["filename"], "content": row["content"],
-            "previous_rev": previous["id"] if previous is not None else None,
-            "diff": text}
+def pending_row(conn: sqlite3.Connection, rev: int):
+    """The uncommitted revision `rev` (filename, content, sha256), or None once settled."""
+    return conn.execute("SELECT filename, content, sha256 FROM cortex_revisions "
+                        "WHERE id = ? AND committed = 0", (rev,)).fetchone()
+
+
+def committed_texts(conn: sqlite3.Connection, persona_id: str, filename: str) -> list:
+    """Every committed revision of one file newest first: id, author, reverts, content."""
+    return conn.execute(
+        "SELECT id, author, reverts, content FROM cortex_revisions WHERE persona_id = ? AND "
+        "filename = ? AND committed = 1 ORDER BY id DESC", (persona_id, filename)).fetchall()
+
+
+def latest_sizes(conn: sqlite3.Connection, persona_id: str) -> list:
+    """Size and time (`chars`, `created_at`) of the newest committed revision of each file."""
+    return conn.execute(
+        "SELECT r.chars, r.created_at FROM cortex_revisions r WHERE r.persona_id = ? AND "
+        "r.committed = 1 AND r.id = (SELECT MAX(id) FROM cortex_revisions x WHERE "
+        "x.persona_id = r.persona_id AND x.filename = r.filename AND x.committed = 1)",
+        (persona_id,)).fetchall()

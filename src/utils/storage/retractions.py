@@ -10,8 +10,8 @@ handled in the transaction that applies its result, and erases a deleted message
 """
 import sqlite3
 
-from ..storage.clock import utc_now
-from ..storage.db import transaction
+from .clock import utc_now
+from .db import transaction
 
 _COLUMNS = ("id, persona_id, session_id, message_id, change, cause, replaced_by, "
             "content_sha256, content, created_at")

@@ -1,0 +1,55 @@
+"""RunContext: what every cortex run (update, reconciliation, consolidation) works with.
+
+CortexUpdateService builds it once and hands it to the reconciliation and the consolidation,
+so each run depends on this context instead of on the service that started it.
+"""
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .persona_settings import review_mode
+from .review import ProposalService
+from .run_outcome import run_result
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """The API client, the cortex, the database, the proposals, the "app" settings (model,
+    language, user name), the clock runs are dated with, and the default model."""
+
+    api: Any
+    cortex: Any
+    db: Any
+    proposals: ProposalService
+    settings: Callable[[], dict]
+    clock: Callable[[], datetime]
+    default_model: str
+
+    def app_settings(self) -> dict:
+        """The "app" settings (model, language, user name)."""
+        return self.settings() or {}
+
+    def now(self) -> datetime:
+        """The local time runs are dated with."""
+        return self.clock()
+
+    def staged_run(self, persona_id: str):
+        """(staged copy, files as the model sees them, review mode) for a run starting now: in
+        review mode the run builds on the pending proposal and a person's edit meanwhile is
+        left to the review (the proposal turns stale), instead of being rebased on."""
+        infos = self.cortex.read_all_info(persona_id)
+        if review_mode(self.db.conn(), persona_id):
+            return (*self.proposals.stage_for_run(persona_id, infos), True)
+        return self.cortex.stage(persona_id, infos), infos, False
+
+    @staticmethod
+    def failed(persona_id, job_id, toolbox, code, message, retryable, usage) -> dict:
+        """A run that applies nothing; what it staged is kept on the job for inspection."""
+        log.warning("Cortex update %s for %s failed: %s", job_id, persona_id, code)
+        return {**run_result(False), "error": code, "usage": usage,
+                "error_message": message or f"The update failed ({code}).",
+                "retryable": retryable, "attempted": toolbox.staged.attempted()}

@@ -1,0 +1,56 @@
+"""Recording the request a reply was generated from, as it went on the wire (issue 24).
+
+The engine hands over the SDK's own body bytes once the request is sent (`RequestConfig.on_sent`);
+`SentCapture` keeps them in memory while the reply streams (the reply's thread holds no SQLite
+connection then), and `store` writes them with the reply's usage once the reply is stored. The
+first system text (persona and cortex) is the prefix stored once per content.
+"""
+from __future__ import annotations
+
+import logging
+
+from ..api_request.types import RequestConfig, SentRequest, SystemBlock
+from ..storage import prompt_records
+from .json_spans import char_to_byte, string_spans
+
+log = logging.getLogger(__name__)
+
+
+class SentCapture:
+    """The request a reply's stream sent, and the layout of its system blocks."""
+
+    def __init__(self, config: RequestConfig):
+        system = config.system_prompt
+        blocks = system if isinstance(system, list) else [SystemBlock(system, label="persona")]
+        self.layout = [{"label": block.label, "cache": block.cache, "chars": len(block.text)}
+                       for block in blocks if block.text]
+        self.sent: SentRequest | None = None
+
+    def __call__(self, sent: SentRequest) -> None:
+        self.sent = sent
+
+
+def store(conn, reply_id: int, capture: SentCapture, usage: dict | None) -> None:
+    """Records the captured request of reply `reply_id` with its usage; nothing when no request
+    went out. A failure is logged: the reply itself is already stored."""
+    sent = capture.sent
+    if sent is None:
+        return
+    try:
+        prompt_records.save(conn, reply_id, sent.provider, sent.model, capture.layout,
+                            sent.body, _prefix(sent, capture.layout), usage)
+    except Exception:
+        log.exception("Could not record the request of reply %s", reply_id)
+
+
+def _prefix(sent: SentRequest, layout: list[dict]) -> tuple[int, int] | None:
+    """The byte span of the first system block's text (the part every turn repeats)."""
+    spans = string_spans(sent.body)
+    if sent.provider == "openai_compatible":
+        span = spans.get(("messages", 0, "content"))
+        if span is None or not layout:
+            return None
+        start, end = span
+        return start + 1, start + char_to_byte(sent.body[start:end], int(layout[0]["chars"]))
+    span = spans.get(("system", 0, "text")) or spans.get(("system",))
+    return (span[0] + 1, span[1] - 1) if span else None

@@ -1,0 +1,88 @@
+"""One settings store: the app, cortex and per-persona memory settings, read over their
+defaults (models/settings.py) and written after validation.
+
+A stored value that no longer passes its field's check (an older version, a hand edit) is
+ignored field by field, so the default applies again instead of a broken value.
+"""
+import logging
+import sqlite3
+from typing import Any
+
+from ..models import Body, Invalid, parse
+from ..models.settings import AppSettings, CortexSettings, PersonaMemorySettings, SettingsPatch
+from .clock import utc_now
+from .db import transaction
+from .settings import get_setting, set_setting
+
+log = logging.getLogger(__name__)
+APP, CORTEX = "app", "cortex"
+APP_FIELDS = tuple(AppSettings.model_fields)
+
+
+def valid_fields(model: type[Body], stored: Any, names=None) -> dict:
+    """The entries of `stored` (a dict read back) that still pass `model`'s check."""
+    valid: dict = {}
+    if not isinstance(stored, dict):
+        return valid
+    for name in names or model.model_fields:
+        if name in stored:
+            try:
+                valid[name] = getattr(parse(model, {name: stored[name]}), name)
+            except Invalid:
+                log.warning("Ignoring invalid stored setting %s", name)
+    return valid
+
+
+def app_stored(conn: sqlite3.Connection) -> dict:
+    """The raw "app" settings as stored (only what was set; `by_provider` included)."""
+    stored = get_setting(conn, APP, {})
+    return stored if isinstance(stored, dict) else {}
+
+
+def app_valid(conn: sqlite3.Connection) -> dict:
+    """The app settings that were set and still pass their checks (defaults stay live)."""
+    return valid_fields(SettingsPatch, app_stored(conn), APP_FIELDS)
+
+
+def save_app(conn: sqlite3.Connection, stored: dict) -> None:
+    """Stores the raw "app" settings (the caller validated them)."""
+    set_setting(conn, APP, stored)
+
+
+def cortex_settings(conn: sqlite3.Connection) -> CortexSettings:
+    """The cortex settings over their defaults."""
+    return CortexSettings(**valid_fields(CortexSettings, get_setting(conn, CORTEX, {})))
+
+
+def save_cortex_settings(conn: sqlite3.Connection, changes: Any) -> CortexSettings:
+    """Validates `changes` (any subset of the fields), stores the merged settings."""
+    given = parse(CortexSettings, changes).given()
+    merged = cortex_settings(conn).model_copy(update=given)
+    set_setting(conn, CORTEX, merged.model_dump())
+    return merged
+
+
+def persona_settings(conn: sqlite3.Connection, persona_id: str) -> PersonaMemorySettings:
+    """The persona's memory settings over the defaults."""
+    row = conn.execute("SELECT memory_review, sleep_enabled, sleep_sessions, sleep_hours "
+                       "FROM cortex_persona_settings WHERE persona_id = ?",
+                       (persona_id,)).fetchone()
+    stored = {} if row is None else {**dict(row), "sleep_enabled": bool(row["sleep_enabled"])}
+    return PersonaMemorySettings(**valid_fields(PersonaMemorySettings, stored))
+
+
+def save_persona_settings(conn: sqlite3.Connection, persona_id: str,
+                          changes: Any) -> PersonaMemorySettings:
+    """Validates `changes` (any subset), stores the merged settings and returns them."""
+    given = parse(PersonaMemorySettings, changes).given()
+    with transaction(conn):
+        settings = persona_settings(conn, persona_id).model_copy(update=given)
+        conn.execute(
+            "INSERT INTO cortex_persona_settings (persona_id, memory_review, sleep_enabled, "
+            "sleep_sessions, sleep_hours, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(persona_id) DO UPDATE SET memory_review = excluded.memory_review, "
+            "sleep_enabled = excluded.sleep_enabled, sleep_sessions = excluded.sleep_sessions, "
+            "sleep_hours = excluded.sleep_hours, updated_at = excluded.updated_at",
+            (persona_id, settings.memory_review, int(settings.sleep_enabled),
+             settings.sleep_sessions, settings.sleep_hours, utc_now()))
+    return settings

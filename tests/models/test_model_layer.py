@@ -1,0 +1,106 @@
+"""The typed model layer (DESIGN §15): one declaration per rule, read by the server's checks,
+the OpenAPI document and the browser's limits alike."""
+import pytest
+
+from src.utils import provider
+from src.utils.limits import as_document
+from src.utils.models import Invalid, parse
+from src.utils.models.conversations import ChatMessage, SessionCreate, SessionPatch
+from src.utils.models.settings import CortexSettings, SettingsPatch
+from src.utils.models.user_personas import UserPersonaCreate
+from src.utils.openapi import build_document
+from src.utils.openapi.table import model_schemas
+from src.utils.storage.settings import set_setting
+from src.utils.storage.settings_store import cortex_settings
+
+
+def _body_schema(document: dict, method: str, path: str) -> dict:
+    ref = document["paths"][path][method]["requestBody"]["content"]["application/json"]
+    name = ref["schema"]["$ref"].rsplit("/", 1)[1]
+    return document["components"]["schemas"][name]
+
+
+@pytest.mark.parametrize("method,path,model", [
+    ("put", "/api/settings", SettingsPatch), ("put", "/api/cortex/settings", CortexSettings),
+    ("post", "/api/sessions", SessionCreate), ("patch", "/api/sessions/{sid}", SessionPatch),
+    ("post", "/api/chat/stream", ChatMessage), ("post", "/api/user-personas", UserPersonaCreate),
+])
+def test_request_bodies_in_the_document_are_the_models_schemas(method, path, model):
+    document = build_document()
+    generated = model_schemas()[model.__name__]
+    assert _body_schema(document, method, path) == generated
+    assert generated["additionalProperties"] is False
+    assert set(generated["properties"]) == set(model.model_fields)
+
+
+def test_limits_are_the_models_field_constraints():
+    limits = as_document()
+    assert limits["settings"]["max_tokens"] == {"min": 1, "max": 64000}
+    assert limits["settings"]["user_name"] == {"min_length": 0, "max_length": 80}
+    assert limits["cortex_settings"]["idle_minutes"] == {"min": 1, "max": 1440}
+    assert limits["session"]["title"] == {"min_length": 1, "max_length": 120}
+    assert limits["user_persona"]["name"] == {"min_length": 1, "max_length": 80}
+    schema = model_schemas()["SettingsPatch"]["properties"]["max_tokens"]
+    assert (schema["minimum"], schema["maximum"]) == (1, 64000)
+
+
+@pytest.mark.parametrize("data,code,field,message", [
+    ({"max_tokens": "100"}, "validation_error", "max_tokens",
+     "max_tokens: must be an integer from 1 to 64000"),
+    ({"max_tokens": True}, "validation_error", "max_tokens",
+     "max_tokens: must be an integer from 1 to 64000"),
+    ({"language": "de", "temperature": 1, "max_tokens": 0}, "unknown_field", "temperature",
+     None),
+    ({"user_name": "a\nb"}, "validation_error", "user_name", "user_name: must be a single line"),
+    ({"effort": "extreme"}, "validation_error", "effort",
+     'effort: must be one of "low", "medium", "high", "xhigh", "max", null'),
+    ({"context_limit": 1, "max_tokens": 0}, "validation_error", "context_limit", None),
+])
+def test_a_refusal_names_the_first_field_in_todays_shape(data, code, field, message):
+    with pytest.raises(Invalid) as caught:
+        parse(SettingsPatch, data)
+    assert (caught.value.code, caught.value.field) == (code, field)
+    if message is not None:
+        assert caught.value.message == message
+
+
+def test_a_partial_update_knows_which_fields_were_given():
+    assert parse(SettingsPatch, {"user_name": " Sam ", "effort": None}).given() == {
+        "user_name": "Sam", "effort": None}
+
+
+def test_stored_settings_that_broke_their_rule_fall_back_field_by_field(app):
+    conn = provider.get_db(app).conn()
+    set_setting(conn, "cortex", {"enabled": False, "frequency": "hourly", "idle_minutes": 0})
+    assert cortex_settings(conn).model_dump() == {"enabled": False, "frequency": "medium",
+                                                  "idle_minutes": 30}
+
+
+def _json_schemas(document: dict):
+    """(where, schema) of every JSON request body and JSON answer in the document."""
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            body = operation.get("requestBody", {}).get("content", {})
+            if "application/json" in body:
+                yield f"{method} {path} body", body["application/json"]["schema"]
+            for status, answer in operation["responses"].items():
+                content = answer.get("content", {})
+                if "application/json" in content:
+                    yield f"{method} {path} {status}", content["application/json"]["schema"]
+
+
+def test_every_json_body_and_answer_is_a_generated_schema():
+    """No schema is written by hand: each names a model's schema (a bare object only where the
+    answer is free-form: an agent file, this document, an ignored body)."""
+    document = build_document()
+    generated = model_schemas()
+    loose = []
+    for where, schema in _json_schemas(document):
+        if "$ref" in schema:
+            assert schema["$ref"].rsplit("/", 1)[1] in generated, where
+        else:
+            assert schema == {"type": "object"}, where
+            loose.append(where)
+    assert len(loose) <= 8, loose
