@@ -185,13 +185,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None = None):
-    """`python -m src.app` (the production server) in a subprocess; yields (base_url, process)."""
+def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None = None,
+              root: Path = ROOT):
+    """`python -m src.app` (the production server, from the source tree `root`) in a
+    subprocess; yields (base_url, process)."""
     port = free_port()
     env = {**os.environ, "PERSONA_DATA_DIR": data_dir, "PERSONA_PORT": str(port),
            "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
            "PERSONA_LOG_LEVEL": "WARNING", "PERSONA_WORKERS": str(workers), **(extra_env or {})}
-    with subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=env,
+    with subprocess.Popen([sys.executable, "-m", "src.app"], cwd=root, env=env,
                           stdout=subprocess.DEVNULL, stderr=None if os.environ.get("BENCH_SERVER_STDERR") else subprocess.DEVNULL) as proc:
         try:
             base = f"http://127.0.0.1:{port}"

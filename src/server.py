@@ -52,7 +52,22 @@ class Worker(GeventWorker):
         if path:
             from .blocking_report import install
             install(path)
+        self._tune_memory()
         super().run()
+
+    def _tune_memory(self) -> None:
+        """The worker's heap settings (`worker_memory.py`): fewer malloc arenas, the boot's
+        objects frozen, and the heap trimmed once no reply has streamed for a second."""
+        from .utils.provider import get_chat_service
+        from .worker_memory import IdleTrim, limit_arenas, settle_heap
+        limit_arenas()
+        try:
+            busy = get_chat_service(self.wsgi).hub.busy
+        except (RuntimeError, AttributeError):  # the app failed to build: gunicorn's error app
+            busy = None
+        if busy is not None:
+            IdleTrim(busy).start()
+        settle_heap()
 
     def handle(self, listener, client, addr):
         """Refuses a connection at once when its address already has too many half-open ones."""

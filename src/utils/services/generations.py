@@ -125,6 +125,11 @@ class GenerationHub:
                 self._watcher.start()
         thread.start()
 
+    def busy(self) -> bool:
+        """True while this process generates any reply."""
+        with self._lock:
+            return bool(self._running)
+
     def local(self, reply_id: int) -> Generation | None:
         """The generation of `reply_id` if this process runs it."""
         with self._lock:
