@@ -58,15 +58,13 @@ class Worker(GeventWorker):
     def _tune_memory(self) -> None:
         """The worker's heap settings (`worker_memory.py`): fewer malloc arenas, the boot's
         objects frozen, and the heap trimmed once no reply has streamed for a second."""
+        from flask import Flask
+
         from .utils.provider import get_chat_service
         from .worker_memory import IdleTrim, limit_arenas, settle_heap
         limit_arenas()
-        try:
-            busy = get_chat_service(self.wsgi).hub.busy
-        except (RuntimeError, AttributeError):  # the app failed to build: gunicorn's error app
-            busy = None
-        if busy is not None:
-            IdleTrim(busy).start()
+        if isinstance(self.wsgi, Flask):  # else the app failed to build: gunicorn's error app
+            IdleTrim(get_chat_service(self.wsgi).hub.busy).start()
         settle_heap()
 
     def handle(self, listener, client, addr):
