@@ -160,10 +160,11 @@ class ChatService(ChatTree):
                                          cause=cause)
 
     def _work(self, generation: Generation, session: dict, user: dict) -> None:
-        """The reply's thread: prompt, stream, store, free the session, then tell the followers."""
+        """The reply's thread: prompt, stream, store, free the session, then tell the followers.
+        It keeps one SQLite connection from the prompt to the stored reply (handing it back
+        while streaming made every turn reconnect once more than the pool keeps were busy)."""
         try:
             config = self._prompt.config(session, generation.reply_id, generation.text())
-            self._db.close_thread()  # not needed while the reply streams: back to the pool
             outcome = stream_reply(self._db, self._api, generation, config)
         except Exception:
             log.exception("Chat turn failed in session %s", session["id"])

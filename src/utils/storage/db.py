@@ -174,7 +174,7 @@ class Database:
     one, so memory grows with the connections in use, not with the connections ever opened.
     """
 
-    IDLE = 8
+    IDLE = 32  # a burst of replies each holds one while it streams (issue #23)
 
     def __init__(self, path: str):
         self.path = path
