@@ -63,7 +63,8 @@ class CortexService:
 
     def __init__(self, data_dir: str, db, settings: Callable[[], dict] | None = None,
                  budget: int = DEFAULT_BUDGET, snapshots: FileSnapshots | None = None,
-                 exists: Callable[[str], bool] | None = None):
+                 exists: Callable[[str], bool] | None = None,
+                 prompt_texts: PromptTexts | None = None):
         self.db = db
         self._exists = exists
         self.paths = CortexPaths(data_dir)
@@ -72,7 +73,7 @@ class CortexService:
         self._settings = settings or dict
         self._locks = PersonaLocks(self.paths.lock_dir)
         self._snapshots = snapshots or FileSnapshots()
-        self._prompt_texts = PromptTexts()
+        self._prompt_texts = prompt_texts or PromptTexts()
 
     def lock(self, persona_id: str):
         """The persona's lock (a context manager): re-entrant, and held against other processes."""
