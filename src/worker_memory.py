@@ -72,6 +72,7 @@ class IdleTrim:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="idle-trim", daemon=True)
         self.trims = 0
+        self.trimmed = threading.Event()  # set after each trim
 
     def start(self) -> None:
         """Starts watching (a daemon thread: a greenlet under gevent)."""
@@ -91,3 +92,4 @@ class IdleTrim:
                 dirty = False
                 trim()
                 self.trims += 1
+                self.trimmed.set()
