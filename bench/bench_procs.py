@@ -197,7 +197,7 @@ def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None
                           stdout=subprocess.DEVNULL, stderr=None if os.environ.get("BENCH_SERVER_STDERR") else subprocess.DEVNULL) as proc:
         try:
             base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # a loaded machine boots slowly
             while True:
                 try:
                     with urllib.request.urlopen(base + "/healthz", timeout=1):

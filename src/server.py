@@ -22,6 +22,8 @@ from gunicorn import util
 from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.ggevent import GeventWorker
 
+from .worker_memory import release_heap
+
 HEADER_SECONDS = 5  # also the keep-alive: an idle HTTP connection is closed after it
 PENDING_PER_ADDRESS = 64
 WORKER_CONNECTIONS = 4000
@@ -53,7 +55,10 @@ class Worker(GeventWorker):
             from .blocking_report import install
             install(path)
         self._tune_memory()
-        super().run()
+        try:
+            super().run()
+        finally:
+            release_heap()
 
     def _tune_memory(self) -> None:
         """The worker's heap settings (`worker_memory.py`): fewer malloc arenas, the boot's

@@ -49,6 +49,14 @@ def settle_heap() -> None:
     gc.set_threshold(GEN0_THRESHOLD, gen1, gen2)
 
 
+def release_heap() -> None:
+    """Undoes the freeze when the worker stops serving: frozen objects would otherwise be
+    finalised only at interpreter teardown, after gevent's hub is gone (logging's handler
+    references then fail on gevent's `get_ident`)."""
+    gc.unfreeze()
+    gc.collect()
+
+
 def limit_arenas() -> None:
     """At most `ARENAS` glibc malloc arenas for this process."""
     mallopt = getattr(_LIBC, "mallopt", None)
