@@ -15,8 +15,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import openai
-
 
 def open_stream(sdk: Any, kwargs: dict):
     """The raw streaming response's context manager (the request is sent on entering it)."""
@@ -47,6 +45,7 @@ def chunks(http_response: Any) -> Iterator[dict]:
 def _chunk(text: str, http_response: Any) -> Any:
     chunk = json.loads(text)
     if isinstance(chunk, dict) and chunk.get("error"):
+        import openai  # here, not at the top: an app on Anthropic never loads the SDK (13 MiB)
         error = chunk["error"]
         message = error.get("message") if isinstance(error, dict) else None
         if not message or not isinstance(message, str):
