@@ -65,11 +65,12 @@ class Worker(GeventWorker):
         objects frozen, and the heap trimmed once no reply has streamed for a second."""
         from flask import Flask
 
-        from .utils.provider import get_chat_service
+        from .utils.provider import get_chat_service, get_db
         from .worker_memory import IdleTrim, limit_arenas, settle_heap
         limit_arenas()
         if isinstance(self.wsgi, Flask):  # else the app failed to build: gunicorn's error app
-            IdleTrim(get_chat_service(self.wsgi).hub.busy).start()
+            IdleTrim(get_chat_service(self.wsgi).hub.busy,
+                     release=get_db(self.wsgi).shrink_idle).start()
         settle_heap()
 
     def handle(self, listener, client, addr):

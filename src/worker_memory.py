@@ -71,11 +71,13 @@ def trim() -> bool:
 
 
 class IdleTrim:
-    """Trims the heap once `busy()` has been false for `IDLE_SECONDS` after being true."""
+    """Trims the heap once `busy()` has been false for `IDLE_SECONDS` after being true,
+    after `release()` (which frees what the app itself keeps, e.g. SQLite page caches)."""
 
     def __init__(self, busy: Callable[[], bool], idle_seconds: float = IDLE_SECONDS,
-                 check_seconds: float = CHECK_SECONDS):
+                 check_seconds: float = CHECK_SECONDS, release: Callable[[], None] = lambda: None):
         self._busy = busy
+        self._release = release
         self._idle_seconds, self._check_seconds = idle_seconds, check_seconds
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="idle-trim", daemon=True)
@@ -98,6 +100,10 @@ class IdleTrim:
                 dirty, idle_since = True, time.monotonic()
             elif dirty and time.monotonic() - idle_since >= self._idle_seconds:
                 dirty = False
+                try:
+                    self._release()
+                except Exception:
+                    log.exception("Could not release memory after a busy spell")
                 trim()
                 self.trims += 1
                 self.trimmed.set()

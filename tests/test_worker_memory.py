@@ -46,3 +46,40 @@ def test_settling_the_heap_freezes_the_boot_and_raises_the_generation_0_threshol
         gc.set_threshold(*before)
     worker_memory.limit_arenas()  # glibc or not: never raises
     assert worker_memory.trim() in (True, False)
+
+
+def test_after_a_busy_spell_the_app_releases_its_caches_before_the_trim():
+    state = {"busy": True}
+    seen_busy, released = threading.Event(), threading.Event()
+
+    def busy() -> bool:
+        if state["busy"]:
+            seen_busy.set()
+        return state["busy"]
+
+    trimmer = IdleTrim(busy, idle_seconds=0.0, check_seconds=0.01, release=released.set)
+    trimmer.start()
+    try:
+        assert seen_busy.wait(DEADLINE)
+        assert not released.is_set()
+        state["busy"] = False
+        assert trimmer.trimmed.wait(DEADLINE)
+        assert released.is_set()
+    finally:
+        trimmer.stop()
+
+
+def test_idle_connections_give_back_their_page_cache(tmp_path):
+    from src.utils.storage import Database
+    db = Database(str(tmp_path / "app.db"))
+    try:
+        conn = db.conn()
+        conn.execute("CREATE TABLE filler (x TEXT)")
+        conn.executemany("INSERT INTO filler VALUES (?)", [("x" * 1000,)] * 2000)
+        conn.execute("SELECT COUNT(*), MAX(x) FROM filler").fetchone()
+        db.close_thread()  # now idle in the pool, its cache full of the table's pages
+        db.shrink_idle()
+        assert db.conn() is conn  # still pooled, still usable
+        assert conn.execute("SELECT COUNT(*) FROM filler").fetchone()[0] == 2000
+    finally:
+        db.close()
