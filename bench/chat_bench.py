@@ -1,22 +1,25 @@
-"""The chat bench: the app against the raw SDK, measured from outside, side by side in one run.
+"""The chat bench: the app against the raw SDK and the lean server, from outside, in one run.
 
-Processes (none shares a GIL with another): the fake Claude (`bench_procs.py fake`, 20 ms between
-stream events), the app as in production (`python -m src.app`), the raw-SDK baseline
-(`bench_procs.py sdk`, as many processes as the app has workers, each one warm client), the
-app's WebSocket and SSE clients (`bench_procs.py clients`, as many processes as the SDK's, each
-owning every k-th stream) and this driver. For each upstream latency and stream count, rounds
-are interleaved, the order of SDK / WS / SSE rotating round by round:
+Processes (none shares a GIL with another): the fake upstream (`bench_procs.py fake`: FakeClaude,
+or FakeOpenAI for `openai_compatible`, 20 ms between stream events, a listen backlog larger than
+any burst), the app as in production (`python -m src.app`), the raw-SDK baseline (`bench_procs.py
+sdk`, as many processes as the app has workers, each one warm client), the lean server
+(`lean_server.py`, as many processes, one port: the same turn with nothing else), the clients
+(`bench_procs.py clients`, as many processes as the SDK's, each owning every k-th stream, with a
+socket to the app and one to the lean server) and this driver. For each provider, upstream
+latency and stream count, rounds are interleaved, the order of SDK / lean / WS / SSE rotating
+round by round:
   burst  N streams started at one instant (a wall-clock deadline shared by all processes);
-  loop   N streams each sending `--loop-turns` turns back to back (a closed loop).
+  loop   N streams each sending `--loop-turns` turns back to back (a closed loop; off by default).
 The SDK sends exactly the request bodies the app sent last for the same stream (same system
-prompt and history), on warm connections, with `messages.create(stream=True)`, the app's call.
-TTFT runs from sending to the first text chunk. Worker CPU is utime+stime of the gunicorn
-workers (/proc) over the app's rounds, divided by its turns (titles and cortex updates the
-turns trigger included); the SDK's is its processes' own CPU over its rounds. Then the
-capacity phases (bench_capacity.py). One table at the end.
+prompt and history), on warm connections, with the app's call. TTFT runs from sending to the
+first text chunk. CPU per turn: the SDK processes' own over their rounds; the lean servers' and
+the app's whole process tree (utime + stime from /proc) over theirs, divided by the turns (the
+app's titles and cortex updates included). RSS of the app before the first burst and 3 s after
+the last. Then (first provider only) the capacity phases (bench_capacity.py). One table at the end.
 
-    flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ~8 minutes
-    ... --streams 1 8 --latency 0 --rounds 4 --no-capacity          # a quick look
+    flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ≤ 10 minutes
+    ... --providers anthropic --streams 1 8 --rounds 2 --no-capacity  # a quick look
 """
 from __future__ import annotations
 
