@@ -8,9 +8,11 @@ Three knobs, all applied in a gunicorn worker once its app is built (`server.Wor
 - `limit_arenas`: glibc makes a malloc arena per thread that allocates concurrently (gevent's
   thread pool for `flock` waits, the heavy child's reader); two are enough for a process that
   runs Python on one thread, and fewer arenas keep less freed memory.
-- `IdleTrim`: `malloc_trim(0)` once the worker has had no reply streaming for `IDLE_SECONDS`
-  after a busy spell: CPython's allocator hands emptied arenas to glibc, which keeps them as
-  free heap until asked; after a burst of 50 streams that is tens of MiB per worker.
+- `IdleTrim`: once the worker has had no reply streaming for `IDLE_SECONDS` after a busy
+  spell, the app frees what it caches (the idle SQLite connections' page caches), a full
+  collection frees the spell's reference cycles (which the raised threshold lets wait), and
+  `malloc_trim(0)` gives glibc's free heap back: CPython's allocator hands emptied arenas to
+  glibc, which keeps them until asked.
 Every call is a no-op where glibc's functions are missing (another libc).
 """
 from __future__ import annotations
@@ -104,6 +106,7 @@ class IdleTrim:
                     self._release()
                 except Exception:
                     log.exception("Could not release memory after a busy spell")
+                gc.collect()  # the spell's cycles: with generation 0 at 50,000 they may wait
                 trim()
                 self.trims += 1
                 self.trimmed.set()
