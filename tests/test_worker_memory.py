@@ -83,3 +83,34 @@ def test_idle_connections_give_back_their_page_cache(tmp_path):
         assert conn.execute("SELECT COUNT(*) FROM filler").fetchone()[0] == 2000
     finally:
         db.close()
+
+
+def test_the_pool_counts_connections_in_use_and_says_when_it_is_crowded(tmp_path):
+    """A reply keeps its connection while it streams unless more are in use than the pool
+    keeps idle (`Database.crowded`), so 200 streams do not hold 200 page caches."""
+    from src.utils.storage import Database
+    db = Database(str(tmp_path / "app.db"))
+    holding = threading.Barrier(db.IDLE + 2)  # IDLE + 1 holders and this thread
+    done = threading.Event()
+    answers: list[bool] = []
+
+    def hold() -> None:
+        db.conn()
+        holding.wait(DEADLINE)
+        done.wait(DEADLINE)
+        db.close_thread()
+
+    threads = [threading.Thread(target=hold) for _ in range(db.IDLE + 1)]
+    try:
+        assert not db.crowded()
+        for thread in threads:
+            thread.start()
+        holding.wait(DEADLINE)
+        answers.append(db.crowded())
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join(DEADLINE)
+    answers.append(db.crowded())
+    db.close()
+    assert answers == [True, False]

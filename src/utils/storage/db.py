@@ -181,6 +181,7 @@ class Database:
         self._local = threading.local()
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
+        self._in_use = 0  # connections held by threads now
         self._write_lock = threading.RLock()
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         _owner_only(path)
@@ -196,8 +197,16 @@ class Database:
         if conn is None:
             with self._idle_lock:
                 conn = self._idle.pop() if self._idle else None
+                self._in_use += 1
             conn = self._local.conn = conn or connect(self.path, self._write_lock)
         return conn
+
+    def crowded(self) -> bool:
+        """True when more connections are in use than the pool keeps idle: a thread that will
+        not need its connection for a while should then hand it back (`close_thread`), so
+        memory stays bounded by the connections in use, not by the work in flight."""
+        with self._idle_lock:
+            return self._in_use > self.IDLE
 
     def close_thread(self) -> None:
         """Gives up this thread's connection (short-lived threads call it when they end): kept
@@ -207,6 +216,7 @@ class Database:
             return
         self._local.conn = None
         with self._idle_lock:
+            self._in_use -= 1
             if not conn.in_transaction and len(self._idle) < self.IDLE:
                 self._idle.append(conn)
                 return
