@@ -46,7 +46,7 @@ def ws_turn(ws, session_id: str, message: str = "Hi!") -> float:
 class Slot:
     """One stream's client side: a persona, a session, an open socket, an HTTP connection."""
 
-    def __init__(self, base: str, index: int | str):
+    def __init__(self, base: str, index: int | str, lean: str | None = None):
         self.index = index
         self.name = f"Bench {index}"
         self.session_id = new_session(base, self.name)
@@ -54,9 +54,15 @@ class Slot:
                                               timeout=120)
         self.port = int(base.rsplit(":", 1)[1])
         self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        self.lean = websocket.create_connection(lean.replace("http", "ws") + "/ws/chat",
+                                                timeout=120) if lean else None
 
     def turn(self, kind: str) -> float:
-        """One turn over `ws` or `sse`; seconds to the first chunk."""
+        """One turn over `ws`, `sse` or the lean server's WebSocket (`lean`); seconds to the
+        first chunk."""
+        if kind == "lean":
+            assert self.lean is not None
+            return ws_turn(self.lean, str(self.index))
         return ws_turn(self.ws, self.session_id) if kind == "ws" else self._sse()
 
     def _sse(self) -> float:
@@ -81,6 +87,8 @@ class Slot:
         """Closes both connections."""
         self.ws.close()
         self.http.close()
+        if self.lean is not None:
+            self.lean.close()
 
 
 def bodies_by_slot(bodies: list[dict]) -> dict[int, dict]:
@@ -88,17 +96,25 @@ def bodies_by_slot(bodies: list[dict]) -> dict[int, dict]:
     the SDK baseline sends exactly that (same system prompt, same history)."""
     found = {}
     for body in bodies:
-        system = body.get("system")
-        text = system[0]["text"] if isinstance(system, list) else (system or "")
-        name = text.split(",", 1)[0]
+        name = system_text(body).split(",", 1)[0]
         if name.startswith("You are Bench ") and name[14:].isdigit():
             found[int(name[14:])] = body
     return found
 
 
-def run_clients(base: str, offset: int, step: int) -> None:
+def system_text(body: dict) -> str:
+    """The first system text of a Messages or a Chat Completions request body."""
+    system = body.get("system")
+    if system is None and body.get("messages") and body["messages"][0].get("role") == "system":
+        system = body["messages"][0]["content"]
+    if isinstance(system, list):
+        return system[0]["text"] if system else ""
+    return system or ""
+
+
+def run_clients(base: str, offset: int, step: int, lean: str | None = None) -> None:
     """A client process of the app (`bench_procs.py clients`): owns the slots whose index is
-    `offset` modulo `step`, so the app's clients have as many processes (and GILs) as the
+    `offset` modulo `step` (with a socket to the `lean` server too, if given), so the app's clients have as many processes (and GILs) as the
     SDK baseline. Reads one JSON command per line: `{"grow": n}` creates its slots below `n`
     (one warm-up turn each); `{"kind", "turns", "at", "n"}` runs a round on its slots below
     `n`, all starting at the wall-clock instant `at`; answers with one JSON line."""
@@ -113,7 +129,7 @@ def run_clients(base: str, offset: int, step: int) -> None:
             if "grow" in job:
                 for index in range(created, job["grow"]):
                     if index % step == offset:
-                        slot = Slot(base, index)
+                        slot = Slot(base, index, lean)
                         slot.turn("ws")
                         slots.append(slot)
                 created = max(created, job["grow"])

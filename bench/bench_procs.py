@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 KEY = "sk-ant-bench-0000000000000000"
+OPENAI = "openai_compatible"
+OPENAI_MODEL = "llama3.2:3b"
 WORDS = ("Thanks for telling me about the trip. The mountains in autumn sound wonderful, and I "
          "remember you wanted to see the lake at sunrise. Did the weather hold?")
 
@@ -37,12 +39,15 @@ def _chunks(n: int) -> list[str]:
     return [WORDS[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-def run_fake(event_delay: float, chunks: int) -> None:
-    """FakeClaude in this process: chat replies paced at `event_delay`, titles and cortex
-    updates answered at once; stdin commands change the first-token latency or dump bodies."""
+def run_fake(event_delay: float, chunks: int, provider: str = "anthropic") -> None:
+    """FakeClaude (or FakeOpenAI for `openai_compatible`) in this process: chat replies paced
+    at `event_delay`, titles and cortex updates answered at once; stdin commands change the
+    first-token latency or dump bodies. The listen backlog is larger than any burst: a dropped
+    connection would retry after a second and inflate every p95."""
     from src.utils.services.chat_titles import TITLE_MAX_TOKENS
     from tests.fakes import claude as fake_claude
     from tests.fakes.claude import FakeClaude, replies
+    from tests.fakes.openai_compat import FakeOpenAI
 
     fake_claude._Server.request_queue_size = 2048
     latency = [0.0]
@@ -55,7 +60,7 @@ def run_fake(event_delay: float, chunks: int) -> None:
             return replies.text("Nothing new to remember.")
         return replies.delayed(chat, latency[0], after_headers=True) if latency[0] else chat
 
-    with FakeClaude() as fake:
+    with (FakeOpenAI(validate=False) if provider == OPENAI else FakeClaude()) as fake:
         fake.default = replies.scripted(answer)
         print(json.dumps({"url": fake.url}), flush=True)
         seen = 0
@@ -90,12 +95,31 @@ def sdk_ttft(sdk, body: dict) -> float:
     return first - start
 
 
-def run_sdk(fake_url: str) -> None:
-    """The raw-SDK baseline: one client (a warm connection pool), a thread per stream."""
-    import anthropic
+def openai_ttft(sdk, body: dict) -> float:
+    """The same for the `openai` SDK's `chat.completions.create(stream=True)`."""
+    start, first = time.perf_counter(), None
+    kwargs = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+    with sdk.chat.completions.create(stream=True, stream_options={"include_usage": True},
+                                     **kwargs) as stream:
+        for chunk in stream:
+            if first is None and chunk.choices and chunk.choices[0].delta.content:
+                first = time.perf_counter()
+    if first is None:
+        raise RuntimeError("SDK stream produced no text")
+    return first - start
 
-    with anthropic.Anthropic(api_key=KEY, base_url=fake_url, max_retries=0, timeout=120.0) as sdk, \
-            ThreadPoolExecutor(256) as pool:
+
+def run_sdk(fake_url: str, provider: str = "anthropic") -> None:
+    """The raw-SDK baseline: one client (a warm connection pool), a thread per stream."""
+    if provider == OPENAI:
+        import openai
+        client, ttft = openai.OpenAI(api_key=KEY, base_url=fake_url, max_retries=0,
+                                     timeout=120.0), openai_ttft
+    else:
+        import anthropic
+        client, ttft = anthropic.Anthropic(api_key=KEY, base_url=fake_url, max_retries=0,
+                                           timeout=120.0), sdk_ttft
+    with client as sdk, ThreadPoolExecutor(256) as pool:
         print("{}", flush=True)
         for line in sys.stdin:
             job = json.loads(line)
@@ -104,7 +128,7 @@ def run_sdk(fake_url: str) -> None:
 
             def go(body, turns=job["turns"], at=job["at"]):
                 time.sleep(max(0.0, at - time.time()))
-                return [sdk_ttft(sdk, body) for _ in range(turns)]
+                return [ttft(sdk, body) for _ in range(turns)]
             cpu = time.process_time()
             results = list(pool.map(go, job["bodies"]))
             print(json.dumps({"ttfts": [t for each in results for t in each],
@@ -114,8 +138,8 @@ def run_sdk(fake_url: str) -> None:
 class Child:
     """A helper process spoken to in JSON lines."""
 
-    def __init__(self, *args: str):
-        self.proc = subprocess.Popen([sys.executable, __file__, *args], cwd=ROOT, text=True,
+    def __init__(self, *args: str, script: str = __file__):
+        self.proc = subprocess.Popen([sys.executable, script, *args], cwd=ROOT, text=True,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.hello = self.read()
 
@@ -161,17 +185,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None = None):
-    """`python -m src.app` (the production server) in a subprocess; yields (base_url, process)."""
+def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None = None,
+              root: Path = ROOT):
+    """`python -m src.app` (the production server, from the source tree `root`) in a
+    subprocess; yields (base_url, process)."""
     port = free_port()
     env = {**os.environ, "PERSONA_DATA_DIR": data_dir, "PERSONA_PORT": str(port),
            "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake_url,
            "PERSONA_LOG_LEVEL": "WARNING", "PERSONA_WORKERS": str(workers), **(extra_env or {})}
-    with subprocess.Popen([sys.executable, "-m", "src.app"], cwd=ROOT, env=env,
+    with subprocess.Popen([sys.executable, "-m", "src.app"], cwd=root, env=env,
                           stdout=subprocess.DEVNULL, stderr=None if os.environ.get("BENCH_SERVER_STDERR") else subprocess.DEVNULL) as proc:
         try:
             base = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # a loaded machine boots slowly
             while True:
                 try:
                     with urllib.request.urlopen(base + "/healthz", timeout=1):
@@ -190,6 +216,20 @@ def worker_pids(pid: int) -> list[int]:
     """The gunicorn worker processes of master `pid`."""
     path = Path(f"/proc/{pid}/task/{pid}/children")
     return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def tree_pids(pid: int) -> list[int]:
+    """`pid` and every process below it (the master, its workers and their helpers)."""
+    found, todo = [], [pid]
+    while todo:
+        each = todo.pop()
+        found.append(each)
+        for task in Path(f"/proc/{each}/task").glob("*/children"):
+            try:
+                todo += [int(p) for p in task.read_text().split()]
+            except FileNotFoundError:
+                continue
+    return found
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -257,11 +297,11 @@ def memory_kib(pid: int, field: str = "VmHWM") -> int:
 
 if __name__ == "__main__":
     if sys.argv[1] == "fake":
-        run_fake(float(sys.argv[2]), int(sys.argv[3]))
+        run_fake(float(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:5])
     elif sys.argv[1] == "sdk":
         threading.stack_size(512 * 1024)
-        run_sdk(sys.argv[2])
+        run_sdk(*sys.argv[2:4])
     elif sys.argv[1] == "clients":
         from bench.bench_clients import run_clients
         threading.stack_size(512 * 1024)
-        run_clients(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        run_clients(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:6])

@@ -1,22 +1,25 @@
-"""The chat bench: the app against the raw SDK, measured from outside, side by side in one run.
+"""The chat bench: the app against the raw SDK and the lean server, from outside, in one run.
 
-Processes (none shares a GIL with another): the fake Claude (`bench_procs.py fake`, 20 ms between
-stream events), the app as in production (`python -m src.app`), the raw-SDK baseline
-(`bench_procs.py sdk`, as many processes as the app has workers, each one warm client), the
-app's WebSocket and SSE clients (`bench_procs.py clients`, as many processes as the SDK's, each
-owning every k-th stream) and this driver. For each upstream latency and stream count, rounds
-are interleaved, the order of SDK / WS / SSE rotating round by round:
+Processes (none shares a GIL with another): the fake upstream (`bench_procs.py fake`: FakeClaude,
+or FakeOpenAI for `openai_compatible`, 20 ms between stream events, a listen backlog larger than
+any burst), the app as in production (`python -m src.app`), the raw-SDK baseline (`bench_procs.py
+sdk`, as many processes as the app has workers, each one warm client), the lean server
+(`lean_server.py`, as many processes, one port: the same turn with nothing else), the clients
+(`bench_procs.py clients`, as many processes as the SDK's, each owning every k-th stream, with a
+socket to the app and one to the lean server) and this driver. For each provider, upstream
+latency and stream count, rounds are interleaved, the order of SDK / lean / WS / SSE rotating
+round by round:
   burst  N streams started at one instant (a wall-clock deadline shared by all processes);
-  loop   N streams each sending `--loop-turns` turns back to back (a closed loop).
+  loop   N streams each sending `--loop-turns` turns back to back (a closed loop; off by default).
 The SDK sends exactly the request bodies the app sent last for the same stream (same system
-prompt and history), on warm connections, with `messages.create(stream=True)`, the app's call.
-TTFT runs from sending to the first text chunk. Worker CPU is utime+stime of the gunicorn
-workers (/proc) over the app's rounds, divided by its turns (titles and cortex updates the
-turns trigger included); the SDK's is its processes' own CPU over its rounds. Then the
-capacity phases (bench_capacity.py). One table at the end.
+prompt and history), on warm connections, with the app's call. TTFT runs from sending to the
+first text chunk. CPU per turn: the SDK processes' own over their rounds; the lean servers' and
+the app's whole process tree (utime + stime from /proc) over theirs, divided by the turns (the
+app's titles and cortex updates included). RSS of the app before the first burst and 3 s after
+the last. Then (first provider only) the capacity phases (bench_capacity.py). One table at the end.
 
-    flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ~8 minutes
-    ... --streams 1 8 --latency 0 --rounds 4 --no-capacity          # a quick look
+    flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ≤ 10 minutes
+    ... --providers anthropic --streams 1 8 --rounds 2 --no-capacity  # a quick look
 """
 from __future__ import annotations
 
@@ -33,20 +36,34 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_capacity import run_capacity  # noqa: E402
-from bench.bench_clients import bodies_by_slot  # noqa: E402
-from bench.bench_procs import Child, cpu_seconds, memory_kib, serve_app, worker_pids  # noqa: E402
+from bench.bench_clients import bodies_by_slot, system_text  # noqa: E402
+from bench.bench_procs import (  # noqa: E402
+    OPENAI,
+    OPENAI_MODEL,
+    Child,
+    cpu_seconds,
+    free_port,
+    memory_kib,
+    serve_app,
+    tree_pids,
+)
 
-KINDS = ("sdk", "ws", "sse")
+KINDS = ("sdk", "lean", "ws", "sse")
+SETTLE = 3.0  # seconds of idleness after the bursts before RSS is read again
+LEAN = ROOT / "bench" / "lean_server.py"
 START_DELAY = 0.1  # seconds from handing out a round to its start: every process is ready
 
 
 class Bench:
-    """One run: the fake, the app, the SDK processes and the app's client processes."""
+    """One provider's run: the fake, the app, the SDK processes, the lean servers and the app's
+    client processes (each also holding a socket to the lean server)."""
 
-    def __init__(self, fake: Child, sdks: list[Child], clients: list[Child], pid: int):
-        self.fake, self.sdks, self.clients, self.pid = fake, sdks, clients, pid
+    def __init__(self, fake: Child, sdks: list[Child], leans: list[Child],
+                 clients: list[Child], pid: int):
+        self.fake, self.sdks, self.leans, self.clients, self.pid = fake, sdks, leans, clients, pid
         self.slots = 0
         self.bodies: dict[int, dict] = {}
+        self.templated = False
 
     def ensure_slots(self, n: int) -> None:
         """Slots 0..n-1 exist (created on demand by the client processes, one warm-up turn
@@ -58,6 +75,20 @@ class Bench:
                 client.read()
             self.slots = n
         self._refresh_bodies()
+        if not self.templated and 0 in self.bodies:
+            self._template(self.bodies[0])
+
+    def _template(self, body: dict) -> None:
+        """The lean servers build their prompts from the app's system prompt (the persona's
+        name replaced by each session's) with the same model and max_tokens."""
+        system = body.get("system")
+        if system is None:
+            system = [{"type": "text", "text": system_text(body)}]
+        template = {"system": system, "model": body["model"],
+                    "max_tokens": body.get("max_tokens") or 2048, "name": "Bench 0"}
+        for lean in self.leans:
+            lean.ask(_json(template))
+        self.templated = True
 
     def _refresh_bodies(self) -> None:
         answer = self.fake.ask("bodies")
@@ -67,17 +98,19 @@ class Bench:
 
     def round(self, kind: str, streams: int, turns: int) -> tuple[list[float], float]:
         """One round of `kind` on slots 0..streams-1; (TTFTs, CPU spent: the SDK processes'
-        own for `sdk`, the app's workers' for `ws` and `sse`)."""
+        own for `sdk`, the lean servers' for `lean`, the app's whole process tree for `ws`
+        and `sse`)."""
         at = time.time() + START_DELAY
         if kind == "sdk":
             return self._sdk_round(streams, turns, at)
-        workers = worker_pids(self.pid)
-        cpu = cpu_seconds(workers)
+        pids = [lean.proc.pid for lean in self.leans] if kind == "lean" else tree_pids(self.pid)
+        cpu = cpu_seconds(pids)
         for client in self.clients:
             client.send(_json({"kind": kind, "turns": turns, "at": at, "n": streams}))
         ttfts = [t for client in self.clients for t in client.read()["ttfts"]]
-        spent = cpu_seconds(workers) - cpu
-        self._refresh_bodies()
+        spent = cpu_seconds(pids) - cpu
+        if kind != "lean":
+            self._refresh_bodies()
         return ttfts, spent
 
     def _sdk_round(self, streams: int, turns: int, at: float) -> tuple[list[float], float]:
@@ -93,10 +126,11 @@ class Bench:
     def setting(self, streams: int, rounds: int, turns: int) -> dict:
         """Interleaved rounds at one stream count; samples and CPU per kind."""
         self.ensure_slots(streams)
-        samples = {kind: [] for kind in KINDS}
+        samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
         cpu = dict.fromkeys(KINDS, 0.0)
         for i in range(rounds):
-            for kind in KINDS[i % 3:] + KINDS[:i % 3]:
+            shift = i % len(KINDS)
+            for kind in KINDS[shift:] + KINDS[:shift]:
                 ttfts, spent = self.round(kind, streams, turns)
                 samples[kind].extend(ttfts)
                 cpu[kind] += spent
@@ -118,29 +152,46 @@ def pct(values: list[float], p: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[p - 1] * 1000
 
 
-def table(rows: list[tuple], capacity: dict | None, args, peak_mib: float) -> str:
+def _ratio(p50: float, p95: float, base50: float, base95: float) -> str:
+    return f"{p50 / base50:.2f}/{p95 / base95:.2f}"
+
+
+def row_line(provider: str, latency: float, streams: int, mode: str, result: dict) -> str:
+    """One row: TTFT p50/p95 of each kind, the app's ratios to the SDK and to the lean server,
+    and the CPU per turn of each."""
+    s, cpu = result["samples"], result["cpu"]
+    p = {kind: (pct(s[kind], 50), pct(s[kind], 95)) for kind in KINDS}
+    cells = [f"{p[kind][0]:.0f}/{p[kind][1]:.0f} ({_ratio(*p[kind], *p['sdk'])}; "
+             f"{_ratio(*p[kind], *p['lean'])})" for kind in ("ws", "sse")]
+    app_cpu = (cpu["ws"] + cpu["sse"]) / 2
+    return (f"| {provider} | {latency * 1000:.0f} ms | {streams} | {mode} | "
+            f"{p['sdk'][0]:.0f}/{p['sdk'][1]:.0f} | {p['lean'][0]:.0f}/{p['lean'][1]:.0f} | "
+            f"{cells[0]} | {cells[1]} | {cpu['sdk'] * 1000:.1f} / {cpu['lean'] * 1000:.1f} / "
+            f"{cpu['ws'] * 1000:.1f} / {cpu['sse'] * 1000:.1f} ms | "
+            f"{app_cpu / cpu['lean']:.2f} |")
+
+
+def table(runs: list[dict], capacity: dict | None, args) -> str:
     """The bench's one table (Markdown)."""
     lines = [f"`bench/chat_bench.py` {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-             f"{os.cpu_count()} cores, {args.workers} workers, fake {args.event_delay * 1000:.0f} ms "
-             f"between events, {args.rounds} rounds",
+             f"{os.cpu_count()} cores, {args.workers} workers (and as many SDK, lean and client "
+             f"processes), fake {args.event_delay * 1000:.0f} ms between events, "
+             f"{args.rounds} rounds",
              "",
-             "| latency | streams | mode | raw SDK p50/p95 ms | app WS p50/p95 (ratio) | "
-             "app SSE p50/p95 (ratio) | CPU per turn SDK / WS / SSE |",
-             "|---|---|---|---|---|---|---|"]
-    for latency, streams, mode, result in rows:
-        s = result["samples"]
-        sdk50, sdk95 = pct(s["sdk"], 50), pct(s["sdk"], 95)
-        cells = []
-        for kind in ("ws", "sse"):
-            p50, p95 = pct(s[kind], 50), pct(s[kind], 95)
-            cells.append(f"{p50:.0f}/{p95:.0f} ({p50 / sdk50:.2f}/{p95 / sdk95:.2f})")
-        cpu = result["cpu"]
-        lines.append(f"| {latency * 1000:.0f} ms | {streams} | {mode} | {sdk50:.0f}/{sdk95:.0f} | "
-                     f"{cells[0]} | {cells[1]} | {cpu['sdk'] * 1000:.1f} / "
-                     f"{cpu['ws'] * 1000:.1f} / {cpu['sse'] * 1000:.1f} ms |")
-    lines.append("\nCPU per turn: the SDK processes' own (its HTTP stack, every event parsed), "
-                 "and the app's workers' (titles and cortex updates included).")
-    lines.append(f"Peak RSS after the latency runs (VmHWM, master + workers): {peak_mib:.0f} MiB")
+             "| provider | latency | streams | mode | raw SDK p50/p95 ms | lean p50/p95 ms | "
+             "app WS p50/p95 (÷SDK; ÷lean) | app SSE p50/p95 (÷SDK; ÷lean) | "
+             "CPU per turn SDK / lean / WS / SSE | app CPU ÷ lean |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        lines += [row_line(run["provider"], *row) for row in run["rows"]]
+    lines.append("\nCPU per turn: the SDK processes' own (its HTTP stack, every event parsed), the "
+                 "lean servers' (bench/lean_server.py), and the app's whole process tree "
+                 "(master, workers, their helpers: titles and cortex updates included).")
+    for run in runs:
+        before, after = run["rss_before"], run["rss_after"]
+        lines.append(f"{run['provider']}: RSS (VmRSS, master + workers) {before:.0f} MiB before "
+                     f"the bursts, {after:.0f} MiB {SETTLE:.0f} s after them "
+                     f"({after / before:.2f}×); peak (VmHWM) {run['peak']:.0f} MiB")
     if capacity:
         o, a, b, h = (capacity[k] for k in ("open", "streams", "idle", "half_open"))
         lines += [
@@ -163,13 +214,64 @@ def table(rows: list[tuple], capacity: dict | None, args, peak_mib: float) -> st
     return "\n".join(lines)
 
 
+def run_provider(provider: str, args, with_capacity: bool) -> tuple[dict, dict | None]:
+    """Every setting for one provider (and the capacity phases if asked); the rows, RSS before
+    and after the bursts, and the capacity results."""
+    fake = Child("fake", str(args.event_delay), str(args.chunks), provider)
+    url = fake.hello["url"]
+    children = [fake]
+    run: dict = {"provider": provider, "rows": []}
+    capacity = None
+    try:
+        children += [Child("sdk", url, provider) for _ in range(args.workers)]
+        sdks = children[1:]
+        extra = {"PERSONA_PROVIDER": provider, "OPENAI_BASE_URL": url,
+                 "PERSONA_MODEL": OPENAI_MODEL} if provider == OPENAI else {}
+        with tempfile.TemporaryDirectory() as data_dir, \
+                serve_app(url, data_dir, args.workers, extra) as (base, proc):
+            port, lean_db = free_port(), os.path.join(data_dir, "lean.db")
+            leans = [Child(str(port), url, lean_db, provider, script=str(LEAN))
+                     for _ in range(args.workers)]
+            children += leans
+            clients = [Child("clients", base, str(i), str(args.workers), leans[0].hello["url"])
+                       for i in range(args.workers)]
+            children += clients
+            bench = Bench(fake, sdks, leans, clients, proc.pid)
+            bench.ensure_slots(max(args.streams))
+            run["rss_before"] = memory_kib(proc.pid, "VmRSS") / 1024
+            for latency in args.latency:
+                fake.ask(f"latency {latency}")
+                for n in args.streams:
+                    run["rows"].append((latency, n, "burst", bench.setting(n, args.rounds, 1)))
+                    print(f"done: {provider}, {latency} s, {n} streams, burst", file=sys.stderr,
+                          flush=True)
+                    if args.loop_turns > 1 and latency == 0 and n > 1:
+                        run["rows"].append((latency, n, "loop", bench.setting(
+                            n, max(2, args.rounds // 4), args.loop_turns)))
+            run["peak"] = memory_kib(proc.pid) / 1024
+            time.sleep(SETTLE)  # the bench's own pause: idle time the server may use to give memory back
+            run["rss_after"] = memory_kib(proc.pid, "VmRSS") / 1024
+            for client in clients:
+                client.close()
+            if with_capacity:
+                fake.ask("latency 0")
+                capacity = run_capacity(base, proc.pid, args.cap_idle, args.cap_streams,
+                                        args.cap_turns, args.half_open)
+    finally:
+        for child in children:
+            child.close()
+    return run, capacity
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--streams", type=int, nargs="+", default=[1, 8, 32, 50, 100])
-    parser.add_argument("--latency", type=float, nargs="+", default=[0.0, 0.3],
+    parser.add_argument("--providers", nargs="+", default=["anthropic", OPENAI],
+                        choices=["anthropic", OPENAI])
+    parser.add_argument("--streams", type=int, nargs="+", default=[1, 8, 32, 50])
+    parser.add_argument("--latency", type=float, nargs="+", default=[0.0],
                         help="seconds the fake waits before the first event")
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds per setting")
-    parser.add_argument("--loop-turns", type=int, default=3,
+    parser.add_argument("--loop-turns", type=int, default=0,
                         help="turns per stream in a closed-loop round (0: no loops)")
     parser.add_argument("--event-delay", type=float, default=0.02)
     parser.add_argument("--chunks", type=int, default=10, help="text chunks per reply")
@@ -181,36 +283,12 @@ def main() -> None:
     parser.add_argument("--half-open", type=int, default=500)
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
-    fake = Child("fake", str(args.event_delay), str(args.chunks))
-    sdks = [Child("sdk", fake.hello["url"]) for _ in range(args.workers)]
-    rows, capacity = [], None
-    children = [fake, *sdks]
-    try:
-        with tempfile.TemporaryDirectory() as data_dir, \
-                serve_app(fake.hello["url"], data_dir, args.workers) as (base, proc):
-            clients = [Child("clients", base, str(i), str(args.workers))
-                       for i in range(args.workers)]
-            children += clients
-            bench = Bench(fake, sdks, clients, proc.pid)
-            for latency in args.latency:
-                fake.ask(f"latency {latency}")
-                for n in args.streams:
-                    rows.append((latency, n, "burst", bench.setting(n, args.rounds, 1)))
-                    print(f"done: {latency} s, {n} streams, burst", file=sys.stderr, flush=True)
-                    if args.loop_turns > 1 and latency == 0 and n > 1:
-                        rows.append((latency, n, "loop", bench.setting(
-                            n, max(2, args.rounds // 4), args.loop_turns)))
-            peak = memory_kib(proc.pid) / 1024
-            for client in clients:
-                client.close()
-            if not args.no_capacity:
-                fake.ask("latency 0")
-                capacity = run_capacity(base, proc.pid, args.cap_idle, args.cap_streams,
-                                        args.cap_turns, args.half_open)
-    finally:
-        for child in children:
-            child.close()
-    print(table(rows, capacity, args, peak))
+    runs, capacity = [], None
+    for i, provider in enumerate(args.providers):
+        run, found = run_provider(provider, args, not args.no_capacity and i == 0)
+        runs.append(run)
+        capacity = capacity or found
+    print(table(runs, capacity, args))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from gunicorn import util
 from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.ggevent import GeventWorker
 
+from .worker_memory import release_heap
+
 HEADER_SECONDS = 5  # also the keep-alive: an idle HTTP connection is closed after it
 PENDING_PER_ADDRESS = 64
 WORKER_CONNECTIONS = 4000
@@ -52,7 +54,24 @@ class Worker(GeventWorker):
         if path:
             from .blocking_report import install
             install(path)
-        super().run()
+        self._tune_memory()
+        try:
+            super().run()
+        finally:
+            release_heap()
+
+    def _tune_memory(self) -> None:
+        """The worker's heap settings (`worker_memory.py`): fewer malloc arenas, the boot's
+        objects frozen, and the heap trimmed once no reply has streamed for a second."""
+        from flask import Flask
+
+        from .utils.provider import get_chat_service, get_db
+        from .worker_memory import IdleTrim, limit_arenas, settle_heap
+        limit_arenas()
+        if isinstance(self.wsgi, Flask):  # else the app failed to build: gunicorn's error app
+            IdleTrim(get_chat_service(self.wsgi).hub.busy,
+                     release=get_db(self.wsgi).shrink_idle).start()
+        settle_heap()
 
     def handle(self, listener, client, addr):
         """Refuses a connection at once when its address already has too many half-open ones."""

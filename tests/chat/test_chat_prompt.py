@@ -124,3 +124,27 @@ def test_the_greeting_the_person_saw_is_in_the_cached_prompt(server, claude, scr
     assert "<greeting>\nAhoy! Ready for the next voyage?\n</greeting>" in first
     assert first.index("</greeting>") < first.index("<cortex_memory>")
     assert "<greeting>" not in second and "greeting" not in second.lower()
+
+
+def test_a_cortex_edit_between_turns_is_in_the_next_prompt_and_its_provenance(
+        server, client, claude, script, make_session):
+    """The prompt's cortex texts are reused between turns (cortex/prompt_cache.py); an edit
+    through the API must reach the very next request, and the reply records its revision."""
+    assert edit_memory(client, "Lena rows on the Elbe.").status_code == 200
+    session = make_session()
+    with ChatSocketClient(server.ws_url) as ws:
+        ws.chat(session["id"], "Hi")
+        edited = edit_memory(client, "Lena sails on the Alster now.")
+        assert edited.status_code == 200
+        done = ws.chat(session["id"], "And now?")[-1]
+    text = chat_requests(claude)[-1].system[0]["text"]
+    assert "Lena sails on the Alster now." in text and "Elbe" not in text
+    shown = client.get(f"/api/sessions/{session['id']}/messages/{done['message_id']}").get_json()
+    assert shown["cortex_revisions"]["memory.md"] == edited.get_json()["revision"]
+
+
+def edit_memory(client, content: str):
+    """PUT memory.md through the API (with the If-Match the API requires)."""
+    url = "/api/personas/default/cortex/memory.md"
+    etag = client.get(url).headers["ETag"]
+    return client.put(url, json={"content": content}, headers={"If-Match": etag})

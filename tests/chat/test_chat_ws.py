@@ -182,3 +182,32 @@ def test_run_chat_socket_with_a_fake_socket(app, script, make_session):
     run_chat_socket(ws, provider.get_chat_service(app))
     assert [e["type"] for e in ws.sent] == ["subscribed", "start", "chunk", "done"]
     assert ws.sent[-1]["text"] == "Default reply."
+
+
+def test_a_socket_that_follows_another_session_gets_no_more_frames_of_its_reply(
+        server, script, make_session, rows):
+    """The reply a socket started sends its frames from its own thread; once the socket
+    follows another session, the reply goes on without sending it anything more."""
+    first, second = make_session()["id"], make_session()["id"]
+    gate = threading.Event()
+    script.reply(replies.gated(replies.text("One two three", chunks=["One", " two", " three"]),
+                               gate))
+    script.reply("Hello from the second session.")
+    with ChatSocketClient(server.ws_url) as ws:
+        ws.send(type="chat", session_id=first, message="Count")
+        assert ws.next()["type"] == "start"
+        assert ws.next() == {"type": "chunk", "text": "One"}
+        ws.send(type="resume", session_id=second)
+        assert ws.next() == {"type": "idle", "session_id": second}
+        gate.set()
+        with ChatSocketClient(server.ws_url) as watcher:  # waits for the first reply's end
+            watcher.send(type="resume", session_id=first)
+            assert watcher.until("done", "error", "idle")[-1]["type"] in ("done", "idle")
+        events = ws.chat(second, "Hi")
+    assert events[0]["type"] == "start" and events[0]["session_id"] == second
+    assert "".join(e["text"] for e in events if e["type"] == "chunk") == \
+        "Hello from the second session."  # nothing of the first reply in between
+    assert events[-1]["type"] == "done"
+    assert rows("SELECT content, status FROM messages WHERE role = 'assistant' ORDER BY id") == [
+        {"content": "One two three", "status": "complete"},
+        {"content": "Hello from the second session.", "status": "complete"}]

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import openai_raw
 from .openai import build_kwargs
 from .openai_adapter import OpenAIAdapter
 from .openai_errors import NotAnApi
@@ -68,9 +69,11 @@ class OpenAIBackend:
         return data
 
     def open_stream(self, body: dict) -> _ChatStream:
-        """One streaming `chat.completions.create` (usage requested)."""
-        return _ChatStream(self.sdk.chat.completions.create(
-            stream=True, stream_options={"include_usage": True}, **body, **self.options))
+        """One streaming `chat.completions.create` (usage requested), read raw
+        (`openai_raw.py`)."""
+        opened = openai_raw.open_stream(self.sdk, {"stream_options": {"include_usage": True},
+                                                   **body, **self.options})
+        return _ChatStream(opened, opened.__enter__().http_response)
 
     def models(self) -> list[str]:
         """The ids `GET /models` lists (raises on failure)."""
@@ -79,22 +82,23 @@ class OpenAIBackend:
 
 
 class _ChatStream:
-    """The SDK's chunk iterator; an HTML page instead of a stream is `not_an_api`."""
+    """The raw streaming response's chunks as dicts; an HTML page instead of a stream is
+    `not_an_api`."""
 
-    def __init__(self, upstream: Any):
-        self._upstream = upstream
+    def __init__(self, opened: Any, http_response: Any):
+        self._opened, self._response = opened, http_response
 
     def events(self) -> Iterator[Any]:
-        if "html" in self._upstream.response.headers.get("content-type", ""):
+        if "html" in self._response.headers.get("content-type", ""):
             raise NotAnApi("not_an_api")
-        return iter(self._upstream)
+        return openai_raw.chunks(self._response)
 
     def sent(self) -> bytes:
         """The request body exactly as the SDK sent it."""
-        return bytes(self._upstream.response.request.content)
+        return bytes(self._response.request.content)
 
     def abort(self) -> None:
-        abort_connection(self._upstream.response)
+        abort_connection(self._response)
 
     def close(self) -> None:
-        self._upstream.close()
+        self._opened.__exit__(None, None, None)

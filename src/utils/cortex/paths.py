@@ -49,6 +49,12 @@ class CortexPaths:
         validate_filename(filename)
         return self._inside(os.path.join(self._unchecked_dir(persona_id), filename), persona_id)
 
+    def stat_dir(self, persona_id: str) -> str:
+        """The persona's directory without the symlink check, for `stat` comparisons only (a
+        swapped directory changes the inodes; whatever is read goes through `file`)."""
+        validate_persona_id(persona_id)
+        return self._unchecked_dir(persona_id)
+
     def _unchecked_dir(self, persona_id: str) -> str:
         if persona_id == DEFAULT_PERSONA:
             return os.path.join(self.root, DEFAULT_PERSONA)

@@ -32,6 +32,7 @@ from .errors import (
 )
 from .locks import PersonaLocks
 from .paths import CORTEX_FILES, DEFAULT_PERSONA, CortexPaths, validate_persona_id
+from .prompt_cache import PromptTexts, Texts
 from .snapshots import FileSnapshots, read_with_stat
 from .staging import StagedEdits
 from .templates import render_template
@@ -63,7 +64,8 @@ class CortexService:
 
     def __init__(self, data_dir: str, db, settings: Callable[[], dict] | None = None,
                  budget: int = DEFAULT_BUDGET, snapshots: FileSnapshots | None = None,
-                 exists: Callable[[str], bool] | None = None):
+                 exists: Callable[[str], bool] | None = None,
+                 prompt_texts: PromptTexts | None = None):
         self.db = db
         self._exists = exists
         self.paths = CortexPaths(data_dir)
@@ -72,6 +74,7 @@ class CortexService:
         self._settings = settings or dict
         self._locks = PersonaLocks(self.paths.lock_dir)
         self._snapshots = snapshots or FileSnapshots()
+        self._prompt_texts = prompt_texts or PromptTexts()
 
     def lock(self, persona_id: str):
         """The persona's lock (a context manager): re-entrant, and held against other processes."""
@@ -123,6 +126,24 @@ class CortexService:
         """All three files, read under one lock."""
         with self._hold(persona_id):
             return [self._file(self._current(persona_id, name)) for name in CORTEX_FILES]
+
+    def prompt_texts(self, persona_id: str) -> Texts:
+        """`(filename, content, revision)` of the three files for a chat prompt: as last read
+        while no file and no revision row changed since (`prompt_cache.py`), else read under
+        the lock like `read_all_info`."""
+        directory = self.paths.stat_dir(persona_id)
+        conn = self.db.conn()
+        known = self._prompt_texts.lookup(persona_id,
+                                          self._prompt_texts.key(conn, directory, persona_id))
+        if known is not None:
+            return known
+        with self._hold(persona_id):
+            texts = [(info.filename, info.content, info.revision)
+                     for info in (self._file(self._current(persona_id, name))
+                                  for name in CORTEX_FILES)]
+            self._prompt_texts.remember(persona_id,
+                                        self._prompt_texts.key(conn, directory, persona_id), texts)
+        return texts
 
     def read_all(self, persona_id: str) -> dict[str, str]:
         """`{'memory', 'soul', 'relationship'}` contents under one lock ('' for an unreadable file)."""

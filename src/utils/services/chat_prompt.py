@@ -38,7 +38,6 @@ class ChatPrompt:
         user_persona = user_persona_store.of_session(conn, session["id"])
         user_name, about = prompts.user_for(persona, app, language, user_persona)
         cortex, used = self._cortex_text(persona["id"])
-        message_store.set_cortex_revisions(conn, reply_id, used)
         card_user = prompts.card_user_for(persona, app, user_persona)
         reply = message_store.get_message(conn, reply_id)
         assert reply is not None  # created before its request is built
@@ -46,7 +45,7 @@ class ChatPrompt:
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
         fired = world_info.fire(conn, persona, user_name, history)
-        message_store.set_world_info(conn, reply_id, [hit.record() for hit in fired])
+        message_store.set_prompt_sources(conn, reply_id, used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
                                        [hit.content for hit in fired], about, card_user)
         history = prompts.with_post_history(
@@ -64,13 +63,13 @@ class ChatPrompt:
         if not load_cortex_settings(self._db.conn())["enabled"]:
             return None, None
         try:
-            infos = self._cortex.read_all_info(persona_id)
+            texts = self._cortex.prompt_texts(persona_id)
         except Exception:
             log.exception("Could not read the cortex of persona %s; answering without it",
                           persona_id)
             return None, None
-        return ({f"cortex_{info.filename[:-3]}": info.content.strip() for info in infos},
-                {info.filename: info.revision for info in infos})
+        return ({f"cortex_{name[:-3]}": content.strip() for name, content, _ in texts},
+                {name: revision for name, _, revision in texts})
 
 
 def error_of(message: dict) -> dict | None:

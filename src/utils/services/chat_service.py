@@ -161,11 +161,15 @@ class ChatService(ChatTree):
                                          cause=cause)
 
     def _work(self, generation: Generation, session: dict, user: dict) -> None:
-        """The reply's thread: prompt, stream, store, free the session, then tell the followers."""
+        """The reply's thread: prompt, stream, store, free the session, then tell the followers.
+        It keeps one SQLite connection from the prompt to the stored reply (handing it back
+        while streaming made every turn reconnect once more than the pool keeps were busy),
+        unless more are in use than the pool keeps (then memory wins)."""
         try:
             config = self._prompt.config(session, generation.reply_id, generation.text())
             capture = config.on_sent = SentCapture(config)
-            self._db.close_thread()  # not needed while the reply streams: back to the pool
+            if self._db.crowded():  # many replies at once: each holding one costs ~1 MiB
+                self._db.close_thread()
             outcome = stream_reply(self._db, self._api, generation, config)
             if outcome.stored is not None:
                 prompt_record.store(self._db.conn(), generation.reply_id, capture, outcome.usage)

@@ -1,8 +1,10 @@
 """One browser's chat WebSocket: reads frames, follows one reply at a time, pushes background news.
 
 Replies are generated independently of the socket (`generations.py`): this connection only
-follows one, in a follower thread, so the reading loop can still take frames mid-stream. Closing
-the socket, or following another session (`resume`), detaches the follower; the reply goes on.
+follows one, so the reading loop can still take frames mid-stream. A reply this socket started
+sends its frames from its own thread (`Generation.attach`); one it resumes is followed in a
+follower thread. Closing the socket, or following another session (`resume`), detaches either;
+the reply goes on.
 `stop` is the explicit way to end a reply. Cortex and title events are pushed from the threads
 that finish those jobs, so every send goes through one lock. Nothing here knows about Flask:
 `ws` is anything with `receive()` and `send()`.
@@ -18,6 +20,7 @@ from . import chat_events as events
 from .chat_events import ChatEvent
 from .chat_frames import FrameError, parse_frame
 from .errors import ServiceError
+from .generations import Generation
 from .ids import is_persona_id
 
 log = logging.getLogger(__name__)
@@ -43,7 +46,7 @@ class ChatSocket:
         self._chat = chat
         self._subscribe_jobs = subscribe_jobs
         self._titles = titles
-        self._send_lock = threading.Lock()
+        self._send_lock = threading.RLock()  # held while a started reply's backlog is sent
         self._closed = threading.Event()
         self._personas: set[str] = set()
         self._sessions: set[str] = set()
@@ -162,11 +165,29 @@ class ChatSocket:
         self._detach()
         follow = _Follow(generation.session_id)
         self._watch({"id": generation.session_id, "persona_id": generation.persona_id})
-        self._begin(follow, self._chat.follow(generation, detached=follow.detached))
+        self._attach(follow, generation)
 
     def _watch(self, session: dict) -> None:
         self._personas.add(session["persona_id"])
         self._sessions.add(session["id"])
+
+    def _attach(self, follow: "_Follow", generation: Generation) -> None:
+        """Follows a reply this socket started from the reply's own thread: it sends each
+        chunk and the end as it produces them (no follower thread to wake per chunk). What
+        exists already goes first, under the send lock, so nothing overtakes it."""
+        def sink(event: ChatEvent) -> None:
+            if event.type in FINAL:
+                follow.finished = True
+            if not self._send(event, follow):
+                generation.detach(sink)
+
+        follow.release = lambda: generation.detach(sink)
+        with self._state_lock:
+            self._current = follow
+        with self._send_lock:
+            backlog = generation.attach(sink, generation.prefix_length)
+            for event in (generation.start_event(), *backlog):
+                sink(event)
 
     def _begin(self, follow: "_Follow", stream: Generator[ChatEvent, None, None]) -> None:
         with self._state_lock:
@@ -195,6 +216,8 @@ class ChatSocket:
             current, self._current = self._current, None
         if current is not None:
             current.detached.set()
+            if current.release is not None:
+                current.release()
 
     def _on_job(self, job: dict) -> None:
         if job.get("persona_id") in self._personas:
@@ -227,6 +250,7 @@ class _Follow:
         self.session_id = session_id
         self.detached = threading.Event()
         self.finished = False
+        self.release: Callable[[], None] | None = None  # stops a reply's own sends to us
 
 
 def _message_id(frame: dict) -> int | None:

@@ -44,6 +44,7 @@ class Generation:
         self._ends: list[int] = [len(prefix)] if prefix else []
         self._final: ChatEvent | None = None
         self._flushed = len(prefix)
+        self._sinks: list[Callable[[ChatEvent], object]] = []
 
     def start_event(self) -> ChatEvent:
         """The `start` event every follower receives first."""
@@ -57,12 +58,43 @@ class Generation:
             self._pieces.append(text)
             self._ends.append(self._length() + len(text))
             self._cond.notify_all()
+            sinks = list(self._sinks)
+        if sinks and text:
+            self._deliver(sinks, events.chunk(text))
 
     def finish(self, final: ChatEvent) -> None:
         """Ends the generation with its `done` or `error` event."""
         with self._cond:
             self._final = final
             self._cond.notify_all()
+            sinks, self._sinks = self._sinks, []
+        self._deliver(sinks, final)
+
+    def attach(self, sink: Callable[[ChatEvent], object], offset: int) -> list[ChatEvent]:
+        """Makes the reply's own thread call `sink` with each later chunk and the final event
+        (the socket that started a reply is sent its frames without a follower's hop); returns
+        what is already there beyond `offset` (the text as one chunk, the end if any), which
+        the caller sends first. The caller keeps `sink` from sending until it has."""
+        with self._cond:
+            pieces = "".join(self._pieces)[offset:]
+            backlog = [events.chunk(pieces)] if pieces else []
+            if self._final is not None:
+                return [*backlog, self._final]
+            self._sinks.append(sink)
+            return backlog
+
+    def detach(self, sink: Callable[[ChatEvent], object]) -> None:
+        """Stops calling `sink`."""
+        with self._cond:
+            if sink in self._sinks:
+                self._sinks.remove(sink)
+
+    def _deliver(self, sinks: list, event: ChatEvent) -> None:
+        for sink in sinks:
+            try:
+                sink(event)
+            except Exception:
+                log.exception("Sending a frame of reply %s failed", self.reply_id)
 
     def text(self) -> str:
         """Everything generated so far (with the continued prefix, if any)."""
@@ -124,6 +156,11 @@ class GenerationHub:
                                                  daemon=True)
                 self._watcher.start()
         thread.start()
+
+    def busy(self) -> bool:
+        """True while this process generates any reply."""
+        with self._lock:
+            return bool(self._running)
 
     def local(self, reply_id: int) -> Generation | None:
         """The generation of `reply_id` if this process runs it."""

@@ -194,13 +194,14 @@ class Database:
     one, so memory grows with the connections in use, not with the connections ever opened.
     """
 
-    IDLE = 8
+    IDLE = 32  # a burst of replies each holds one while it streams (issue #23)
 
     def __init__(self, path: str):
         self.path = path
         self._local = threading.local()
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
+        self._in_use = 0  # connections held by threads now
         self._write_lock = threading.RLock()
         self._open_lock = threading.Lock()
         self._opened = False
@@ -227,8 +228,16 @@ class Database:
                 self.open()
             with self._idle_lock:
                 conn = self._idle.pop() if self._idle else None
+                self._in_use += 1
             conn = self._local.conn = conn or connect(self.path, self._write_lock)
         return conn
+
+    def crowded(self) -> bool:
+        """True when more connections are in use than the pool keeps idle: a thread that will
+        not need its connection for a while should then hand it back (`close_thread`), so
+        memory stays bounded by the connections in use, not by the work in flight."""
+        with self._idle_lock:
+            return self._in_use > self.IDLE
 
     def close_thread(self) -> None:
         """Gives up this thread's connection (short-lived threads call it when they end): kept
@@ -238,10 +247,18 @@ class Database:
             return
         self._local.conn = None
         with self._idle_lock:
+            self._in_use -= 1
             if not conn.in_transaction and len(self._idle) < self.IDLE:
                 self._idle.append(conn)
                 return
         conn.close()
+
+    def shrink_idle(self) -> None:
+        """Frees the page caches of the idle connections (after a burst, each kept up to 2 MiB
+        of pages it read; the next user reads what it needs again)."""
+        with self._idle_lock:  # held: a connection taken meanwhile would be used by two threads
+            for conn in self._idle:
+                conn.execute("PRAGMA shrink_memory")
 
     def close(self) -> None:
         """Closes the idle connections and this thread's (shutdown: an app kept alive by a

@@ -162,19 +162,14 @@ def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status
     return message
 
 
-def set_cortex_revisions(conn: sqlite3.Connection, message_id: int,
-                         revisions: dict | None) -> None:
-    """Records the cortex revisions (per file) a reply's prompt held (its provenance)."""
+def set_prompt_sources(conn: sqlite3.Connection, message_id: int, revisions: dict | None,
+                       fired: list[dict]) -> None:
+    """Records what a reply's prompt held, in one write: the cortex revisions per file (its
+    provenance) and the world info entries that fired (None when there were none)."""
     with transaction(conn):
-        conn.execute("UPDATE messages SET cortex_revisions = ? WHERE id = ?",
-                     (json.dumps(revisions) if revisions is not None else None, message_id))
-
-
-def set_world_info(conn: sqlite3.Connection, message_id: int, fired: list[dict]) -> None:
-    """Records the world info entries a reply's prompt held (None when there were none)."""
-    with transaction(conn):
-        conn.execute("UPDATE messages SET world_info = ? WHERE id = ?",
-                     (json.dumps(fired, ensure_ascii=False) if fired else None, message_id))
+        conn.execute("UPDATE messages SET cortex_revisions = ?, world_info = ? WHERE id = ?",
+                     (json.dumps(revisions) if revisions is not None else None,
+                      json.dumps(fired, ensure_ascii=False) if fired else None, message_id))
 
 
 def request_stop(conn: sqlite3.Connection, message_id: int) -> bool:

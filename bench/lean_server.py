@@ -1,0 +1,232 @@
+"""The lean chat server: the floor the app's chat turn is measured against (issue #23).
+
+It does what a chat turn must do and nothing else, in its own process under gevent, like one
+of the app's workers: a WebSocket frame `{"type": "chat", "session_id", "message"}` (or
+`POST /api/chat/stream`, answered as Server-Sent Events) stores the person's message and an
+empty reply in one SQLite WAL transaction, reads the history back (newest 40 messages, like the
+app's default context limit), builds the prompt from it (the app's system blocks with this
+session's name), streams the reply with the official SDK on one shared client, decoding the
+raw response with the app's SSE decoder (`api_request/raw_stream.py`), sends one frame per text
+delta, and stores the final text in a second transaction. No cortex, titles, followers,
+leases, inspector or settings: what is left is what any server doing this turn pays.
+
+    python bench/lean_server.py PORT FAKE_URL DB_PATH [anthropic|openai_compatible]
+
+Several processes may serve one PORT (SO_REUSEPORT, like gunicorn's workers sharing a listener)
+and one DB_PATH. Prints `{"url": ...}` once listening; stdin lines: `{"system": [...], "model":
+..., "max_tokens": ..., "name": "Bench 0"}` sets the prompt template (the app's system blocks,
+whose persona name is replaced by each session's), `quit` ends it.
+"""
+from gevent import monkey
+
+monkey.patch_all()
+
+import json  # noqa: E402
+import socket  # noqa: E402
+import sqlite3  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import gevent  # noqa: E402
+from gevent.fileobject import FileObjectThread  # noqa: E402
+from gevent.pywsgi import WSGIServer  # noqa: E402
+from simple_websocket import ConnectionClosed, Server  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from src.utils.api_request import raw_stream  # noqa: E402
+
+KEY = "sk-ant-bench-0000000000000000"
+HISTORY = 40
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL,
+    content TEXT NOT NULL, streaming INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS messages_session ON messages (session_id, id);
+"""
+
+
+class Store:
+    """SQLite in WAL mode; a few connections reused by the turns (one per turn while it runs)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.idle: list[sqlite3.Connection] = []
+        with self.take() as conn:
+            conn.executescript(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        return conn
+
+    def take(self) -> "_Lease":
+        return _Lease(self, self.idle.pop() if self.idle else self._connect())
+
+
+class _Lease:
+    def __init__(self, store: Store, conn: sqlite3.Connection):
+        self.store, self.conn = store, conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.conn
+
+    def __exit__(self, *exc) -> None:
+        self.store.idle.append(self.conn)
+
+
+class Lean:
+    """One process of the lean server."""
+
+    def __init__(self, fake_url: str, db_path: str, provider: str):
+        self.store = Store(db_path)
+        self.provider = provider
+        self.template: dict = {"system": [{"type": "text", "text": "You are Bench 0."}],
+                               "model": "claude-sonnet-5-5", "max_tokens": 2048,
+                               "name": "Bench 0"}
+        if provider == "openai_compatible":
+            import openai
+            self.sdk = openai.OpenAI(api_key=KEY, base_url=fake_url, max_retries=0, timeout=120)
+        else:
+            import anthropic
+            self.sdk = anthropic.Anthropic(api_key=KEY, base_url=fake_url, max_retries=0,
+                                           timeout=120)
+
+    def turn(self, session_id: str, text: str, emit) -> None:
+        """One chat turn; `emit(type, data)` sends an event to the client."""
+        with self.store.take() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            user = conn.execute("INSERT INTO messages (session_id, role, content) "
+                                "VALUES (?, 'user', ?)", (session_id, text)).lastrowid
+            reply = conn.execute("INSERT INTO messages (session_id, role, content, streaming) "
+                                 "VALUES (?, 'assistant', '', 1)", (session_id,)).lastrowid
+            conn.execute("COMMIT")
+            rows = conn.execute("SELECT role, content FROM messages WHERE session_id = ? "
+                                "AND streaming = 0 ORDER BY id DESC LIMIT ?",
+                                (session_id, HISTORY)).fetchall()
+        emit("start", {"session_id": session_id, "message_id": user, "reply_id": reply})
+        history = [{"role": role, "content": content} for role, content in reversed(rows)]
+        while history and history[0]["role"] != "user":
+            history.pop(0)
+        pieces = list(self._stream(session_id, history, emit))
+        final = "".join(pieces)
+        with self.store.take() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("UPDATE messages SET content = ?, streaming = 0 WHERE id = ?",
+                         (final, reply))
+            conn.execute("COMMIT")
+        emit("done", {"message_id": reply, "text": final, "usage": {}, "stop_reason": "end_turn",
+                      "cortex": None})
+
+    def _stream(self, session_id: str, history: list[dict], emit):
+        template = self.template
+        name = f"Lean {session_id}"
+        system = [{**block, "text": block["text"].replace(template["name"], name)}
+                  for block in template["system"]]
+        if self.provider == "openai_compatible":
+            yield from self._openai(system, history, template, emit)
+            return
+        with raw_stream.open_stream(self.sdk, {
+                "model": template["model"], "max_tokens": template["max_tokens"],
+                "system": system, "messages": history}) as response:
+            for event in raw_stream.events(response):
+                if event["type"] == "content_block_delta":
+                    delta = event["delta"]
+                    if delta.get("type") == "text_delta" and delta["text"]:
+                        emit("chunk", {"text": delta["text"]})
+                        yield delta["text"]
+
+    def _openai(self, system: list[dict], history: list[dict], template: dict, emit):
+        messages = [{"role": "system", "content": "\n\n".join(b["text"] for b in system)},
+                    *history]
+        with self.sdk.chat.completions.with_streaming_response.create(
+                stream=True, stream_options={"include_usage": True}, model=template["model"],
+                max_tokens=template["max_tokens"], messages=messages) as response:
+            for line in response.iter_lines():
+                if not line.startswith("data: ") or line == "data: [DONE]":
+                    continue
+                chunk = json.loads(line[6:])
+                for choice in chunk.get("choices") or ():
+                    text = (choice.get("delta") or {}).get("content")
+                    if text:
+                        emit("chunk", {"text": text})
+                        yield text
+
+    def app(self, environ, start_response):
+        """The WSGI application: `/ws/chat` and `POST /api/chat/stream`."""
+        path = environ.get("PATH_INFO")
+        if path == "/ws/chat":
+            self._websocket(environ)
+            start_response("200 OK", [])
+            return []
+        if path == "/api/chat/stream" and environ["REQUEST_METHOD"] == "POST":
+            body = json.loads(environ["wsgi.input"].read())
+            start_response("200 OK", [("Content-Type", "text/event-stream"),
+                                      ("Cache-Control", "no-cache")])
+            return self._sse(body["session_id"], body["message"])
+        start_response("404 Not Found", [("Content-Type", "text/plain")])
+        return [b"not found"]
+
+    def _websocket(self, environ) -> None:
+        ws = Server(environ)
+        sock = getattr(ws, "sock", None)
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def emit(kind: str, data: dict) -> None:
+            ws.send(json.dumps({"type": kind, **data}, ensure_ascii=False))
+        try:
+            while True:
+                frame = json.loads(ws.receive())
+                if frame.get("type") == "chat":
+                    self.turn(frame["session_id"], frame["message"], emit)
+        except ConnectionClosed:
+            pass
+
+    def _sse(self, session_id: str, message: str):
+        queue: gevent.queue.Queue = gevent.queue.Queue()
+
+        def emit(kind: str, data: dict) -> None:
+            queue.put(f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+                      .encode())
+
+        def run() -> None:
+            try:
+                self.turn(session_id, message, emit)
+            finally:
+                queue.put(None)
+        gevent.spawn(run)
+        while (record := queue.get()) is not None:
+            yield record
+
+
+def listener(port: int) -> socket.socket:
+    """A listening socket on `port` that other lean processes may share."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(2048)
+    return sock
+
+
+def main() -> None:
+    import gevent.queue  # noqa: F401  (used by _sse)
+    port, fake_url, db_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    lean = Lean(fake_url, db_path, sys.argv[4] if len(sys.argv) > 4 else "anthropic")
+    server = WSGIServer(listener(port), lean.app, log=None, error_log=None)
+    server.start()
+    print(json.dumps({"url": f"http://127.0.0.1:{port}"}), flush=True)
+    for line in FileObjectThread(sys.stdin):
+        if line.strip() == "quit":
+            break
+        lean.template = json.loads(line)
+        print("{}", flush=True)
+    server.stop(timeout=1)
+    lean.sdk.close()
+
+
+if __name__ == "__main__":
+    main()

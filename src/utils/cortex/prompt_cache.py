@@ -1,0 +1,76 @@
+"""The cortex text of each persona's last prompt, reused while nothing about it changed.
+
+Building a chat prompt reads the three files under the persona's lock, reconciles each with its
+revision rows and counts its version: a lock, a directory listing and about ten queries per
+turn (issue #23). Between two turns the files rarely change, so the texts and revision ids read
+last time are kept per persona with what they depended on: each file's stat signature (device,
+inode, size, mtime, ctime: see `snapshots.py`) and the newest revision row id of each file,
+taken under the same lock as the read. The next prompt compares three `stat` calls and one query
+with that; any difference (a revision landed through the app or another process, the file was
+edited on disk, a pending row appeared) reads the files the regular way, under the lock. Files
+changed within `RACY_SECONDS` of the read are not remembered (a second edit in the same clock
+tick could leave every field as it was).
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+from .paths import CORTEX_FILES
+from .snapshots import RACY_SECONDS, signature
+
+MAX_PERSONAS = 256
+Texts = list[tuple[str, str, int]]  # (filename, content, revision id)
+
+
+def newest_ids(conn: sqlite3.Connection, persona_id: str) -> tuple:
+    """The newest revision row id (committed or pending) of each cortex file, in file order."""
+    rows = dict(conn.execute("SELECT filename, MAX(id) FROM cortex_revisions WHERE persona_id = ? "
+                             "GROUP BY filename", (persona_id,)).fetchall())
+    return tuple(rows.get(name) for name in CORTEX_FILES)
+
+
+class PromptTexts:
+    """One process's last-read cortex texts per persona, with what they depended on."""
+
+    def __init__(self, clock: Callable[[], int] = time.time_ns):
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[str, tuple[tuple, Texts]] = OrderedDict()
+
+    def key(self, conn: sqlite3.Connection, directory: str, persona_id: str) -> tuple | None:
+        """What the texts depend on now; None when a file is missing."""
+        stats = []
+        for name in CORTEX_FILES:
+            try:
+                stats.append(os.stat(os.path.join(directory, name)))
+            except FileNotFoundError:
+                return None
+        return tuple(signature(st) for st in stats), newest_ids(conn, persona_id), \
+            max(max(st.st_mtime_ns, st.st_ctime_ns) for st in stats)
+
+    def lookup(self, persona_id: str, key: tuple | None) -> Texts | None:
+        """The remembered texts if `key` is what they were read under."""
+        if key is None:
+            return None
+        with self._lock:
+            entry = self._entries.get(persona_id)
+            if entry is None or entry[0] != key[:2]:
+                return None
+            self._entries.move_to_end(persona_id)
+            return entry[1]
+
+    def remember(self, persona_id: str, key: tuple | None, texts: Texts) -> None:
+        """Keeps `texts`, read under `key` (not if a file changed too recently)."""
+        with self._lock:
+            if key is None or self._clock() - key[2] < RACY_SECONDS * 1e9:
+                self._entries.pop(persona_id, None)
+                return
+            self._entries[persona_id] = (key[:2], texts)
+            self._entries.move_to_end(persona_id)
+            while len(self._entries) > MAX_PERSONAS:
+                self._entries.popitem(last=False)
