@@ -20,18 +20,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+from ..storage.cortex_revisions import newest_ids
 from .paths import CORTEX_FILES
 from .snapshots import RACY_SECONDS, signature
 
 MAX_PERSONAS = 256
 Texts = list[tuple[str, str, int]]  # (filename, content, revision id)
-
-
-def newest_ids(conn: sqlite3.Connection, persona_id: str) -> tuple:
-    """The newest revision row id (committed or pending) of each cortex file, in file order."""
-    rows = dict(conn.execute("SELECT filename, MAX(id) FROM cortex_revisions WHERE persona_id = ? "
-                             "GROUP BY filename", (persona_id,)).fetchall())
-    return tuple(rows.get(name) for name in CORTEX_FILES)
 
 
 class PromptTexts:
@@ -50,7 +44,7 @@ class PromptTexts:
                 stats.append(os.stat(os.path.join(directory, name)))
             except FileNotFoundError:
                 return None
-        return tuple(signature(st) for st in stats), newest_ids(conn, persona_id), \
+        return tuple(signature(st) for st in stats), newest_ids(conn, persona_id, CORTEX_FILES), \
             max(max(st.st_mtime_ns, st.st_ctime_ns) for st in stats)
 
     def lookup(self, persona_id: str, key: tuple | None) -> Texts | None:

@@ -154,3 +154,11 @@ def latest_sizes(conn: sqlite3.Connection, persona_id: str) -> list:
         "r.committed = 1 AND r.id = (SELECT MAX(id) FROM cortex_revisions x WHERE "
         "x.persona_id = r.persona_id AND x.filename = r.filename AND x.committed = 1)",
         (persona_id,)).fetchall()
+
+
+def newest_ids(conn: sqlite3.Connection, persona_id: str, filenames: tuple[str, ...]) -> tuple:
+    """The newest revision row id (committed or pending) of each of `filenames`, in order
+    (what the prompt's cached cortex texts depend on, `cortex/prompt_cache.py`)."""
+    rows = dict(conn.execute("SELECT filename, MAX(id) FROM cortex_revisions WHERE persona_id = ? "
+                             "GROUP BY filename", (persona_id,)).fetchall())
+    return tuple(rows.get(name) for name in filenames)
