@@ -6,7 +6,7 @@ import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { setPersonName } from '../lib/persona_view.js';
 import { currentTheme, setTheme } from '../lib/theme.js';
-import { confirmAction, toast } from '../lib/ui.js';
+import { confirmedDelete, toast } from '../lib/ui.js';
 import { LANG, t } from '../lib/i18n.js';
 import { ProviderSettings } from './provider.js';
 
@@ -113,16 +113,12 @@ export class GeneralSettings {
   }
 
   async removeKey() {
-    const ok = await confirmAction(t('settings.key.remove_text'),
-      { title: t('settings.key.remove_title'), confirm: t('settings.key.remove_confirm') });
-    if (!ok) return;
-    try {
-      const data = await api.del(`/api/settings/api-key?provider=${this.provider}`);
-      this.showKey(data.api_key || data);
-      toast(t('settings.key.removed'));
-    } catch (err) {
-      toast(err.message, { error: true });
-    }
+    const data = await confirmedDelete(t('settings.key.remove_text'),
+      { title: t('settings.key.remove_title'), confirm: t('settings.key.remove_confirm') },
+      `/api/settings/api-key?provider=${this.provider}`);
+    if (!data) return;
+    this.showKey(data.api_key || data);
+    toast(t('settings.key.removed'));
   }
 
   async save() {
