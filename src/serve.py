@@ -2,7 +2,6 @@
 
 Imports stay light here: this runs in gunicorn's master process, which never builds the app.
 """
-import ipaddress
 import logging
 import os
 import sys
@@ -12,19 +11,10 @@ from flask import Flask
 
 from . import commands, config as config_module, server
 from .utils.logsafe import configure_logging, register_secret
+from .utils.services.origins import is_loopback
 from .utils.services.token_rules import WeakToken, checked_token
 
 log = logging.getLogger(__name__)
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from flask import Blueprint
 from ..utils.models.conversations import ChatMessage
 from ..utils.provider import get_chat_service
 from .errors import body
-from .streaming import sse_response
+from .streaming import reply_response
 
 bp = Blueprint("chat", __name__)
 
@@ -18,6 +18,4 @@ bp = Blueprint("chat", __name__)
 def stream():
     """Stores the message and streams the reply as `text/event-stream` (start, chunk…, done)."""
     given = body(ChatMessage)
-    chat = get_chat_service()
-    generation = chat.start_chat(given.session_id, given.message)
-    return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)
+    return reply_response(get_chat_service().start_chat(given.session_id, given.message))

@@ -1,5 +1,7 @@
 """Checks shared by the JSON API blueprints: id shapes and body rules."""
-from flask import request
+from collections.abc import Callable
+
+from flask import Response, jsonify, request
 
 from ..utils.provider import get_cortex_service
 from ..utils.services.ids import is_persona_id, is_session_id
@@ -29,3 +31,11 @@ def no_body_or_json() -> None:
     """For DELETE: no body at all, or a JSON one; a form or text body is refused (415)."""
     if request.get_data(cache=True):
         json_body()
+
+
+def deleted(delete: Callable[[str], object], item_id: str) -> Response:
+    """A DELETE by id: checks the body as `no_body_or_json` does, runs `delete(item_id)` and
+    answers `{"id", "deleted": true}`."""
+    no_body_or_json()
+    delete(item_id)
+    return jsonify({"id": item_id, "deleted": True})

@@ -14,7 +14,7 @@ from ..utils.provider import get_chat_service, get_prompt_inspector, get_session
 from ..utils.services.chat_prompt import public
 from .errors import body
 from .guards import no_body_or_json, session_id
-from .streaming import parse_event_id, sse_response
+from .streaming import parse_event_id, reply_response, sse_response
 
 bp = Blueprint("messages", __name__, url_prefix="/api/sessions")
 
@@ -25,9 +25,7 @@ def regenerate(sid: str):
     replies stay as alternatives."""
     sid = session_id(sid)
     target = body(ReplyTarget)
-    chat = get_chat_service()
-    generation = chat.start_regenerate(sid, target.message_id)
-    return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)
+    return reply_response(get_chat_service().start_regenerate(sid, target.message_id))
 
 
 @bp.post("/<sid>/continue")
@@ -35,9 +33,7 @@ def continue_reply(sid: str):
     """Lets the model continue reply `message_id` from its text, as an SSE stream."""
     sid = session_id(sid)
     target = body(ContinueTarget)
-    chat = get_chat_service()
-    generation = chat.start_continue(sid, target.message_id)
-    return sse_response(chat.follow(generation), generation.reply_id, generation.prefix_length)
+    return reply_response(get_chat_service().start_continue(sid, target.message_id))
 
 
 @bp.get("/<sid>/stream")

@@ -3,7 +3,7 @@ from flask import Blueprint, jsonify
 
 from ..utils.provider import get_persona_service
 from .errors import json_body
-from .guards import no_body_or_json, persona_id
+from .guards import deleted, persona_id
 
 bp = Blueprint("personas", __name__, url_prefix="/api/personas")
 
@@ -36,7 +36,4 @@ def update_persona(pid: str):
 @bp.delete("/<pid>")
 def delete_persona(pid: str):
     """Deletes a persona with its sessions, messages and cortex (not the default one)."""
-    pid = persona_id(pid)
-    no_body_or_json()
-    get_persona_service().delete(pid)
-    return jsonify({"id": pid, "deleted": True})
+    return deleted(get_persona_service().delete, persona_id(pid))

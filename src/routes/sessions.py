@@ -14,7 +14,7 @@ from ..utils.provider import (
 )
 from ..utils.services.errors import invalid
 from .errors import ApiError, body
-from .guards import no_body_or_json, session_id
+from .guards import deleted, session_id
 
 bp = Blueprint("sessions", __name__, url_prefix="/api/sessions")
 _NUMBER = re.compile(r"[0-9]{1,18}")
@@ -77,10 +77,7 @@ def memory_notes(sid: str):
 @bp.delete("/<sid>")
 def delete_session(sid: str):
     """Deletes the session and its messages."""
-    sid = session_id(sid)
-    no_body_or_json()
-    get_session_service().delete(sid)
-    return jsonify({"id": sid, "deleted": True})
+    return deleted(get_session_service().delete, session_id(sid))
 
 
 def _number_arg(name: str) -> int | None:

@@ -10,7 +10,9 @@ from collections.abc import Generator
 
 from flask import Response
 
+from ..utils.provider import get_chat_service
 from ..utils.services.chat_events import ChatEvent, to_sse
+from ..utils.services.generations import Generation
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _EVENT_ID = re.compile(r"([0-9]{1,18}):([0-9]{1,9})")
@@ -34,6 +36,12 @@ def sse_response(events: Generator[ChatEvent, None, None], reply_id: int | None 
             events.close()
 
     return Response(body(), mimetype="text/event-stream", headers=SSE_HEADERS)
+
+
+def reply_response(generation: Generation) -> Response:
+    """Streams a reply that was just started (chat, regenerate, continue) from its beginning."""
+    return sse_response(get_chat_service().follow(generation), generation.reply_id,
+                        generation.prefix_length)
 
 
 def parse_event_id(value: str | None) -> tuple[int, int] | None:

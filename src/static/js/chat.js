@@ -5,7 +5,7 @@ import { api, listOf, seg } from './lib/api.js';
 import { beforeSignIn } from './lib/auth.js';
 import { byId } from './lib/dom.js';
 import { avatar, setPersonName } from './lib/persona_view.js';
-import { confirmAction, toast } from './lib/ui.js';
+import { confirmedDelete, toast } from './lib/ui.js';
 import { Composer } from './chat/composer.js';
 import { Conversation } from './chat/conversation.js';
 import { ContextMeter, PromptInspector } from './chat/inspector.js';
@@ -200,17 +200,12 @@ async function renameSession(target, title) {
 }
 
 async function deleteSession(target) {
-  const ok = await confirmAction(
+  const done = await confirmedDelete(
     t('chat.delete.text', { title: sessionTitle(target) }),
     { title: t('chat.delete.title'), confirm: t('common.confirm.delete') },
+    `/api/sessions/${seg(target.id)}`,
   );
-  if (!ok) return;
-  try {
-    await api.del(`/api/sessions/${seg(target.id)}`);
-  } catch (err) {
-    toast(err.message, { error: true });
-    return;
-  }
+  if (!done) return;
   state.sessions = state.sessions.filter((s) => s.id !== target.id);
   toast(t('chat.delete.done'));
   memory.load();

@@ -97,15 +97,11 @@ class ConnectionChecks:
                                                            None, False)}
             return list_openai_models(connection.base_url, connection.api_key, self.timeout)
         if not connection.api_key:
-            return {"models": [], "error": probe_error(failure("not_configured"), None, False,
-                                                       failure)}
-        deadline = Deadline(min(self.timeout, BUDGET))
-        options = sdk_options(connection.api_key, connection.base_url or self._env_base_url,
-                              deadline.remaining(), 0, event_hooks=deadline.hooks())
+            return {"models": [], "error": _not_configured()}
+        deadline, options = self._probe_options(connection.api_key, connection.base_url)
         try:
             with anthropic.Anthropic(**options) as sdk:
-                raw = sdk.models.with_raw_response.list()
-                entries = model_entries(raw, "model")
+                models = _model_ids(sdk)
         except NotAModelList:
             return {"models": [], "error": {"code": "api_error", "message": NOT_THE_API}}
         except Exception as exc:
@@ -114,22 +110,16 @@ class ConnectionChecks:
                                                        deadline.expired, failure)}
         finally:
             deadline.close()
-        return {"models": sorted({entry["id"] for entry in entries})}
+        return {"models": models}
 
     def _test_anthropic(self, connection: Connection, model: str) -> dict:
         report = {**empty_report(), "context_window": 200_000, "model": model}
         if not connection.api_key:
-            return {**report, "error": probe_error(failure("not_configured"), None, False,
-                                                   failure)}
-        deadline = Deadline(min(self.timeout, BUDGET))
-        options = sdk_options(connection.api_key, connection.base_url or self._env_base_url,
-                              deadline.remaining(), 0, event_hooks=deadline.hooks())
+            return {**report, "error": _not_configured()}
+        deadline, options = self._probe_options(connection.api_key, connection.base_url)
         try:
             with anthropic.Anthropic(**options) as sdk:
-                raw = sdk.models.with_raw_response.list()
-                entries = model_entries(raw, "model")
-                report = {**report, "reachable": True,
-                          "models": sorted({entry["id"] for entry in entries})}
+                report = {**report, "reachable": True, "models": _model_ids(sdk)}
                 sdk.messages.create(**build_kwargs(_PING, model))
         except NotAModelList:
             return {**report, "error": {"code": "api_error", "message": NOT_THE_API}}
@@ -141,6 +131,25 @@ class ConnectionChecks:
         finally:
             deadline.close()
         return {**report, "tools": {"non_streaming": True, "streaming": True}}
+
+    def _probe_options(self, key: str, base_url: str | None) -> tuple[Deadline, dict]:
+        """A probe's SDK options (no retries) with every request under one time budget; the
+        caller closes the deadline once the client is done."""
+        deadline = Deadline(min(self.timeout, BUDGET))
+        options = sdk_options(key, base_url or self._env_base_url, deadline.remaining(), 0,
+                              event_hooks=deadline.hooks())
+        return deadline, options
+
+
+def _not_configured() -> dict:
+    """The probe error for an Anthropic connection without a key."""
+    return probe_error(failure("not_configured"), None, False, failure)
+
+
+def _model_ids(sdk: anthropic.Anthropic) -> list[str]:
+    """The sorted model ids the endpoint lists (NotAModelList when it does not answer a list)."""
+    raw = sdk.models.with_raw_response.list()
+    return sorted({entry["id"] for entry in model_entries(raw, "model")})
 
 
 NOT_THE_API = ("The base URL answered, but not like the Anthropic API: check it (it has no /v1 "

@@ -57,12 +57,15 @@ def is_loopback_host(host: str | None) -> bool:
         name = urlsplit(f"//{host}").hostname
     except ValueError:
         return False
-    if not name:
-        return False
-    if name == "localhost":
+    return name is not None and is_loopback(name)
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and loopback addresses (a bare host name or address, no port)."""
+    if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 

@@ -12,7 +12,7 @@ from ..limits import USER_PERSONAS
 from ..models import parse
 from ..models.user_personas import UserPersonaCreate, UserPersonaPatch
 from ..portability import images
-from ..storage import sessions as session_store, user_personas as store
+from ..storage import avatars as avatar_store, sessions as session_store, user_personas as store
 from . import validation as check
 from .errors import ServiceError, not_found
 from .ids import is_session_id
@@ -104,7 +104,7 @@ class UserPersonaService:
 
     def avatar(self, upid: int) -> dict:
         self.get(upid)
-        avatar = store.get_avatar(self._db.conn(), upid)
+        avatar = avatar_store.get_avatar(self._db.conn(), upid, avatar_store.USER_PERSONA)
         if avatar is None:
             raise ServiceError(404, "avatar_not_found", "This user persona has no avatar.")
         return avatar
@@ -119,13 +119,13 @@ class UserPersonaService:
         with self._db.transaction() as conn:
             if store.get(conn, upid) is None:
                 raise not_found("user_persona", str(upid))
-            store.put_avatar(conn, upid, image)
+            avatar_store.put_avatar(conn, upid, image, avatar_store.USER_PERSONA)
         return self.get(upid)
 
     def delete_avatar(self, upid: int) -> dict:
         self.get(upid)
         with self._db.transaction() as conn:
-            store.delete_avatar(conn, upid)
+            avatar_store.delete_avatar(conn, upid, avatar_store.USER_PERSONA)
         return self.get(upid)
 
     def choose_for_session(self, session_id: str, value) -> dict:

@@ -5,9 +5,9 @@ commits the row; `pending_revisions` lets the next lock holder settle what a kil
 """
 import hashlib
 import sqlite3
-from datetime import UTC, datetime
 
 from . import provenance
+from .clock import utc_now
 
 AUTHORS = ("user", "ai", "template", "restore", "external")
 _COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id, "
@@ -17,11 +17,6 @@ _COLUMNS = ("id, persona_id, filename, author, sha256, chars, created_at, job_id
 def sha256_of(data: str | bytes) -> str:
     """Hex SHA-256 of `data` (text is hashed as UTF-8, exactly as it is stored on disk)."""
     return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
-
-
-def utc_now() -> str:
-    """The current time as ISO 8601 UTC with milliseconds, e.g. 2025-01-31T12:00:00.000Z."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, author: str,

@@ -10,8 +10,8 @@ from typing import Any
 
 from ..models import Body, Invalid, parse
 from ..models.settings import AppSettings, CortexSettings, PersonaMemorySettings, SettingsPatch
-from .clock import utc_now
 from .db import transaction
+from .persona_settings import write_persona_settings
 from .settings import get_setting, set_setting
 
 log = logging.getLogger(__name__)
@@ -77,12 +77,5 @@ def save_persona_settings(conn: sqlite3.Connection, persona_id: str,
     given = parse(PersonaMemorySettings, changes).given()
     with transaction(conn):
         settings = persona_settings(conn, persona_id).model_copy(update=given)
-        conn.execute(
-            "INSERT INTO cortex_persona_settings (persona_id, memory_review, sleep_enabled, "
-            "sleep_sessions, sleep_hours, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(persona_id) DO UPDATE SET memory_review = excluded.memory_review, "
-            "sleep_enabled = excluded.sleep_enabled, sleep_sessions = excluded.sleep_sessions, "
-            "sleep_hours = excluded.sleep_hours, updated_at = excluded.updated_at",
-            (persona_id, settings.memory_review, int(settings.sleep_enabled),
-             settings.sleep_sessions, settings.sleep_hours, utc_now()))
+        write_persona_settings(conn, persona_id, settings.model_dump())
     return settings

@@ -78,28 +78,6 @@ def delete(conn: sqlite3.Connection, user_persona_id: int) -> bool:
                         (user_persona_id,)).rowcount == 1
 
 
-def get_avatar(conn: sqlite3.Connection, user_persona_id: int) -> dict | None:
-    row = conn.execute("SELECT mime, data, sha256, width, height, updated_at FROM "
-                       "user_persona_avatars WHERE user_persona_id = ?",
-                       (user_persona_id,)).fetchone()
-    return dict(row) if row else None
-
-
-def put_avatar(conn: sqlite3.Connection, user_persona_id: int, image: dict) -> None:
-    conn.execute(
-        "INSERT INTO user_persona_avatars (user_persona_id, mime, data, sha256, width, height, "
-        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(user_persona_id) DO UPDATE SET "
-        "mime = excluded.mime, data = excluded.data, sha256 = excluded.sha256, "
-        "width = excluded.width, height = excluded.height, updated_at = excluded.updated_at",
-        (user_persona_id, image["mime"], image["data"], image["sha256"], image["width"],
-         image["height"], utc_now()))
-
-
-def delete_avatar(conn: sqlite3.Connection, user_persona_id: int) -> bool:
-    return conn.execute("DELETE FROM user_persona_avatars WHERE user_persona_id = ?",
-                        (user_persona_id,)).rowcount == 1
-
-
 def of_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
     """The user persona a session uses: its own choice if set, else the default (None: none)."""
     row = conn.execute("SELECT user_persona_id FROM sessions WHERE id = ?",

@@ -1,5 +1,6 @@
 // First start: without an API key the chat asks for one; the server checks it before storing it.
 import { request } from '../lib/api.js';
+import { enteredKey, showKeyRefused } from '../lib/api_key.js';
 import { byId } from '../lib/dom.js';
 import { t } from '../lib/i18n.js';
 
@@ -25,13 +26,8 @@ export class KeySetup {
   }
 
   async save() {
-    const key = this.input.value.trim();
-    this.error.textContent = '';
-    if (!key) {
-      this.error.textContent = t('common.api_key.missing');
-      this.input.focus();
-      return;
-    }
+    const key = enteredKey(this.input, this.error);
+    if (!key) return;
     this.submit.disabled = true;
     this.submit.textContent = t('common.api_key.checking');
     this.input.setAttribute('aria-invalid', 'false');
@@ -41,24 +37,11 @@ export class KeySetup {
       this.show(false);
       this.onConfigured(data.api_key || data);
     } catch (err) {
-      this.input.setAttribute('aria-invalid', 'true');
-      this.error.textContent = keyErrorMessage(err);
-      this.input.focus();
+      showKeyRefused(this.input, this.error, err);
       this.input.select();
     } finally {
       this.submit.disabled = false;
       this.submit.textContent = t('common.api_key.save');
     }
   }
-}
-
-/** A person-facing explanation of why a key was not accepted. */
-export function keyErrorMessage(err) {
-  if (err.code === 'invalid_api_key') {
-    return t('common.api_key.rejected');
-  }
-  if (err.code === 'validation_error') {
-    return t('common.api_key.malformed');
-  }
-  return err.message;
 }

@@ -1,4 +1,6 @@
-// Shared page furniture: the confirmation dialog and a short-lived status toast.
+// Shared page furniture: the confirmation dialog (and a delete behind it) and a short-lived
+// status toast.
+import { api } from './api.js';
 import { byId } from './dom.js';
 import { t } from './i18n.js';
 
@@ -18,6 +20,18 @@ export function confirmAction(text, { title = t('common.confirm.title'), confirm
     dialog.showModal();
     byId('confirm-cancel').focus();
   });
+}
+
+/** Asks with `confirmAction(text, options)`, then sends `DELETE path`; a refusal is shown as an
+ * error toast. Resolves to the server's answer, or null when cancelled or refused. */
+export async function confirmedDelete(text, options, path) {
+  if (!await confirmAction(text, options)) return null;
+  try {
+    return await api.del(path);
+  } catch (err) {
+    toast(err.message, { error: true });
+    return null;
+  }
 }
 
 let toastTimer = null;

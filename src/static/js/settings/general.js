@@ -1,12 +1,12 @@
 // General settings: the provider (provider.js), the API key of the current provider (set,
 // replace, remove; only its last 4 characters are shown) and the model and conversation settings.
 import { api, request } from '../lib/api.js';
+import { enteredKey, showKeyRefused } from '../lib/api_key.js';
 import { byId, h } from '../lib/dom.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { setPersonName } from '../lib/persona_view.js';
 import { currentTheme, setTheme } from '../lib/theme.js';
-import { confirmAction, toast } from '../lib/ui.js';
-import { keyErrorMessage } from '../chat/key_setup.js';
+import { confirmedDelete, toast } from '../lib/ui.js';
 import { LANG, t } from '../lib/i18n.js';
 import { ProviderSettings } from './provider.js';
 
@@ -92,13 +92,8 @@ export class GeneralSettings {
   }
 
   async saveKey() {
-    const key = this.keyInput.value.trim();
-    this.keyError.textContent = '';
-    if (!key) {
-      this.keyError.textContent = t('common.api_key.missing');
-      this.keyInput.focus();
-      return;
-    }
+    const key = enteredKey(this.keyInput, this.keyError);
+    if (!key) return;
     const label = this.keySubmit.textContent;
     this.keySubmit.disabled = true;
     this.keySubmit.textContent = t('common.api_key.checking');
@@ -110,9 +105,7 @@ export class GeneralSettings {
       this.showKey(data.api_key || data);
       toast(t('settings.key.saved'));
     } catch (err) {
-      this.keyInput.setAttribute('aria-invalid', 'true');
-      this.keyError.textContent = keyErrorMessage(err);
-      this.keyInput.focus();
+      showKeyRefused(this.keyInput, this.keyError, err);
       this.keySubmit.textContent = label;
     } finally {
       this.keySubmit.disabled = false;
@@ -120,16 +113,12 @@ export class GeneralSettings {
   }
 
   async removeKey() {
-    const ok = await confirmAction(t('settings.key.remove_text'),
-      { title: t('settings.key.remove_title'), confirm: t('settings.key.remove_confirm') });
-    if (!ok) return;
-    try {
-      const data = await api.del(`/api/settings/api-key?provider=${this.provider}`);
-      this.showKey(data.api_key || data);
-      toast(t('settings.key.removed'));
-    } catch (err) {
-      toast(err.message, { error: true });
-    }
+    const data = await confirmedDelete(t('settings.key.remove_text'),
+      { title: t('settings.key.remove_title'), confirm: t('settings.key.remove_confirm') },
+      `/api/settings/api-key?provider=${this.provider}`);
+    if (!data) return;
+    this.showKey(data.api_key || data);
+    toast(t('settings.key.removed'));
   }
 
   async save() {

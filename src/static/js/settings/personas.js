@@ -4,7 +4,7 @@ import { byId, h } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
 import { PERSON_NAME_CHANGED, avatar, cardText } from '../lib/persona_view.js';
-import { confirmAction, toast } from '../lib/ui.js';
+import { confirmedDelete, toast } from '../lib/ui.js';
 import { AvatarControls, CardImport, exportControls } from './cards.js';
 import { WorldSettings } from './world.js';
 import { LANG, t } from '../lib/i18n.js';
@@ -133,17 +133,12 @@ export class PersonaSettings {
   }
 
   async remove(persona) {
-    const ok = await confirmAction(
+    const done = await confirmedDelete(
       t('settings.personas.delete_text', { name: persona.name }),
       { title: t('settings.personas.delete_title', { name: persona.name }), confirm: t('settings.personas.delete_confirm') },
+      `/api/personas/${seg(persona.id)}`,
     );
-    if (!ok) return;
-    try {
-      await api.del(`/api/personas/${seg(persona.id)}`);
-    } catch (err) {
-      toast(err.message, { error: true });
-      return;
-    }
+    if (!done) return;
     toast(t('settings.personas.deleted', { name: persona.name }));
     await this.load();
   }
