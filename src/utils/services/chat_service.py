@@ -170,9 +170,8 @@ class ChatService(ChatTree):
             capture = config.on_sent = SentCapture(config)
             if self._db.crowded():  # many replies at once: each holding one costs ~1 MiB
                 self._db.close_thread()
-            outcome = stream_reply(self._db, self._api, generation, config)
-            if outcome.stored is not None:
-                prompt_record.store(self._db.conn(), generation.reply_id, capture, outcome.usage)
+            outcome = stream_reply(self._db, self._api, generation, config, lambda conn, usage:
+                                   prompt_record.store(conn, generation.reply_id, capture, usage))
         except Exception:
             log.exception("Chat turn failed in session %s", session["id"])
             outcome = failure_outcome(self._db, generation, "internal_error", "Something went "
