@@ -98,3 +98,24 @@ def test_the_count_cache_keeps_the_newest(app, rows):
     for index in range(5):
         prompt_records.store_counts(conn, {f"k{index}": index}, keep=3)
     assert sorted(r["key"] for r in rows("SELECT key FROM token_counts")) == ["k2", "k3", "k4"]
+
+
+def test_a_failed_record_in_the_replys_final_transaction_undoes_only_itself(app, server, client,
+                                                                            claude, script):
+    """The record is written in the transaction that stores the reply (one write per turn); when
+    it fails there, the reply's own writes still commit and the earlier record is kept whole."""
+    from src.utils.storage import messages, prompt_records
+    from src.utils.storage.db import transaction
+
+    _, done = _chat(server, client, claude)
+    conn = provider.get_db(app).conn()
+    reply_id = done["message_id"]
+    before = prompt_records.load(conn, reply_id)
+    assert before is not None
+    with transaction(conn):
+        conn.execute("UPDATE messages SET content = 'rewritten' WHERE id = ?", (reply_id,))
+        with pytest.raises(TypeError):  # the usage cannot be written: after the old row went
+            prompt_records.save(conn, reply_id, "anthropic", "m", [], b"{}", None,
+                                {"bad": object()})
+    assert messages.get_message(conn, reply_id)["content"] == "rewritten"
+    assert prompt_records.load(conn, reply_id) == before

@@ -2,6 +2,7 @@
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from ..api_request.types import RequestConfig
@@ -16,6 +17,21 @@ from . import greetings, prompt_builder as prompts, world_info
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class PromptSources:
+    """What a reply's prompt held: the cortex revision of each file (None: cortex off) and the
+    world info entries that fired. Written with the stored reply, in its final transaction
+    (one write per turn at the end, not one more at the start)."""
+
+    reply_id: int
+    revisions: dict | None
+    fired: list[dict]
+
+    def save(self, conn) -> None:
+        """Records them on the reply's row, in the caller's transaction."""
+        message_store.set_prompt_sources(conn, self.reply_id, self.revisions, self.fired)
+
+
 class ChatPrompt:
     """Builds the `RequestConfig` for a reply from the branch that ends at it."""
 
@@ -25,9 +41,11 @@ class ChatPrompt:
         self._settings = settings
         self._clock = clock or (lambda: datetime.now().astimezone())
 
-    def config(self, session: dict, reply_id: int, prefix: str) -> RequestConfig:
+    def config(self, session: dict, reply_id: int, prefix: str
+               ) -> tuple[RequestConfig, PromptSources]:
         """The request for reply `reply_id`: the path to its parent, plus `prefix` (the text a
-        continued reply already has) as the final assistant turn the model continues."""
+        continued reply already has) as the final assistant turn the model continues; and
+        what it drew on, for the caller to store with the reply."""
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session["persona_id"])
         assert persona is not None  # a session's persona exists (deleting it deletes the session)
@@ -45,7 +63,7 @@ class ChatPrompt:
         history = message_store.history_for_prompt(conn, session["id"],
                                                    max(int(app["context_limit"]), 1), parent)
         fired = world_info.fire(conn, persona, user_name, history)
-        message_store.set_prompt_sources(conn, reply_id, used, [hit.record() for hit in fired])
+        sources = PromptSources(reply_id, used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
                                        [hit.content for hit in fired], about, card_user)
         history = prompts.with_post_history(
@@ -55,7 +73,7 @@ class ChatPrompt:
         return RequestConfig(system_prompt=system, messages=history,
                              model=persona.get("model") or app.get("model"),
                              max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
-                             stream=True, request_type="chat")
+                             stream=True, request_type="chat"), sources
 
     def _cortex_text(self, persona_id: str) -> tuple[dict | None, dict | None]:
         """The cortex files for the prompt and the revision of each (`{"memory.md": 12}`, the

@@ -6,6 +6,8 @@ incomplete (stopped, cut off, or failed after some text, with the failure in `er
 deleted when it was stopped before any text arrived. A failure with no text is kept, so the turn
 shows the failure and a Retry after a reload.
 """
+import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..storage import messages as message_store
@@ -26,8 +28,14 @@ class Outcome:
     error: dict | None
 
 
-def stream_reply(db, api, generation: Generation, config) -> Outcome:
-    """Runs the upstream stream for `generation` and stores the result on its row."""
+Record = Callable[[sqlite3.Connection, "dict | None"], None]
+
+
+def stream_reply(db, api, generation: Generation, config, record: Record | None = None
+                 ) -> Outcome:
+    """Runs the upstream stream for `generation` and stores the result on its row; `record`
+    (given the connection and the usage) writes what else belongs to a stored reply in the
+    same transaction, so a turn ends with one write."""
     finished: dict = {}
     upstream = api.stream(config, generation.cancel)
     try:
@@ -40,7 +48,7 @@ def stream_reply(db, api, generation: Generation, config) -> Outcome:
         close = getattr(upstream, "close", None)
         if close is not None:
             close()
-    return _store(db, generation, finished)
+    return _store(db, generation, finished, record)
 
 
 def failure_outcome(db, generation: Generation, code: str, message: str) -> Outcome:
@@ -49,7 +57,8 @@ def failure_outcome(db, generation: Generation, code: str, message: str) -> Outc
                                    "retryable": True})
 
 
-def _store(db, generation: Generation, finished: dict) -> Outcome:
+def _store(db, generation: Generation, finished: dict, record: Record | None = None
+           ) -> Outcome:
     text = generation.text()
     error = None
     if finished.get("type") == "error":
@@ -60,13 +69,15 @@ def _store(db, generation: Generation, finished: dict) -> Outcome:
     complete = error is None and finished.get("type") == "done" and stop_reason != CANCELLED
     if not finished:
         stop_reason = CANCELLED
-    conn = db.conn()
     if error is None and not text.strip() and not complete:
-        message_store.delete_message(conn, generation.reply_id, cause="regenerate")
+        message_store.delete_message(db.conn(), generation.reply_id, cause="regenerate")
         stored = None
     else:
-        stored = message_store.finish_reply(conn, generation.reply_id, text,
-                                            "complete" if complete else "incomplete",
-                                            stop_reason, error)
+        with db.transaction() as conn:
+            stored = message_store.finish_reply(conn, generation.reply_id, text,
+                                                "complete" if complete else "incomplete",
+                                                stop_reason, error)
+            if stored is not None and record is not None:
+                record(conn, finished.get("usage"))
     return Outcome(stored, text, complete, stop_reason or (None if error else CANCELLED),
                    finished.get("usage"), error)

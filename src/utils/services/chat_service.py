@@ -166,13 +166,17 @@ class ChatService(ChatTree):
         while streaming made every turn reconnect once more than the pool keeps were busy),
         unless more are in use than the pool keeps (then memory wins)."""
         try:
-            config = self._prompt.config(session, generation.reply_id, generation.text())
+            config, sources = self._prompt.config(session, generation.reply_id,
+                                                  generation.text())
             capture = config.on_sent = SentCapture(config)
             if self._db.crowded():  # many replies at once: each holding one costs ~1 MiB
                 self._db.close_thread()
-            outcome = stream_reply(self._db, self._api, generation, config)
-            if outcome.stored is not None:
-                prompt_record.store(self._db.conn(), generation.reply_id, capture, outcome.usage)
+
+            def record(conn, usage: dict | None) -> None:  # in the reply's final transaction
+                sources.save(conn)
+                prompt_record.store(conn, generation.reply_id, capture, usage)
+
+            outcome = stream_reply(self._db, self._api, generation, config, record)
         except Exception:
             log.exception("Chat turn failed in session %s", session["id"])
             outcome = failure_outcome(self._db, generation, "internal_error", "Something went "

@@ -2,7 +2,8 @@
 
 The engine hands over the SDK's own body bytes once the request is sent (`RequestConfig.on_sent`);
 `SentCapture` keeps them in memory while the reply streams (the reply's thread holds no SQLite
-connection then), and `store` writes them with the reply's usage once the reply is stored. The
+connection then), and `store` writes them with the reply's usage in the transaction that
+stores the reply (one write per turn). The
 first system text (persona and cortex) is the prefix stored once per content.
 """
 from __future__ import annotations
@@ -32,7 +33,8 @@ class SentCapture:
 
 def store(conn, reply_id: int, capture: SentCapture, usage: dict | None) -> None:
     """Records the captured request of reply `reply_id` with its usage; nothing when no request
-    went out. A failure is logged: the reply itself is already stored."""
+    went out. A failure is logged and undoes only the record (a savepoint): the reply is still
+    stored."""
     sent = capture.sent
     if sent is None:
         return

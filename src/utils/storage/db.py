@@ -107,6 +107,24 @@ def transaction(conn: sqlite3.Connection, immediate: bool = True
 
 
 @contextmanager
+def savepoint(conn: sqlite3.Connection, name: str) -> Iterator[sqlite3.Connection]:
+    """A write that may fail on its own: inside the caller's transaction a SAVEPOINT, so a
+    failure undoes only this part and the caller's writes still commit; else a transaction."""
+    if not conn.in_transaction:
+        with transaction(conn):
+            yield conn
+        return
+    conn.execute(f"SAVEPOINT {name}")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute(f"ROLLBACK TO {name}")
+        conn.execute(f"RELEASE {name}")
+        raise
+    conn.execute(f"RELEASE {name}")
+
+
+@contextmanager
 def _write_lock(conn: sqlite3.Connection) -> Iterator[None]:
     """Holds the write lock `conn` shares with its process's other connections, if it has one."""
     lock = getattr(conn, "write_lock", None)

@@ -164,8 +164,9 @@ def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status
 
 def set_prompt_sources(conn: sqlite3.Connection, message_id: int, revisions: dict | None,
                        fired: list[dict]) -> None:
-    """Records what a reply's prompt held, in one write: the cortex revisions per file (its
-    provenance) and the world info entries that fired (None when there were none)."""
+    """Records what a reply's prompt held: the cortex revisions per file (its provenance) and
+    the world info entries that fired (None when there were none). The chat writes it in the
+    transaction that stores the reply."""
     with transaction(conn):
         conn.execute("UPDATE messages SET cortex_revisions = ?, world_info = ? WHERE id = ?",
                      (json.dumps(revisions) if revisions is not None else None,

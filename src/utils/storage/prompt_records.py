@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass
 
 from .clock import utc_now
-from .db import transaction
+from .db import savepoint, transaction
 
 MAX_COUNTS = 50_000
 
@@ -36,7 +36,10 @@ def save(conn: sqlite3.Connection, message_id: int, provider: str, model: str,
     shared = body[start:end]
     digest = hashlib.sha256(shared).hexdigest() if shared else None
     rest = zlib.compress(body[:start] + body[end:])
-    with transaction(conn):  # the old row first: its trigger may drop a prefix this one shares
+    # Inside the reply's final transaction (one write per turn) a savepoint, so a failed record
+    # never undoes the stored reply. The old row first: its trigger may drop a prefix this
+    # one shares.
+    with savepoint(conn, "prompt_record"):
         conn.execute("DELETE FROM reply_prompts WHERE message_id = ?", (message_id,))
         if digest is not None:
             conn.execute("INSERT OR IGNORE INTO prompt_prefixes (hash, bytes) VALUES (?, ?)",
