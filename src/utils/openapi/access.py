@@ -6,7 +6,7 @@ Only matters when `PERSONA_ACCESS_TOKEN` is set; API clients can instead send
 from typing import Any
 
 from ..models.settings import SignedIn, SignIn
-from .table import Op, model_ref, table_paths
+from .table import Op, model_ref
 
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
 _ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}, **_PAGE}
@@ -18,7 +18,7 @@ _REDIRECT: dict[str, Any] = {"description": "A form post (or no token configured
 _FORM = {"required": True, "content": {
     mime: {"schema": model_ref(SignIn, "validation")}
     for mime in ("application/json", "application/x-www-form-urlencoded")}}
-ROUTES = (
+ROUTES = {"access": (
     Op("get", "/signin", "The sign-in page (HTML).", {"description": "The page.",
                                                       "content": _PAGE},
        more={"303": _REDIRECT}, extra={"guards": ("403",)},
@@ -37,9 +37,4 @@ ROUTES = (
     Op("post", "/signout", "Clear the sign-in cookie.", SignedIn, more={"303": _REDIRECT},
        extra={"guards": ("403", "413")}, description="Any body is ignored; a JSON request (or "
        "`Accept: application/json`) gets JSON, anything else a redirect to /signin."),
-)
-
-
-def paths() -> dict:
-    """The sign-in page, sign-in and sign-out."""
-    return table_paths("access", ROUTES)
+)}

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from ..models import chat as events
 from ..models.conversations import ChatMessage, ContinueTarget, NoFields, ReplyTarget
-from .table import Op, model_ref, table_paths, untitled
+from .table import Op, model_ref, untitled
 
 _SSE: dict[str, type[BaseModel]] = {"start": events.ChatStart, "chunk": events.ChatChunk, "done": events.ChatDone,
         "error": events.ChatError}
@@ -60,7 +60,7 @@ _WEBSOCKET = {
     "server_frames": {kind: _frame(kind, model) for kind, model in {**_SSE, **_PUSHED}.items()},
 }
 _SID = "/api/sessions/{sid}"
-ROUTES = (
+ROUTES = {"chat": (
     Op("post", "/api/chat/stream", "Send a message and stream the reply (SSE).", _STREAM,
        ChatMessage, "400 404 409", description="The user message and the reply are stored "
        "from the start (the reply as `streaming`, its text flushed while it grows). A client "
@@ -88,9 +88,4 @@ ROUTES = (
     Op("get", "/ws/chat", "The chat WebSocket (upgrade).", {"description": "Switching "
        "Protocols: the WebSocket is open."}, errors="400 403", status="101",
        description=_WS_TEXT, extra={"x-websocket": _WEBSOCKET}),
-)
-
-
-def paths() -> dict:
-    """The chat paths."""
-    return table_paths("chat", ROUTES)
+)}

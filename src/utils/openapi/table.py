@@ -13,43 +13,55 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from .common import (
-    JOB_ID,
-    PERSONA_PARAM,
-    SESSION_PARAM,
-    errors,
-    json_body,
-    json_response,
-    operation,
-    path_param,
-)
+from ..models.errors import Error
+from .common import ERRORS, PATH_PARAMS
 
 _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
-PATH_PARAMS = {"pid": PERSONA_PARAM, "sid": SESSION_PARAM,
-               "upid": path_param("upid", {"type": "integer", "minimum": 1}, "A user persona id."),
-               "mid": path_param("mid", {"type": "integer", "minimum": 1}, "A message id."),
-               "filename": path_param("filename", {"type": "string", "enum": [
-                   "memory.md", "soul.md", "relationship.md"]}, "One of the three cortex files."),
-               "rev": path_param("rev", {"type": "integer", "minimum": 0}, "A revision id."),
-               "job_id": path_param("job_id", {"type": "string", "pattern": JOB_ID}, "A job id."),
-               "proposal_id": path_param("proposal_id", {"type": "string",
-                                                         "pattern": "^[0-9a-f]{32}$"},
-                                         "A proposal id."),
-               "bid": path_param("bid", {"type": "integer", "minimum": 0}, "A book id."),
-               "eid": path_param("eid", {"type": "integer", "minimum": 0}, "An entry id."),
-               "entry_id": path_param("entry_id", {"type": "integer", "minimum": 0},
-                                      "An archive entry id.")}
-ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its "
-              "fields are ignored).", "content": {"application/json": {"schema": {
-                  "type": "object"}}}}
-# Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
-FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {
-    "type": "object", "properties": {"file": {"type": "string", "format": "binary"}},
-    "required": ["file"]}}}}
-PICTURE = {"description": "The picture.", "content": {
-    mime: {"schema": {"type": "string", "format": "binary"}}
-    for mime in ("image/png", "image/jpeg", "image/webp")}}
+# Answered before any view runs, by the access checks of DESIGN §9 (src/routes/access.py).
+_GUARDED = ("401", "403", "429")
+_GUARDED_WRITE = (*_GUARDED, "413", "415")
+_ERROR_HEADERS = {"401": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+                  "429": {"Retry-After": {"schema": {"type": "string"}, "description": "Seconds."}}}
+
+
+def error_responses() -> dict:
+    """`components/responses`: one per status of `ERRORS`, each the `Error` model as JSON."""
+    return {name: {**json_response(text, model_ref(Error)),
+                   **({"headers": _ERROR_HEADERS[status]} if status in _ERROR_HEADERS else {})}
+            for status, (name, text) in ERRORS.items()}
+
+
+def errors(*statuses: str) -> dict:
+    """References to the shared error responses for `statuses`."""
+    return {status: {"$ref": f"#/components/responses/{ERRORS[status][0]}"}
+            for status in statuses}
+
+
+def json_response(description: str, schema: dict, headers: dict | None = None) -> dict:
+    """A JSON response."""
+    response = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def json_body(schema: dict, required: bool = True, description: str | None = None) -> dict:
+    """A JSON request body."""
+    body = {"required": required, "content": {"application/json": {"schema": schema}}}
+    if description:
+        body["description"] = description
+    return body
+
+
+def operation(operation_id: str, tag: str, summary: str, responses: dict, *,
+              write: bool = False, guards: tuple | None = None, **extra: Any) -> dict:
+    """One operation; `write` adds the responses every state-changing request may get."""
+    if guards is None:
+        guards = _GUARDED_WRITE if write else _GUARDED
+    merged = {**errors(*guards), **responses}
+    return {"operationId": operation_id, "tags": [tag], "summary": summary,
+            "responses": dict(sorted(merged.items())), **extra}
 
 
 def model_ref(model: type[BaseModel], mode: str = "serialization") -> dict:
@@ -124,6 +136,30 @@ def _first_paragraph(model: type[BaseModel]) -> str:
     return (model.__doc__ or model.__name__).strip().split("\n\n")[0].replace("\n", " ")
 
 
+def _path_param(name: str) -> dict:
+    schema, description = PATH_PARAMS[name]
+    return {"name": name, "in": "path", "required": True, "schema": schema,
+            "description": description}
+
+
+def document(routes: dict[str, Iterable[Op]], intro: str, tags: dict[str, str]) -> dict:
+    """The whole document: the paths of the route tables (tag: rows), the schemas of every
+    model they name, and the shared error responses."""
+    paths: dict = {}
+    for tag, rows in routes.items():
+        paths.update(table_paths(tag, rows))
+    responses = error_responses()
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Persona Cortex API", "version": "1.0.0", "description": intro},
+        "servers": [{"url": "/"}],
+        "tags": [{"name": name, "description": text} for name, text in tags.items()],
+        "paths": dict(sorted(paths.items())),
+        "components": {"schemas": dict(sorted(model_schemas().items())),
+                       "responses": responses},
+    }
+
+
 def table_paths(tag: str, rows: Iterable[Op]) -> dict:
     """The Open API paths of a route table (one tag)."""
     paths: dict = {}
@@ -144,7 +180,7 @@ def table_paths(tag: str, rows: Iterable[Op]) -> dict:
         item = paths.setdefault(op.path, {})
         names = re.findall(r"{(\w+)}", op.path)
         if names:
-            item["parameters"] = [PATH_PARAMS[name] for name in names]
+            item["parameters"] = [_path_param(name) for name in names]
         item[op.method] = operation(_operation_id(op), tag, op.summary,
                                     {**found, **op.more, **errors(*op.errors.split())},
                                     write=write,
