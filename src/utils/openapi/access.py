@@ -6,6 +6,7 @@ Only matters when `PERSONA_ACCESS_TOKEN` is set; API clients can instead send
 from typing import Any
 
 from ..models.settings import SignedIn, SignIn
+from ...routes import access
 from .table import Op, model_ref
 
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
@@ -19,22 +20,19 @@ _FORM = {"required": True, "content": {
     mime: {"schema": model_ref(SignIn, "validation")}
     for mime in ("application/json", "application/x-www-form-urlencoded")}}
 ROUTES = {"access": (
-    Op("get", "/signin", "The sign-in page (HTML).", {"description": "The page.",
+    Op("get", "/signin", access.signin_form,
+       {"description": "The page.",
                                                       "content": _PAGE},
        more={"303": _REDIRECT}, extra={"guards": ("403",)},
        params=({"name": "next", "in": "query", "required": False,
                 "schema": {"type": "string"}},)),
-    Op("post", "/signin", "Check the token and set the sign-in cookie.", SignedIn, _FORM,
-       "400 404", headers=_COOKIE, extra={"guards": ("403", "413", "415")},
+    Op("post", "/signin", access.sign_in, SignedIn, _FORM, "400 404", headers=_COOKIE,
+       extra={"guards": ("403", "413", "415")},
        more={"303": {**_REDIRECT, "headers": {**_LOCATION, **_COOKIE}},
              "401": {"description": "Not the access token.", "content": _ERROR},
              "429": {"description": "Too many failed attempts: wait `Retry-After` seconds.",
                      "headers": {"Retry-After": {"schema": {"type": "string"}}},
-                     "content": _ERROR}},
-       description="JSON `{token}` answers JSON; the page's form post "
-                   "(`application/x-www-form-urlencoded`) answers with a redirect or the page. "
-                   "`404 sign_in_disabled` without an access token."),
-    Op("post", "/signout", "Clear the sign-in cookie.", SignedIn, more={"303": _REDIRECT},
-       extra={"guards": ("403", "413")}, description="Any body is ignored; a JSON request (or "
-       "`Accept: application/json`) gets JSON, anything else a redirect to /signin."),
+                     "content": _ERROR}}),
+    Op("post", "/signout", access.sign_out, SignedIn, more={"303": _REDIRECT},
+       extra={"guards": ("403", "413")}),
 )}

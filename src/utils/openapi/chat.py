@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from ..models import chat as events
 from ..models.conversations import ChatMessage, ContinueTarget, NoFields, ReplyTarget
+from ...routes import chat, messages
 from .table import Op, model_ref, untitled
 
 _SSE: dict[str, type[BaseModel]] = {"start": events.ChatStart, "chunk": events.ChatChunk, "done": events.ChatDone,
@@ -61,30 +62,16 @@ _WEBSOCKET = {
 }
 _SID = "/api/sessions/{sid}"
 ROUTES = {"chat": (
-    Op("post", "/api/chat/stream", "Send a message and stream the reply (SSE).", _STREAM,
-       ChatMessage, "400 404 409", description="The user message and the reply are stored "
-       "from the start (the reply as `streaming`, its text flushed while it grows). A client "
-       "that disconnects only stops following: resume with `GET /api/sessions/{sid}/stream`; "
-       "stop with `POST …/stop`."),
-    Op("post", _SID + "/regenerate", "A new reply to the end of the active branch (or to "
-       "`message_id`) as an SSE stream; earlier replies stay as alternatives.", _STREAM,
-       ReplyTarget, "400 404 409"),
-    Op("post", _SID + "/continue", "Let the model continue a reply from its text (SSE).",
-       _STREAM, ContinueTarget, "400 404 409", description="Only the last reply of a branch "
-       "(`409 not_last`) with some text (`409 nothing_to_continue`). The stream's chunks are "
-       "the new text; `done.text` is the whole reply."),
-    Op("get", _SID + "/stream", "Follow the reply being generated (SSE, resumable).", _STREAM,
-       errors="400 404", more={"204": {"description": "No reply is being generated."}},
+    Op("post", "/api/chat/stream", chat.stream, _STREAM, ChatMessage, "400 404 409"),
+    Op("post", _SID + "/regenerate", messages.regenerate, _STREAM, ReplyTarget, "400 404 409"),
+    Op("post", _SID + "/continue", messages.continue_reply, _STREAM, ContinueTarget,
+       "400 404 409"),
+    Op("get", _SID + "/stream", messages.resume, _STREAM, errors="400 404",
+       more={"204": {"description": "No reply is being generated."}},
        params=({"name": "Last-Event-ID", "in": "header", "required": False,
                 "schema": {"type": "string"}, "description": "`<reply_id>:<offset>` from the "
-                "last event received; any other value counts as absent."},),
-       description="Without `Last-Event-ID`: `start`, the text so far as one chunk, then live "
-                   "chunks and `done`. With the `id` of the last event received: only the rest "
-                   "(also after the reply finished). Works from every worker process."),
-    Op("post", _SID + "/stop", "Stop the reply being generated in the session.",
-       events.Stopped, NoFields, "400 404", description="The reply ends with `done` "
-       "(`stop_reason: cancelled`) and is kept, marked incomplete, in whichever process "
-       "generates it."),
+                "last event received; any other value counts as absent."},)),
+    Op("post", _SID + "/stop", messages.stop, events.Stopped, NoFields, "400 404"),
     Op("get", "/ws/chat", "The chat WebSocket (upgrade).", {"description": "Switching "
        "Protocols: the WebSocket is open."}, errors="400 403", status="101",
        description=_WS_TEXT, extra={"x-websocket": _WEBSOCKET}),

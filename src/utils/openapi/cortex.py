@@ -1,5 +1,6 @@
 """The cortex: files with ETag / If-Match, history, restore, settings and update jobs (§5, §7)."""
 from ..models import chat, cortex as c, settings
+from ...routes import cortex, cortex_jobs
 from .common import ANY_OBJECT
 from .table import Op, json_response, model_ref
 
@@ -13,31 +14,29 @@ _CONFLICT = {"412": json_response("The file changed meanwhile; `error.current` i
 _FILE = "/api/personas/{pid}/cortex/{filename}"
 _REV = _FILE + "/history/{rev}"
 ROUTES = {"cortex": (
-    Op("get", "/api/personas/{pid}/cortex", "All three files with revisions and sizes.",
-       c.CortexFiles, errors="404"),
-    Op("get", _FILE, "One file; its ETag is its revision.", c.CortexFile, errors="404",
-       headers=_ETAG, params=({"name": "If-None-Match", "in": "header",
+    Op("get", "/api/personas/{pid}/cortex", cortex.read_cortex, c.CortexFiles, errors="404"),
+    Op("get", _FILE, cortex.read_file, c.CortexFile, errors="404", headers=_ETAG,
+       params=({"name": "If-None-Match", "in": "header",
                               "schema": {"type": "string"}},),
        more={"304": {"description": "`If-None-Match` still matches.", "headers": _ETAG}}),
-    Op("put", _FILE, "Replace the file's content (a `user` revision).", c.CortexFile,
-       c.FileContent, "400 404 428", headers=_ETAG, more=_CONFLICT,
-       params=({**_IF_MATCH, "required": True},)),
-    Op("post", _FILE + "/reset", "Put the template back (a `template` revision).", c.CortexFile,
-       ANY_OBJECT, "400 404", headers=_ETAG, more=_CONFLICT, params=(_IF_MATCH,)),
-    Op("get", _FILE + "/history", "The file's revisions, newest first.", c.History,
+    Op("put", _FILE, cortex.write_file, c.CortexFile, c.FileContent, "400 404 428", headers=_ETAG,
+       more=_CONFLICT, params=({**_IF_MATCH, "required": True},)),
+    Op("post", _FILE + "/reset", cortex.reset_file, c.CortexFile, ANY_OBJECT, "400 404",
+       headers=_ETAG, more=_CONFLICT, params=(_IF_MATCH,)),
+    Op("get", _FILE + "/history", cortex.file_history, c.History, errors="404"),
+    Op("get", _REV, cortex.file_revision, c.RevisionDetail, errors="404"),
+    Op("post", _REV + "/restore", cortex.restore_revision, c.CortexFile, ANY_OBJECT, "400 404",
+       headers=_ETAG, more=_CONFLICT, params=(_IF_MATCH,)),
+    Op("get", "/api/cortex/settings", cortex.read_settings, settings.CortexSettings),
+    Op("put", "/api/cortex/settings", cortex.write_settings, settings.CortexSettings,
+       settings.CortexSettings, "400"),
+    Op("get", "/api/personas/{pid}/cortex/status", cortex_jobs.read_status,
+       json_response("The status (nothing is triggered).",
+                                       model_ref(chat.CortexProgress)),
        errors="404"),
-    Op("get", _REV, "One revision with its content and a diff to its predecessor.",
-       c.RevisionDetail, errors="404"),
-    Op("post", _REV + "/restore", "Make an old revision current again (a `restore` revision).",
-       c.CortexFile, ANY_OBJECT, "400 404", headers=_ETAG, more=_CONFLICT, params=(_IF_MATCH,)),
-    Op("get", "/api/cortex/settings", "Cortex on/off and update timing.", settings.CortexSettings),
-    Op("put", "/api/cortex/settings", "Change any of the cortex settings.",
-       settings.CortexSettings, settings.CortexSettings, "400"),
-    Op("get", "/api/personas/{pid}/cortex/status", "Progress towards the next update and the "
-       "job in flight.", json_response("The status (nothing is triggered).",
-                                       model_ref(chat.CortexProgress)), errors="404"),
-    Op("post", "/api/personas/{pid}/cortex/update", "Queue a cortex update now (joins a queued "
-       "one).", c.UpdateQueued, ANY_OBJECT, "400 404 409", "202", headers={"Location": {
+    Op("post", "/api/personas/{pid}/cortex/update", cortex_jobs.start_update, c.UpdateQueued,
+       ANY_OBJECT, "400 404 409", "202",
+       headers={"Location": {
            "schema": {"type": "string"}, "description": "/api/cortex/jobs/<job_id>"}}),
-    Op("get", "/api/cortex/jobs/{job_id}", "One cortex update job.", c.CortexJob, errors="404"),
+    Op("get", "/api/cortex/jobs/{job_id}", cortex_jobs.read_job, c.CortexJob, errors="404"),
 )}

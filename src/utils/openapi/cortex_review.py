@@ -1,5 +1,6 @@
 """Review mode, pins and sleep: per-persona memory settings, proposals, archive (issue 16)."""
 from ..models import cortex, review as r, settings
+from ...routes import cortex_review, cortex_sleep
 from .common import ANY_OBJECT
 from .table import Op, json_response, model_ref
 
@@ -15,29 +16,25 @@ _DECISION = {"name": "status", "in": "query",
              "schema": {"type": "string", "enum": ["pending", "accepted", "rejected"]}}
 _MEMORY = settings.PersonaMemorySettings
 ROUTES = {"cortex": (
-    Op("get", _BASE + "/settings", "Review mode and sleep schedule of one persona.", _MEMORY,
-       errors="404"),
-    Op("put", _BASE + "/settings", "Change any of the persona's memory settings.", _MEMORY,
-       _MEMORY, "400 404"),
-    Op("get", _BASE + "/{filename}/pins", "The file's pinned blocks and broken-marker "
-       "warnings.", r.Pins, errors="404"),
-    Op("get", _BASE + "/sleep", "Consolidation schedule, progress and the last consolidation.",
-       r.SleepStatus, errors="404"),
-    Op("post", _BASE + "/consolidate", "Queue a consolidation (\"sleep\") now.",
-       r.ConsolidationQueued, ANY_OBJECT, "400 404 409", "202"),
-    Op("get", _BASE + "/{filename}/archive", "What consolidations let go from the file.",
-       r.Archive, errors="400 404", params=({"name": "q", "in": "query", "schema": {
+    Op("get", _BASE + "/settings", cortex_review.read_memory_settings, _MEMORY, errors="404"),
+    Op("put", _BASE + "/settings", cortex_review.write_memory_settings, _MEMORY, _MEMORY,
+       "400 404"),
+    Op("get", _BASE + "/{filename}/pins", cortex_review.read_pins, r.Pins, errors="404"),
+    Op("get", _BASE + "/sleep", cortex_sleep.read_sleep, r.SleepStatus, errors="404"),
+    Op("post", _BASE + "/consolidate", cortex_sleep.consolidate_now, r.ConsolidationQueued,
+       ANY_OBJECT, "400 404 409", "202"),
+    Op("get", _BASE + "/{filename}/archive", cortex_sleep.read_archive, r.Archive,
+       errors="400 404",
+       params=({"name": "q", "in": "query", "schema": {
            "type": "string"}, "description": "Only entries containing this text (any case)."},)),
-    Op("post", _BASE + "/{filename}/archive/{entry_id}/restore", "Append an archive entry "
-       "(or a part of it) to the file (a `restore` revision).", cortex.CortexFile,
-       r.ArchiveRestore, "400 404", more=_STALE, optional_body=True,
+    Op("post", _BASE + "/{filename}/archive/{entry_id}/restore", cortex_sleep.restore_from_archive,
+       cortex.CortexFile, r.ArchiveRestore, "400 404", more=_STALE, optional_body=True,
        params=({"name": "If-Match", "in": "header", "schema": {"type": "string"}},)),
-    Op("get", _BASE + "/proposals", "The persona's proposals, newest first.", r.ProposalList,
-       errors="400 404", params=(_DECISION,)),
-    Op("get", _ONE, "One proposal: per file the diff, staleness, conflict.", r.Proposal,
-       errors="404"),
-    Op("post", _ONE + "/accept", "Apply the proposal (or one file, maybe edited).", r.Proposal,
-       r.Acceptance, "400 404 409 413", more=_STALE, optional_body=True, params=(_IF_MATCH,)),
-    Op("post", _ONE + "/reject", "Drop the proposal (or one file of it).", r.Proposal,
-       r.FileChoice, "400 404 409", optional_body=True),
+    Op("get", _BASE + "/proposals", cortex_review.list_proposals, r.ProposalList, errors="400 404",
+       params=(_DECISION,)),
+    Op("get", _ONE, cortex_review.read_proposal, r.Proposal, errors="404"),
+    Op("post", _ONE + "/accept", cortex_review.accept_proposal, r.Proposal, r.Acceptance,
+       "400 404 409 413", more=_STALE, optional_body=True, params=(_IF_MATCH,)),
+    Op("post", _ONE + "/reject", cortex_review.reject_proposal, r.Proposal, r.FileChoice,
+       "400 404 409", optional_body=True),
 )}

@@ -1,16 +1,17 @@
 """Conversation search (FTS5), export of one conversation and its memory notes."""
 from ..models import search as s
+from ...routes import search, sessions
 from .table import Op, model_ref, query_of
 
 _EXPORT = {"description": "The conversation as an attachment.", "content": {
     "text/markdown": {"schema": {"type": "string"}},
     "application/json": {"schema": model_ref(s.ConversationExport)}}}
 ROUTES = {"sessions": (
-    Op("get", "/api/search", "Search one persona's conversations.", s.SearchResults,
-       errors="400 404", params=query_of(s.SearchQuery)),
-    Op("get", "/api/sessions/{sid}/export", "Download the conversation as Markdown or JSON.",
-       _EXPORT, errors="400 404", params=({"name": "format", "in": "query", "required": False,
+    Op("get", "/api/search", search.search, s.SearchResults, errors="400 404",
+       params=query_of(s.SearchQuery)),
+    Op("get", "/api/sessions/{sid}/export", search.export_session, _EXPORT, errors="400 404",
+       params=({"name": "format", "in": "query", "required": False,
                                           "schema": {"enum": ["md", "json"], "default": "md"}},)),
-    Op("get", "/api/sessions/{sid}/memory-notes",
-       "What memory updates took from the conversation.", s.MemoryNotes, errors="404"),
+    Op("get", "/api/sessions/{sid}/memory-notes", sessions.memory_notes, s.MemoryNotes,
+       errors="404"),
 )}

@@ -6,7 +6,8 @@ much, a short description of a JSON answer); the schemas come from the same pyda
 the routes validate with, so the document cannot drift from the checks.
 """
 import re
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,14 +93,15 @@ def untitled(node: Any) -> Any:
 
 @dataclass(frozen=True)
 class Op:
-    """One row of a route table: `ok` is the answer's model, a short description of a JSON
+    """One row of a route table: `view` is the Flask view (its docstring's first paragraph is
+    the summary, the rest the description) or, for a view without one, the summary; `ok` is the answer's model, a short description of a JSON
     answer, or a whole response object (a picture, a download); `body` a model or a request
     body object (a file form); `params` query and header parameters (path ones come from
     the path); `headers` those of the success answer; `more` further responses (304, 412)."""
 
     method: str
     path: str
-    summary: str
+    view: Callable[..., Any] | str
     ok: type[BaseModel] | str | dict
     body: type[BaseModel] | dict | None = None
     errors: str = ""
@@ -130,6 +132,18 @@ def _response(op: Op) -> dict:
     if isinstance(op.ok, str):
         return json_response(op.ok, {"type": "object"})
     return json_response(_first_paragraph(op.ok), model_ref(op.ok), op.headers)
+
+
+def _prose(op: Op) -> tuple[str, str | None]:
+    """The summary and description of `op`: from its view's docstring, one paragraph each."""
+    if isinstance(op.view, str):
+        return op.view, op.description
+    summary, _, rest = (inspect.getdoc(op.view) or "").partition("\n\n")
+    return _one_line(summary), op.description or _one_line(rest) or None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _first_paragraph(model: type[BaseModel]) -> str:
@@ -173,15 +187,16 @@ def table_paths(tag: str, rows: Iterable[Op]) -> dict:
                                              description=_first_paragraph(op.body))
         if op.params:
             extra["parameters"] = list(op.params)
-        if op.description:
-            extra["description"] = op.description
+        summary, description = _prose(op)
+        if description:
+            extra["description"] = description
         write = op.method != "get"
         found = {"200": _response(op)} if op.status == "200" else {op.status: _response(op)}
         item = paths.setdefault(op.path, {})
         names = re.findall(r"{(\w+)}", op.path)
         if names:
             item["parameters"] = [_path_param(name) for name in names]
-        item[op.method] = operation(_operation_id(op), tag, op.summary,
+        item[op.method] = operation(_operation_id(op), tag, summary,
                                     {**found, **op.more, **errors(*op.errors.split())},
                                     write=write,
                                     **extra)
