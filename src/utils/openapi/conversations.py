@@ -1,15 +1,15 @@
 """Personas, sessions and the last message of a session (DESIGN §7)."""
 from ..models import conversations as c, personas as p, sessions as s
 from ...routes import branches, messages, personas, sessions
-from .table import Op
+from .table import Op, query
 
-_PERSONA, _ONE, _LAST = "/api/personas/{pid}", "/api/sessions/{sid}", "/api/sessions/{sid}/messages/last"
-_PAGE = ({"name": "before", "in": "query", "required": False, "schema": {"type": "integer",
-          "minimum": 1}, "description": "Only messages with a smaller id (the smallest id you have)."},
-         {"name": "limit", "in": "query", "required": False, "schema": {"type": "integer",
-          "minimum": 1, "maximum": 200, "default": 50}, "description": "Messages per page."})
-_OF_PERSONA = ({"name": "persona_id", "in": "query", "required": True,
-                "schema": {"type": "string", "minLength": 1}},)
+_PERSONA, _ONE = "/api/personas/{pid}", "/api/sessions/{sid}"
+_LAST = _ONE + "/messages/last"
+_PAGE = (query("before", {"type": "integer", "minimum": 1}, "Only messages with a smaller id (the "
+               "smallest id you have)."),
+         query("limit", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
+               "Messages per page."))
+_OF_PERSONA = (query("persona_id", {"type": "string", "minLength": 1}, required=True),)
 ROUTES = {"personas": (
     Op("get", "/api/personas", personas.list_personas, p.PersonaList),
     Op("post", "/api/personas", personas.create_persona, p.Persona, p.PersonaCreate, "400", "201"),

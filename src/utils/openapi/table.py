@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from types import ModuleType
+
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
@@ -101,7 +103,7 @@ class Op:
 
     method: str
     path: str
-    view: Callable[..., Any] | str
+    view: Callable[..., Any] | ModuleType | str
     ok: type[BaseModel] | str | dict
     body: type[BaseModel] | dict | None = None
     errors: str = ""
@@ -112,6 +114,46 @@ class Op:
     headers: dict | None = None
     more: dict = field(default_factory=dict)
     optional_body: bool = False
+
+
+def sse_response(description: str, events: dict[str, type[BaseModel]]) -> dict:
+    """A `text/event-stream` answer described per event, the Open API 3.2 way (`event` + `data`
+    carrying JSON by `contentMediaType`/`contentSchema`); 3.1 tools read it as the schema of one
+    event."""
+    return {"description": description, "content": {"text/event-stream": {"schema": {"oneOf": [
+        {"type": "object", "required": ["event", "data"], "properties": {
+            "event": {"const": name}, "data": {"type": "string", "contentMediaType":
+                                               "application/json",
+                                               "contentSchema": model_ref(model)}}}
+        for name, model in events.items()]}}}}
+
+
+def websocket(url: str, client: Iterable[type[BaseModel]],
+              server: dict[str, type[BaseModel]]) -> dict:
+    """`x-websocket`: the frames of a WebSocket (Open API has no operation type for one); a
+    client frame's kind is its `type` field's literal, a server frame is `{"type": kind, ...}`."""
+    return {"url": url, "frame_format": "One JSON object per text frame.",
+            "client_frames": {frame.model_fields["type"].annotation.__args__[0]:  # type: ignore[union-attr]
+                              untitled(frame.model_json_schema()) for frame in client},
+            "server_frames": {kind: {"allOf": [{"type": "object", "properties": {
+                "type": {"const": kind}}, "required": ["type"]}, model_ref(model)]}
+                for kind, model in server.items()}}
+
+
+def query(name: str, schema: dict | None = None, text: str | None = None, *,
+          required: bool = False) -> dict:
+    """A query parameter (a string unless `schema` says otherwise)."""
+    return _parameter("query", name, schema or {"type": "string"}, text, required)
+
+
+def header(name: str, text: str | None = None, *, required: bool = False) -> dict:
+    """A request header parameter (a string)."""
+    return _parameter("header", name, {"type": "string"}, text, required)
+
+
+def _parameter(where: str, name: str, schema: dict, text: str | None, required: bool) -> dict:
+    found = {"name": name, "in": where, "required": required, "schema": schema}
+    return {**found, "description": text} if text else found
 
 
 def query_of(model: type[BaseModel]) -> tuple[dict, ...]:
@@ -151,9 +193,7 @@ def _first_paragraph(model: type[BaseModel]) -> str:
 
 
 def _path_param(name: str) -> dict:
-    schema, description = PATH_PARAMS[name]
-    return {"name": name, "in": "path", "required": True, "schema": schema,
-            "description": description}
+    return _parameter("path", name, *PATH_PARAMS[name], required=True)
 
 
 def document(routes: dict[str, Iterable[Op]], intro: str, tags: dict[str, str]) -> dict:
