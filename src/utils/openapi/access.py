@@ -7,7 +7,7 @@ from typing import Any
 
 from ..models.settings import SignedIn, SignIn
 from ...routes import access
-from .table import Op, model_ref
+from .table import Op, model_ref, query
 
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
 _ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}, **_PAGE}
@@ -20,12 +20,8 @@ _FORM = {"required": True, "content": {
     mime: {"schema": model_ref(SignIn, "validation")}
     for mime in ("application/json", "application/x-www-form-urlencoded")}}
 ROUTES = {"access": (
-    Op("get", "/signin", access.signin_form,
-       {"description": "The page.",
-                                                      "content": _PAGE},
-       more={"303": _REDIRECT}, extra={"guards": ("403",)},
-       params=({"name": "next", "in": "query", "required": False,
-                "schema": {"type": "string"}},)),
+    Op("get", "/signin", access.signin_form, {"description": "The page.", "content": _PAGE},
+       more={"303": _REDIRECT}, extra={"guards": ("403",)}, params=(query("next"),)),
     Op("post", "/signin", access.sign_in, SignedIn, _FORM, "400 404", headers=_COOKIE,
        extra={"guards": ("403", "413", "415")},
        more={"303": {**_REDIRECT, "headers": {**_LOCATION, **_COOKIE}},

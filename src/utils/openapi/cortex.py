@@ -2,12 +2,11 @@
 from ..models import chat, cortex as c, settings
 from ...routes import cortex, cortex_jobs
 from .common import ANY_OBJECT
-from .table import Op, json_response, model_ref
+from .table import Op, header, json_response, model_ref
 
 _ETAG = {"ETag": {"description": "The file's revision, quoted: `\"12\"`.",
                   "schema": {"type": "string"}}}
-_IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
-             "description": "The ETag the change is based on (`\"12\"`); `*` means any."}
+_IF_MATCH = header("If-Match", "The ETag the change is based on (`\"12\"`); `*` means any.")
 _CONFLICT = {"412": json_response("The file changed meanwhile; `error.current` is the file now "
                                   "(and the `ETag` its revision).",
                                   model_ref(c.RevisionConflictError), headers=_ETAG)}
@@ -16,8 +15,7 @@ _REV = _FILE + "/history/{rev}"
 ROUTES = {"cortex": (
     Op("get", "/api/personas/{pid}/cortex", cortex.read_cortex, c.CortexFiles, errors="404"),
     Op("get", _FILE, cortex.read_file, c.CortexFile, errors="404", headers=_ETAG,
-       params=({"name": "If-None-Match", "in": "header",
-                              "schema": {"type": "string"}},),
+       params=(header("If-None-Match"),),
        more={"304": {"description": "`If-None-Match` still matches.", "headers": _ETAG}}),
     Op("put", _FILE, cortex.write_file, c.CortexFile, c.FileContent, "400 404 428", headers=_ETAG,
        more=_CONFLICT, params=({**_IF_MATCH, "required": True},)),
@@ -31,12 +29,10 @@ ROUTES = {"cortex": (
     Op("put", "/api/cortex/settings", cortex.write_settings, settings.CortexSettings,
        settings.CortexSettings, "400"),
     Op("get", "/api/personas/{pid}/cortex/status", cortex_jobs.read_status,
-       json_response("The status (nothing is triggered).",
-                                       model_ref(chat.CortexProgress)),
+       json_response("The status (nothing is triggered).", model_ref(chat.CortexProgress)),
        errors="404"),
     Op("post", "/api/personas/{pid}/cortex/update", cortex_jobs.start_update, c.UpdateQueued,
-       ANY_OBJECT, "400 404 409", "202",
-       headers={"Location": {
+       ANY_OBJECT, "400 404 409", "202", headers={"Location": {
            "schema": {"type": "string"}, "description": "/api/cortex/jobs/<job_id>"}}),
     Op("get", "/api/cortex/jobs/{job_id}", cortex_jobs.read_job, c.CortexJob, errors="404"),
 )}

@@ -2,18 +2,16 @@
 from ..models import cortex, review as r, settings
 from ...routes import cortex_review, cortex_sleep
 from .common import ANY_OBJECT
-from .table import Op, json_response, model_ref
+from .table import Op, header, json_response, model_ref, query
 
 _BASE = "/api/personas/{pid}/cortex"
 _ONE = _BASE + "/proposals/{proposal_id}"
-_IF_MATCH = {"name": "If-Match", "in": "header", "schema": {"type": "string"},
-             "description": "With edited `content`: the file's current revision (`\"12\"`) the "
-                            "text was written against; a stale one is `412`."}
+_IF_MATCH = header("If-Match", "With edited `content`: the file's current revision (`\"12\"`) "
+                   "the text was written against; a stale one is `412`.")
 _STALE = {"412": json_response("`If-Match` names a revision the file no longer has; "
                                "`error.current` is the file now.",
                                model_ref(cortex.RevisionConflictError))}
-_DECISION = {"name": "status", "in": "query",
-             "schema": {"type": "string", "enum": ["pending", "accepted", "rejected"]}}
+_DECISION = query("status", {"type": "string", "enum": ["pending", "accepted", "rejected"]})
 _MEMORY = settings.PersonaMemorySettings
 ROUTES = {"cortex": (
     Op("get", _BASE + "/settings", cortex_review.read_memory_settings, _MEMORY, errors="404"),
@@ -24,12 +22,10 @@ ROUTES = {"cortex": (
     Op("post", _BASE + "/consolidate", cortex_sleep.consolidate_now, r.ConsolidationQueued,
        ANY_OBJECT, "400 404 409", "202"),
     Op("get", _BASE + "/{filename}/archive", cortex_sleep.read_archive, r.Archive,
-       errors="400 404",
-       params=({"name": "q", "in": "query", "schema": {
-           "type": "string"}, "description": "Only entries containing this text (any case)."},)),
+       errors="400 404", params=(query("q", None, "Only entries containing this text (any case)."),)),
     Op("post", _BASE + "/{filename}/archive/{entry_id}/restore", cortex_sleep.restore_from_archive,
        cortex.CortexFile, r.ArchiveRestore, "400 404", more=_STALE, optional_body=True,
-       params=({"name": "If-Match", "in": "header", "schema": {"type": "string"}},)),
+       params=(header("If-Match"),)),
     Op("get", _BASE + "/proposals", cortex_review.list_proposals, r.ProposalList, errors="400 404",
        params=(_DECISION,)),
     Op("get", _ONE, cortex_review.read_proposal, r.Proposal, errors="404"),

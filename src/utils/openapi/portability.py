@@ -3,10 +3,10 @@ from ..limits import CHAT_IMPORT
 from ..models import personas, portability as p
 from ...routes import portability
 from .common import FILE_FORM, PICTURE
-from .table import Op, json_response, model_ref
+from .table import Op, json_response, model_ref, query
 
 _FLAG = {"type": "string", "enum": ["0", "1"], "default": "0"}
-_PREVIEW = ({"name": "preview", "in": "query", "required": False, "schema": _FLAG},)
+_PREVIEW = (query("preview", _FLAG),)
 
 
 def _file(description: str, *mimes: str) -> dict:
@@ -19,11 +19,10 @@ def _preview(model: type[p.CardPreview] | type[p.ChatImportSummary]) -> dict:
     return {"200": json_response("With `preview=1`: nothing is stored.", model_ref(model))}
 
 
-_EXPORT = ({"name": "format", "in": "query", "required": False, "schema": {
-    "type": "string", "enum": ["png", "json", "charx", "archive"], "default": "png"},
-    "description": "`archive`: the persona with its sessions, messages and cortex history "
-                   "(needs `include_memories=1`)."},
-    {"name": "include_memories", "in": "query", "required": False, "schema": _FLAG})
+_EXPORT = (query("format", {"type": "string", "enum": ["png", "json", "charx", "archive"],
+                            "default": "png"}, "`archive`: the persona with its sessions, "
+                  "messages and cortex history (needs `include_memories=1`)."),
+           query("include_memories", _FLAG))
 _AVATAR = "/api/personas/{pid}/avatar"
 ROUTES = {"personas": (
     Op("post", "/api/personas/import", portability.import_card, personas.Persona, FILE_FORM,

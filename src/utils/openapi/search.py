@@ -1,7 +1,7 @@
 """Conversation search (FTS5), export of one conversation and its memory notes."""
 from ..models import search as s
 from ...routes import search, sessions
-from .table import Op, model_ref, query_of
+from .table import Op, model_ref, query, query_of
 
 _EXPORT = {"description": "The conversation as an attachment.", "content": {
     "text/markdown": {"schema": {"type": "string"}},
@@ -10,8 +10,7 @@ ROUTES = {"sessions": (
     Op("get", "/api/search", search.search, s.SearchResults, errors="400 404",
        params=query_of(s.SearchQuery)),
     Op("get", "/api/sessions/{sid}/export", search.export_session, _EXPORT, errors="400 404",
-       params=({"name": "format", "in": "query", "required": False,
-                                          "schema": {"enum": ["md", "json"], "default": "md"}},)),
+       params=(query("format", {"enum": ["md", "json"], "default": "md"}),)),
     Op("get", "/api/sessions/{sid}/memory-notes", sessions.memory_notes, s.MemoryNotes,
        errors="404"),
 )}

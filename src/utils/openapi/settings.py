@@ -1,11 +1,10 @@
 """Settings, the API key, the health probe and this document itself."""
 from ..models import settings as s
 from ...routes import health, limits, settings
-from .table import Op
+from .table import Op, query
 
-_PROVIDER = ({"name": "provider", "in": "query", "required": False,
-              "schema": {"enum": ["anthropic", "openai_compatible"]},
-              "description": "Whose (default: the current provider)."},)
+_PROVIDER = (query("provider", {"enum": ["anthropic", "openai_compatible"]},
+                   "Whose (default: the current provider)."),)
 ROUTES = {"settings": (
     Op("get", "/api/settings", settings.get_settings, s.Settings),
     Op("put", "/api/settings", settings.update_settings, s.Settings, s.SettingsPatch,
