@@ -30,29 +30,26 @@ ERRORS = {
             "overload, network), or (`server_busy`, with `Retry-After`) the worker's queue of "
             "CPU-heavy steps is full; retry later."),
 }
-_INT = {"type": "integer", "minimum": 0}
+_ID, _NUM = {"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 0}
 PATH_PARAMS = {  # name: (schema, description)
     "pid": ({"type": "string", "pattern": PERSONA_ID},
             "`default` or a persona id (8–32 of `[a-z0-9]`)."),
     "sid": ({"type": "string", "pattern": SESSION_ID}, "A session id (16 of `[a-z0-9]`)."),
-    "upid": ({"type": "integer", "minimum": 1}, "A user persona id."),
-    "mid": ({"type": "integer", "minimum": 1}, "A message id."),
+    "upid": (_ID, "A user persona id."), "mid": (_ID, "A message id."),
     "filename": ({"type": "string", "enum": ["memory.md", "soul.md", "relationship.md"]},
                  "One of the three cortex files."),
-    "rev": (_INT, "A revision id."), "bid": (_INT, "A book id."), "eid": (_INT, "An entry id."),
+    "rev": (_NUM, "A revision id."), "bid": (_NUM, "A book id."), "eid": (_NUM, "An entry id."),
     "job_id": ({"type": "string", "pattern": JOB_ID}, "A job id."),
     "proposal_id": ({"type": "string", "pattern": "^[0-9a-f]{32}$"}, "A proposal id."),
-    "entry_id": (_INT, "An archive entry id."),
+    "entry_id": (_NUM, "An archive entry id."),
 }
 # Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
 ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its fields "
               "are ignored).", "content": {"application/json": {"schema": {"type": "object"}}}}
-FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {
-    "type": "object", "properties": {"file": {"type": "string", "format": "binary"}},
-    "required": ["file"]}}}}
-PICTURE = {"description": "The picture.", "content": {
-    mime: {"schema": {"type": "string", "format": "binary"}}
-    for mime in ("image/png", "image/jpeg", "image/webp")}}
+FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {"type": "object",
+    "properties": {"file": {"type": "string", "format": "binary"}}, "required": ["file"]}}}}
+PICTURE = {"description": "The picture.", "content": {mime: {"schema": {"type": "string",
+    "format": "binary"}} for mime in ("image/png", "image/jpeg", "image/webp")}}
 INTRO = (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "
@@ -60,9 +57,7 @@ INTRO = (
     "`/ws/chat` (frames in `x-websocket`). When the app is bound beyond loopback, every request "
     "needs the access token (`PERSONA_ACCESS_TOKEN`), see docs/security.md.")
 TAGS = {"chat": "Streaming replies (SSE and WebSocket).", "personas": "The characters.",
-        "sessions": "Conversations, one persona each.",
-        "messages": "Editing the end of a conversation.",
-        "cortex": "Each persona's memory files, history and updates.",
-        "settings": "Model, language, the API key.",
-        "access": "Signing in with the access token (LAN use).",
-        "meta": "Health and this document."}
+        "sessions": "Conversations, one persona each.", "messages": "Editing the end of a "
+        "conversation.", "cortex": "Each persona's memory files, history and updates.",
+        "settings": "Model, language, the API key.", "access": "Signing in with the access "
+        "token (LAN use).", "meta": "Health and this document."}

@@ -3,16 +3,10 @@ from ..limits import CHAT_IMPORT
 from ..models import personas, portability as p
 from ...routes import portability
 from .common import FILE_FORM, PICTURE
-from .table import Op, json_response, model_ref, query
+from .table import Op, binary, json_response, model_ref, query
 
 _FLAG = {"type": "string", "enum": ["0", "1"], "default": "0"}
 _PREVIEW = (query("preview", _FLAG),)
-
-
-def _file(description: str, *mimes: str) -> dict:
-    return {"description": description, "content": {
-        m: {"schema": {"type": "object"} if m == "application/json" else
-            {"type": "string", "format": "binary"}} for m in mimes}}
 
 
 def _preview(model: type[p.CardPreview] | type[p.ChatImportSummary]) -> dict:
@@ -28,7 +22,7 @@ ROUTES = {"personas": (
     Op("post", "/api/personas/import", portability.import_card, personas.Persona, FILE_FORM,
        "400 413 415 503", "201", params=_PREVIEW, more=_preview(p.CardPreview)),
     Op("get", "/api/personas/{pid}/export", portability.export_card,
-       _file("The card.", "image/png", "application/json", "application/zip"),
+       binary("The card.", "image/png", "application/json", "application/zip"),
        errors="400 404 503", params=_EXPORT),
     Op("get", "/api/personas/{pid}/export/af", portability.export_agent_file, "The agent file.",
        errors="404"),
@@ -44,6 +38,6 @@ ROUTES = {"personas": (
                    f"{CHAT_IMPORT['swipes']} swipes per message, {CHAT_IMPORT['line_bytes']} "
                    "bytes per line. Imported messages do not trigger a cortex update."),
 ), "settings": (
-    Op("get", "/api/backup", portability.download_backup, _file("The backup.", "application/zip"),
+    Op("get", "/api/backup", portability.download_backup, binary("The backup.", "application/zip"),
        errors="503"),
 )}

@@ -140,6 +140,13 @@ def websocket(url: str, client: Iterable[type[BaseModel]],
                 for kind, model in server.items()}}
 
 
+def binary(description: str, *mimes: str) -> dict:
+    """A file answer (an attachment or a picture) in any of `mimes`; JSON ones are objects."""
+    return {"description": description, "content": {
+        mime: {"schema": {"type": "object"} if mime == "application/json" else
+               {"type": "string", "format": "binary"}} for mime in mimes}}
+
+
 def query(name: str, schema: dict | None = None, text: str | None = None, *,
           required: bool = False) -> dict:
     """A query parameter (a string unless `schema` says otherwise)."""
