@@ -3,32 +3,27 @@
 Only matters when `PERSONA_ACCESS_TOKEN` is set; API clients can instead send
 `Authorization: Bearer <token>` with every request.
 """
-from typing import Any
-
-from ..models.settings import SignedIn, SignIn
+from ..models import errors, settings as s
 from ...routes import access
 from .table import Op, model_ref, query
 
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
-_ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}, **_PAGE}
-_LOCATION = {"Location": {"schema": {"type": "string"}}}
-_COOKIE = {"Set-Cookie": {"schema": {"type": "string"},
-                          "description": "The sign-in cookie (HttpOnly, SameSite=Strict)."}}
-_REDIRECT: dict[str, Any] = {"description": "A form post (or no token configured): redirect.",
-                             "headers": _LOCATION}
-_FORM = {"required": True, "content": {
-    mime: {"schema": model_ref(SignIn, "validation")}
-    for mime in ("application/json", "application/x-www-form-urlencoded")}}
+_ERROR = {"application/json": {"schema": model_ref(errors.Error)}, **_PAGE}
+_TEXT = {"schema": {"type": "string"}}
+_COOKIE = {"Set-Cookie": {**_TEXT, "description": "The sign-in cookie (HttpOnly, SameSite=Strict)."}}
+_REDIRECT = {"description": "A form post (or no token configured): redirect.",
+             "headers": {"Location": _TEXT}}
+_FORM = {"required": True, "content": {mime: {"schema": model_ref(s.SignIn, "validation")}
+         for mime in ("application/json", "application/x-www-form-urlencoded")}}
 ROUTES = {"access": (
     Op("get", "/signin", access.signin_form, {"description": "The page.", "content": _PAGE},
        more={"303": _REDIRECT}, extra={"guards": ("403",)}, params=(query("next"),)),
-    Op("post", "/signin", access.sign_in, SignedIn, _FORM, "400 404", headers=_COOKIE,
+    Op("post", "/signin", access.sign_in, s.SignedIn, _FORM, "400 404", headers=_COOKIE,
        extra={"guards": ("403", "413", "415")},
-       more={"303": {**_REDIRECT, "headers": {**_LOCATION, **_COOKIE}},
+       more={"303": {**_REDIRECT, "headers": {"Location": _TEXT, **_COOKIE}},
              "401": {"description": "Not the access token.", "content": _ERROR},
              "429": {"description": "Too many failed attempts: wait `Retry-After` seconds.",
-                     "headers": {"Retry-After": {"schema": {"type": "string"}}},
-                     "content": _ERROR}}),
-    Op("post", "/signout", access.sign_out, SignedIn, more={"303": _REDIRECT},
+                     "headers": {"Retry-After": _TEXT}, "content": _ERROR}}),
+    Op("post", "/signout", access.sign_out, s.SignedIn, more={"303": _REDIRECT},
        extra={"guards": ("403", "413")}),
 )}

@@ -6,6 +6,7 @@ much, a short description of a JSON answer); the schemas come from the same pyda
 the routes validate with, so the document cannot drift from the checks.
 """
 import re
+import copy
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from .common import ERRORS, PATH_PARAMS
 
 _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
+_BUILT: dict = {}
 # Answered before any view runs, by the access checks of DESIGN §9 (src/routes/access.py).
 _GUARDED = ("401", "403", "429")
 _GUARDED_WRITE = (*_GUARDED, "413", "415")
@@ -203,9 +205,19 @@ def _path_param(name: str) -> dict:
     return _parameter("path", name, *PATH_PARAMS[name], required=True)
 
 
-def document(routes: dict[str, Iterable[Op]], intro: str, tags: dict[str, str]) -> dict:
-    """The whole document: the paths of the route tables (tag: rows), the schemas of every
-    model they name, and the shared error responses."""
+def document(areas: Iterable[ModuleType], intro: str, tags: dict[str, str]) -> dict:
+    """The whole document (a fresh copy: callers may change it freely), built once from the
+    route tables of `areas` (each a module with `ROUTES`: tag → rows)."""
+    if not _BUILT:
+        routes: dict[str, tuple[Op, ...]] = {}
+        for area in areas:
+            for tag, rows in area.ROUTES.items():
+                routes[tag] = (*routes.get(tag, ()), *rows)
+        _BUILT.update(_assemble(routes, intro, tags))
+    return copy.deepcopy(_BUILT)
+
+
+def _assemble(routes: dict[str, tuple[Op, ...]], intro: str, tags: dict[str, str]) -> dict:
     paths: dict = {}
     for tag, rows in routes.items():
         paths.update(table_paths(tag, rows))
