@@ -16,14 +16,13 @@ _REDIRECT = {"description": "A form post (or no token configured): redirect.",
 _FORM = {"required": True, "content": {mime: {"schema": model_ref(s.SignIn, "validation")}
          for mime in ("application/json", "application/x-www-form-urlencoded")}}
 ROUTES = {"access": (
-    Op("get", "/signin", access.signin_form, {"description": "The page.", "content": _PAGE},
-       more={"303": _REDIRECT}, extra={"guards": ("403",)}, params=(query("next"),)),
-    Op("post", "/signin", access.sign_in, s.SignedIn, _FORM, "400 404", headers=_COOKIE,
+    Op(access.signin_form, {"description": "The page.", "content": _PAGE}, more={"303": _REDIRECT},
+       extra={"guards": ("403",)}, params=(query("next"),)),
+    Op(access.sign_in, s.SignedIn, _FORM, "400 404", headers=_COOKIE,
        extra={"guards": ("403", "413", "415")},
        more={"303": {**_REDIRECT, "headers": {"Location": _TEXT, **_COOKIE}},
              "401": {"description": "Not the access token.", "content": _ERROR},
              "429": {"description": "Too many failed attempts: wait `Retry-After` seconds.",
                      "headers": {"Retry-After": _TEXT}, "content": _ERROR}}),
-    Op("post", "/signout", access.sign_out, s.SignedIn, more={"303": _REDIRECT},
-       extra={"guards": ("403", "413")}),
+    Op(access.sign_out, s.SignedIn, more={"303": _REDIRECT}, extra={"guards": ("403", "413")}),
 )}

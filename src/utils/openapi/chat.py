@@ -22,14 +22,13 @@ _SID = "/api/sessions/{sid}"
 _LAST_EVENT = header("Last-Event-ID", "`<reply_id>:<offset>` from the last event received; any "
                      "other value counts as absent.")
 ROUTES = {"chat": (
-    Op("post", "/api/chat/stream", chat.stream, _STREAM, c.ChatMessage, "400 404 409"),
-    Op("post", _SID + "/regenerate", messages.regenerate, _STREAM, c.ReplyTarget, "400 404 409"),
-    Op("post", _SID + "/continue", messages.continue_reply, _STREAM, c.ContinueTarget,
-       "400 404 409"),
-    Op("get", _SID + "/stream", messages.resume, _STREAM, errors="400 404", params=(_LAST_EVENT,),
+    Op(chat.stream, _STREAM, c.ChatMessage, "400 404 409"),
+    Op(messages.regenerate, _STREAM, c.ReplyTarget, "400 404 409"),
+    Op(messages.continue_reply, _STREAM, c.ContinueTarget, "400 404 409"),
+    Op(messages.resume, _STREAM, errors="400 404", params=(_LAST_EVENT,),
        more={"204": {"description": "No reply is being generated."}}),
-    Op("post", _SID + "/stop", messages.stop, e.Stopped, c.NoFields, "400 404"),
-    Op("get", "/ws/chat", ws, {"description": "Switching Protocols: the WebSocket is open."},
-       errors="400 403", status="101",
-       extra={"x-websocket": websocket("/ws/chat", _CLIENT, {**_SSE, **_PUSHED})}),
+    Op(messages.stop, e.Stopped, c.NoFields, "400 404"),
+    Op(ws, {"description": "Switching Protocols: the WebSocket is open."}, errors="400 403",
+       status="101", extra={"x-websocket": websocket("/ws/chat", _CLIENT, {**_SSE, **_PUSHED})},
+       method="get", path="/ws/chat"),
 )}

@@ -4,7 +4,6 @@ from ...routes import messages
 from .table import Op
 
 ROUTES = {"messages": (
-    Op("get", "/api/sessions/{sid}/messages/{mid}/prompt", messages.read_prompt, i.ReplyPrompt,
-       errors="400 404"),
-    Op("get", "/api/sessions/{sid}/context", messages.read_context, i.ContextMeter, errors="404"),
+    Op(messages.read_prompt, i.ReplyPrompt, errors="400 404"),
+    Op(messages.read_context, i.ContextMeter, errors="404"),
 )}

@@ -19,25 +19,23 @@ _EXPORT = (query("format", {"type": "string", "enum": ["png", "json", "charx", "
            query("include_memories", _FLAG))
 _AVATAR = "/api/personas/{pid}/avatar"
 ROUTES = {"personas": (
-    Op("post", "/api/personas/import", portability.import_card, personas.Persona, FILE_FORM,
-       "400 413 415 503", "201", params=_PREVIEW, more=_preview(p.CardPreview)),
-    Op("get", "/api/personas/{pid}/export", portability.export_card,
+    Op(portability.import_card, personas.Persona, FILE_FORM, "400 413 415 503", "201",
+       params=_PREVIEW, more=_preview(p.CardPreview)),
+    Op(portability.export_card,
        binary("The card.", "image/png", "application/json", "application/zip"),
        errors="400 404 503", params=_EXPORT),
-    Op("get", "/api/personas/{pid}/export/af", portability.export_agent_file, "The agent file.",
-       errors="404"),
-    Op("get", _AVATAR, portability.get_avatar, PICTURE, errors="404"),
-    Op("put", _AVATAR, portability.put_avatar, personas.Persona, FILE_FORM, "400 404 413 415 503"),
-    Op("delete", _AVATAR, portability.delete_avatar, personas.Persona, errors="400 404"),
+    Op(portability.export_agent_file, "The agent file.", errors="404"),
+    Op(portability.get_avatar, PICTURE, errors="404"),
+    Op(portability.put_avatar, personas.Persona, FILE_FORM, "400 404 413 415 503"),
+    Op(portability.delete_avatar, personas.Persona, errors="400 404"),
 ), "sessions": (
-    Op("post", "/api/personas/{pid}/chats/import", portability.import_chat, p.ImportedChat,
-       FILE_FORM, "400 404 413 415", "201", params=_PREVIEW, more=_preview(p.ChatImportSummary),
+    Op(portability.import_chat, p.ImportedChat, FILE_FORM, "400 404 413 415", "201",
+       params=_PREVIEW, more=_preview(p.ChatImportSummary),
        description="Refusals are `400 invalid_chat` or `413 too_large` with a `reason`; "
                    f"limits: {CHAT_IMPORT['messages']} messages (swipes included), "
                    f"{CHAT_IMPORT['message_chars']} characters per message, "
                    f"{CHAT_IMPORT['swipes']} swipes per message, {CHAT_IMPORT['line_bytes']} "
                    "bytes per line. Imported messages do not trigger a cortex update."),
 ), "settings": (
-    Op("get", "/api/backup", portability.download_backup, binary("The backup.", "application/zip"),
-       errors="503"),
+    Op(portability.download_backup, binary("The backup.", "application/zip"), errors="503"),
 )}

@@ -7,10 +7,8 @@ _EXPORT = {"description": "The conversation as an attachment.", "content": {
     "text/markdown": {"schema": {"type": "string"}},
     "application/json": {"schema": model_ref(s.ConversationExport)}}}
 ROUTES = {"sessions": (
-    Op("get", "/api/search", search.search, s.SearchResults, errors="400 404",
-       params=query_of(s.SearchQuery)),
-    Op("get", "/api/sessions/{sid}/export", search.export_session, _EXPORT, errors="400 404",
+    Op(search.search, s.SearchResults, errors="400 404", params=query_of(s.SearchQuery)),
+    Op(search.export_session, _EXPORT, errors="400 404",
        params=(query("format", {"enum": ["md", "json"], "default": "md"}),)),
-    Op("get", "/api/sessions/{sid}/memory-notes", sessions.memory_notes, s.MemoryNotes,
-       errors="404"),
+    Op(sessions.memory_notes, s.MemoryNotes, errors="404"),
 )}

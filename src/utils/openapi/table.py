@@ -9,11 +9,13 @@ import re
 import copy
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from types import ModuleType
 
+from flask import Flask
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
@@ -23,6 +25,7 @@ from .common import ERRORS, PATH_PARAMS
 _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
 _BUILT: dict = {}
+_CONVERTER = re.compile(r"<(?:[a-z_]+(?:\([^)]*\))?:)?(\w+)>")
 # Answered before any view runs, by the access checks of DESIGN §9 (src/routes/access.py).
 _GUARDED = ("401", "403", "429")
 _GUARDED_WRITE = (*_GUARDED, "413", "415")
@@ -97,14 +100,15 @@ def untitled(node: Any) -> Any:
 
 @dataclass(frozen=True)
 class Op:
-    """One row of a route table: `view` is the Flask view (its docstring's first paragraph is
-    the summary, the rest the description) or, for a view without one, the summary; `ok` is the answer's model, a short description of a JSON
-    answer, or a whole response object (a picture, a download); `body` a model or a request
-    body object (a file form); `params` query and header parameters (path ones come from
-    the path); `headers` those of the success answer; `more` further responses (304, 412)."""
+    """One row of a route table. `view` is the Flask view: its blueprint's rule gives the method
+    and path, its docstring the summary (first paragraph) and description (the rest); a route
+    that is no blueprint view (the WebSocket, this document) names a module or a summary and
+    its `method` and `path`. `ok` is the answer's model, a short description of a JSON answer,
+    or a whole response object (a picture, a download); `body` a model or a request body object
+    (a file form); `errors` the error statuses the view answers with; `params` query and header
+    parameters (path ones come from the path); `headers` those of the success answer; `more`
+    further responses (304, 412)."""
 
-    method: str
-    path: str
     view: Callable[..., Any] | ModuleType | str
     ok: type[BaseModel] | str | dict
     body: type[BaseModel] | dict | None = None
@@ -116,6 +120,8 @@ class Op:
     headers: dict | None = None
     more: dict = field(default_factory=dict)
     optional_body: bool = False
+    method: str = ""
+    path: str = ""
 
 
 def sse_response(description: str, events: dict[str, type[BaseModel]]) -> dict:
@@ -233,10 +239,24 @@ def _assemble(routes: dict[str, tuple[Op, ...]], intro: str, tags: dict[str, str
     }
 
 
+def _rules(rows: Iterable[Op]) -> dict[Any, tuple[str, str]]:
+    """`(method, path)` of each blueprint view of `rows`, read from the rules its blueprint
+    (the view's module's `bp`) declares, registered on a throwaway app."""
+    app = Flask(__name__)
+    for module in {sys.modules[op.view.__module__] for op in rows if callable(op.view)}:
+        app.register_blueprint(module.bp)
+    return {app.view_functions[rule.endpoint]: (method.lower(), _CONVERTER.sub(r"{\1}", rule.rule))
+            for rule in app.url_map.iter_rules() for method in rule.methods - {"HEAD", "OPTIONS"}}
+
+
 def table_paths(tag: str, rows: Iterable[Op]) -> dict:
     """The Open API paths of a route table (one tag)."""
     paths: dict = {}
-    for op in rows:
+    rows = tuple(rows)
+    rules = _rules(rows)
+    for row in rows:
+        op = replace(row, method=rules[row.view][0], path=rules[row.view][1]) if callable(
+            row.view) else row
         extra: dict = dict(op.extra)
         if isinstance(op.body, dict):
             extra["requestBody"] = op.body

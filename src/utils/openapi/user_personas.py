@@ -6,17 +6,13 @@ from .table import Op
 
 _ONE = "/api/user-personas/{upid}"
 ROUTES = {"personas": (
-    Op("get", "/api/user-personas", user_personas.list_user_personas, u.UserPersonaList),
-    Op("post", "/api/user-personas", user_personas.create_user_persona, u.UserPersona,
-       u.UserPersonaCreate, "400 409", "201"),
-    Op("put", "/api/user-personas/default", user_personas.set_default, u.UserPersonaList,
-       u.DefaultChoice, "400 404"),
-    Op("get", _ONE, user_personas.get_user_persona, u.UserPersona, errors="404"),
-    Op("patch", _ONE, user_personas.update_user_persona, u.UserPersona, u.UserPersonaPatch,
-       "400 404"),
-    Op("delete", _ONE, user_personas.delete_user_persona, u.UserPersonaList, errors="404 409"),
-    Op("get", _ONE + "/avatar", user_personas.get_avatar, PICTURE, errors="404"),
-    Op("put", _ONE + "/avatar", user_personas.put_avatar, u.UserPersona, FILE_FORM,
-       "400 404 413 415"),
-    Op("delete", _ONE + "/avatar", user_personas.delete_avatar, u.UserPersona, errors="404"),
+    Op(user_personas.list_user_personas, u.UserPersonaList),
+    Op(user_personas.create_user_persona, u.UserPersona, u.UserPersonaCreate, "400 409", "201"),
+    Op(user_personas.set_default, u.UserPersonaList, u.DefaultChoice, "400 404"),
+    Op(user_personas.get_user_persona, u.UserPersona, errors="404"),
+    Op(user_personas.update_user_persona, u.UserPersona, u.UserPersonaPatch, "400 404"),
+    Op(user_personas.delete_user_persona, u.UserPersonaList, errors="404 409"),
+    Op(user_personas.get_avatar, PICTURE, errors="404"),
+    Op(user_personas.put_avatar, u.UserPersona, FILE_FORM, "400 404 413 415"),
+    Op(user_personas.delete_avatar, u.UserPersona, errors="404"),
 )}

@@ -6,17 +6,15 @@ from .table import Op
 _BOOK, _ENTRY = "/api/world-books/{bid}", "/api/world-books/{bid}/entries/{eid}"
 _USE = "/api/personas/{pid}/world-books/{bid}"
 ROUTES = {"personas": (
-    Op("get", "/api/world-books", world.list_books, w.WorldBooks),
-    Op("post", "/api/world-books", world.create_book, w.WorldBook, w.BookCreate, "400 404 409",
-       "201"),
-    Op("get", _BOOK, world.get_book, w.WorldBook, errors="404"),
-    Op("patch", _BOOK, world.update_book, w.WorldBook, w.BookPatch, "400 404"),
-    Op("delete", _BOOK, world.delete_book, w.DeletedItem, errors="404"),
-    Op("post", _BOOK + "/entries", world.add_entry, w.WorldEntry, w.EntryPatch, "400 404 409",
-       "201"),
-    Op("patch", _ENTRY, world.update_entry, w.WorldEntry, w.EntryPatch, "400 404"),
-    Op("delete", _ENTRY, world.delete_entry, w.DeletedItem, errors="404"),
-    Op("get", "/api/personas/{pid}/world-books", world.persona_books, w.WorldBooks, errors="404"),
-    Op("put", _USE, world.attach_book, w.WorldBooks, errors="400 404"),
-    Op("delete", _USE, world.detach_book, w.WorldBooks, errors="404"),
+    Op(world.list_books, w.WorldBooks),
+    Op(world.create_book, w.WorldBook, w.BookCreate, "400 404 409", "201"),
+    Op(world.get_book, w.WorldBook, errors="404"),
+    Op(world.update_book, w.WorldBook, w.BookPatch, "400 404"),
+    Op(world.delete_book, w.DeletedItem, errors="404"),
+    Op(world.add_entry, w.WorldEntry, w.EntryPatch, "400 404 409", "201"),
+    Op(world.update_entry, w.WorldEntry, w.EntryPatch, "400 404"),
+    Op(world.delete_entry, w.DeletedItem, errors="404"),
+    Op(world.persona_books, w.WorldBooks, errors="404"),
+    Op(world.attach_book, w.WorldBooks, errors="400 404"),
+    Op(world.detach_book, w.WorldBooks, errors="404"),
 )}
