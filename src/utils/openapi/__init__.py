@@ -3,8 +3,19 @@
 It is plain data (no Flask app needed): `routes/openapi.py` serves it, and tests check it
 against `app.url_map` in both directions and validate real responses against it.
 """
-from . import access, chat, conversations, cortex, cortex_review, inspector, portability
-from . import search, settings, user_personas, world
+from . import (
+    access,
+    chat,
+    conversations,
+    cortex,
+    cortex_review,
+    inspector,
+    portability,
+    search,
+    settings,
+    user_personas,
+    world,
+)
 from .common import INTRO, TAGS
 from .table import document
 

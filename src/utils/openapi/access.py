@@ -3,8 +3,8 @@
 Only matters when `PERSONA_ACCESS_TOKEN` is set; API clients can instead send
 `Authorization: Bearer <token>` with every request.
 """
-from ..models import errors, settings as s
 from ...routes import access
+from ..models import errors, settings as s
 from .table import Op, model_ref, query
 
 _PAGE = {"text/html": {"schema": {"type": "string"}}}

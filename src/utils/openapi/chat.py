@@ -3,12 +3,14 @@
 The WebSocket has no Open API operation type: `GET /ws/chat` documents the upgrade (its text is
 the docstring of `routes/ws.py`), and its frames are in `x-websocket`.
 """
-from ..models import chat as e, conversations as c
+from pydantic import BaseModel
+
 from ...routes import chat, messages, ws
+from ..models import chat as e, conversations as c
 from .table import Op, header, sse_response, websocket
 
-_SSE = {"start": e.ChatStart, "chunk": e.ChatChunk, "done": e.ChatDone, "error": e.ChatError}
-_PUSHED = {"cortex": e.CortexEvent, "title": e.TitleEvent, "subscribed": e.SubscribedEvent,
+_SSE: dict[str, type[BaseModel]] = {"start": e.ChatStart, "chunk": e.ChatChunk, "done": e.ChatDone, "error": e.ChatError}
+_PUSHED: dict[str, type[BaseModel]] = {"cortex": e.CortexEvent, "title": e.TitleEvent, "subscribed": e.SubscribedEvent,
            "idle": e.IdleEvent}
 _CLIENT = (e.ChatFrame, e.RegenerateFrame, e.ContinueFrame, e.ResumeFrame, e.StopFrame,
            e.SubscribeFrame)
@@ -18,7 +20,6 @@ _STREAM = sse_response(
     "HTTP status. Each event has an `id: <reply_id>:<offset>` (characters of the reply sent so "
     "far): after a lost connection, `GET /api/sessions/{sid}/stream` with `Last-Event-ID` sends "
     "exactly the rest. Disconnecting does not stop the reply.", _SSE)
-_SID = "/api/sessions/{sid}"
 _LAST_EVENT = header("Last-Event-ID", "`<reply_id>:<offset>` from the last event received; any "
                      "other value counts as absent.")
 ROUTES = {"chat": (

@@ -31,7 +31,7 @@ ERRORS = {
             "CPU-heavy steps is full; retry later."),
 }
 _ID, _NUM = {"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 0}
-PATH_PARAMS = {  # name: (schema, description)
+PATH_PARAMS: dict[str, tuple[dict, str]] = {  # name: (schema, description)
     "pid": ({"type": "string", "pattern": PERSONA_ID},
             "`default` or a persona id (8–32 of `[a-z0-9]`)."),
     "sid": ({"type": "string", "pattern": SESSION_ID}, "A session id (16 of `[a-z0-9]`)."),

@@ -1,10 +1,8 @@
 """Personas, sessions and the last message of a session (DESIGN §7)."""
-from ..models import conversations as c, personas as p, sessions as s
 from ...routes import branches, messages, personas, sessions
+from ..models import conversations as c, personas as p, sessions as s
 from .table import Op, query
 
-_PERSONA, _ONE = "/api/personas/{pid}", "/api/sessions/{sid}"
-_LAST = _ONE + "/messages/last"
 _PAGE = (query("before", {"type": "integer", "minimum": 1}, "Only messages with a smaller id (the "
                "smallest id you have)."),
          query("limit", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},

@@ -1,6 +1,6 @@
 """The cortex: files with ETag / If-Match, history, restore, settings and update jobs (§5, §7)."""
-from ..models import chat, cortex as c, settings
 from ...routes import cortex, cortex_jobs
+from ..models import chat, cortex as c, settings
 from .common import ANY_OBJECT
 from .table import Op, header, json_response, model_ref
 
@@ -10,8 +10,6 @@ _IF_MATCH = header("If-Match", "The ETag the change is based on (`\"12\"`); `*` 
 _CONFLICT = {"412": json_response("The file changed meanwhile; `error.current` is the file now "
                                   "(and the `ETag` its revision).",
                                   model_ref(c.RevisionConflictError), headers=_ETAG)}
-_FILE = "/api/personas/{pid}/cortex/{filename}"
-_REV = _FILE + "/history/{rev}"
 ROUTES = {"cortex": (
     Op(cortex.read_cortex, c.CortexFiles, errors="404"),
     Op(cortex.read_file, c.CortexFile, errors="404", headers=_ETAG,

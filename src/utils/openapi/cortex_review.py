@@ -1,11 +1,9 @@
 """Review mode, pins and sleep: per-persona memory settings, proposals, archive (issue 16)."""
-from ..models import cortex, review as r, settings
 from ...routes import cortex_review, cortex_sleep
+from ..models import cortex, review as r, settings
 from .common import ANY_OBJECT
 from .table import Op, header, json_response, model_ref, query
 
-_BASE = "/api/personas/{pid}/cortex"
-_ONE = _BASE + "/proposals/{proposal_id}"
 _IF_MATCH = header("If-Match", "With edited `content`: the file's current revision (`\"12\"`) "
                    "the text was written against; a stale one is `412`.")
 _STALE = {"412": json_response("`If-Match` names a revision the file no longer has; "

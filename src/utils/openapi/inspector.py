@@ -1,6 +1,6 @@
 """The prompt inspector and the context meter (docs/prompt-inspector.md)."""
-from ..models import inspector as i
 from ...routes import messages
+from ..models import inspector as i
 from .table import Op
 
 ROUTES = {"messages": (

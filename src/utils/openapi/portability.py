@@ -1,7 +1,7 @@
 """Character cards, chat import, avatars and backups (DESIGN §12, §16)."""
+from ...routes import portability
 from ..limits import CHAT_IMPORT
 from ..models import personas, portability as p
-from ...routes import portability
 from .common import FILE_FORM, PICTURE
 from .table import Op, binary, json_response, model_ref, query
 
@@ -17,7 +17,6 @@ _EXPORT = (query("format", {"type": "string", "enum": ["png", "json", "charx", "
                             "default": "png"}, "`archive`: the persona with its sessions, "
                   "messages and cortex history (needs `include_memories=1`)."),
            query("include_memories", _FLAG))
-_AVATAR = "/api/personas/{pid}/avatar"
 ROUTES = {"personas": (
     Op(portability.import_card, personas.Persona, FILE_FORM, "400 413 415 503", "201",
        params=_PREVIEW, more=_preview(p.CardPreview)),

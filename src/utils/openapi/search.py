@@ -1,6 +1,6 @@
 """Conversation search (FTS5), export of one conversation and its memory notes."""
-from ..models import search as s
 from ...routes import search, sessions
+from ..models import search as s
 from .table import Op, model_ref, query, query_of
 
 _EXPORT = {"description": "The conversation as an attachment.", "content": {

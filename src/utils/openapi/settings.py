@@ -1,6 +1,6 @@
 """Settings, the API key, the health probe and this document itself."""
-from ..models import settings as s
 from ...routes import health, limits, settings
+from ..models import settings as s
 from .table import Op, query
 
 _PROVIDER = (query("provider", {"enum": ["anthropic", "openai_compatible"]},

@@ -5,15 +5,14 @@ A row names the request body model and the response model (or, where a model wou
 much, a short description of a JSON answer); the schemas come from the same pydantic models
 the routes validate with, so the document cannot drift from the checks.
 """
-import re
 import copy
 import inspect
-from collections.abc import Callable, Iterable
+import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
-
 from types import ModuleType
+from typing import Any
 
 from flask import Flask
 from pydantic import BaseModel
@@ -208,7 +207,8 @@ def _first_paragraph(model: type[BaseModel]) -> str:
 
 
 def _path_param(name: str) -> dict:
-    return _parameter("path", name, *PATH_PARAMS[name], required=True)
+    schema, text = PATH_PARAMS[name]
+    return _parameter("path", name, schema, text, required=True)
 
 
 def document(areas: Iterable[ModuleType], intro: str, tags: dict[str, str]) -> dict:
@@ -246,7 +246,7 @@ def _rules(rows: Iterable[Op]) -> dict[Any, tuple[str, str]]:
     for module in {sys.modules[op.view.__module__] for op in rows if callable(op.view)}:
         app.register_blueprint(module.bp)
     return {app.view_functions[rule.endpoint]: (method.lower(), _CONVERTER.sub(r"{\1}", rule.rule))
-            for rule in app.url_map.iter_rules() for method in rule.methods - {"HEAD", "OPTIONS"}}
+            for rule in app.url_map.iter_rules() for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
 
 
 def table_paths(tag: str, rows: Iterable[Op]) -> dict:

@@ -1,10 +1,9 @@
 """User personas, "About you" (docs/about-you.md)."""
-from ..models import user_personas as u
 from ...routes import user_personas
+from ..models import user_personas as u
 from .common import FILE_FORM, PICTURE
 from .table import Op
 
-_ONE = "/api/user-personas/{upid}"
 ROUTES = {"personas": (
     Op(user_personas.list_user_personas, u.UserPersonaList),
     Op(user_personas.create_user_persona, u.UserPersona, u.UserPersonaCreate, "400 409", "201"),

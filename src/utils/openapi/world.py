@@ -1,10 +1,8 @@
 """World info: lorebooks, their entries, which personas use them (docs/world-info.md)."""
-from ..models import world as w
 from ...routes import world
+from ..models import world as w
 from .table import Op
 
-_BOOK, _ENTRY = "/api/world-books/{bid}", "/api/world-books/{bid}/entries/{eid}"
-_USE = "/api/personas/{pid}/world-books/{bid}"
 ROUTES = {"personas": (
     Op(world.list_books, w.WorldBooks),
     Op(world.create_book, w.WorldBook, w.BookCreate, "400 404 409", "201"),
