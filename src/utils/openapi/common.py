@@ -5,8 +5,6 @@ status codes the routes really answer with (a component name and what the status
 fuzzer can hold each operation to them. `table.py` turns all of this into the document.
 """
 from ..models.ids import JOB_ID, PERSONA_ID, SESSION_ID
-
-__all__ = ["JOB_ID", "PERSONA_ID", "SESSION_ID"]
 ERRORS = {
     "400": ("BadRequest", "The request is malformed: invalid JSON, a field breaking its rule "
             "(`validation_error`, `unknown_field`, `invalid_json`, …). Nothing was written."),

@@ -8,10 +8,8 @@ from .table import Op, binary, json_response, model_ref, query
 _FLAG = {"type": "string", "enum": ["0", "1"], "default": "0"}
 _PREVIEW = (query("preview", _FLAG),)
 
-
-def _preview(model: type[p.CardPreview] | type[p.ChatImportSummary]) -> dict:
-    return {"200": json_response("With `preview=1`: nothing is stored.", model_ref(model))}
-
+_PREVIEWED = {model: {"200": json_response("With `preview=1`: nothing is stored.", model_ref(
+    model))} for model in (p.CardPreview, p.ChatImportSummary)}
 
 _EXPORT = (query("format", {"type": "string", "enum": ["png", "json", "charx", "archive"],
                             "default": "png"}, "`archive`: the persona with its sessions, "
@@ -19,7 +17,7 @@ _EXPORT = (query("format", {"type": "string", "enum": ["png", "json", "charx", "
            query("include_memories", _FLAG))
 ROUTES = {"personas": (
     Op(portability.import_card, personas.Persona, FILE_FORM, "400 413 415 503", "201",
-       params=_PREVIEW, more=_preview(p.CardPreview)),
+       params=_PREVIEW, more=_PREVIEWED[p.CardPreview]),
     Op(portability.export_card,
        binary("The card.", "image/png", "application/json", "application/zip"),
        errors="400 404 503", params=_EXPORT),
@@ -29,7 +27,7 @@ ROUTES = {"personas": (
     Op(portability.delete_avatar, personas.Persona, errors="400 404"),
 ), "sessions": (
     Op(portability.import_chat, p.ImportedChat, FILE_FORM, "400 404 413 415", "201",
-       params=_PREVIEW, more=_preview(p.ChatImportSummary),
+       params=_PREVIEW, more=_PREVIEWED[p.ChatImportSummary],
        description="Refusals are `400 invalid_chat` or `413 too_large` with a `reason`; "
                    f"limits: {CHAT_IMPORT['messages']} messages (swipes included), "
                    f"{CHAT_IMPORT['message_chars']} characters per message, "
