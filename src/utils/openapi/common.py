@@ -1,10 +1,9 @@
-"""Hand-kept parts shared by every area: the error statuses, path parameters, the intro.
+"""Hand-kept parts shared by every area: the error statuses, non-JSON bodies, the intro.
 
 Every error is the `Error` model (`{"error": {"code", "message", ...}}`); `ERRORS` names the
 status codes the routes really answer with (a component name and what the status means), so a
 fuzzer can hold each operation to them. `table.py` turns all of this into the document.
 """
-from ..models.ids import JOB_ID, PERSONA_ID, SESSION_ID
 ERRORS = {
     "400": ("BadRequest", "The request is malformed: invalid JSON, a field breaking its rule "
             "(`validation_error`, `unknown_field`, `invalid_json`, …). Nothing was written."),
@@ -27,19 +26,6 @@ ERRORS = {
     "503": ("ServiceUnavailable", "The upstream API is unavailable right now (rate limit, "
             "overload, network), or (`server_busy`, with `Retry-After`) the worker's queue of "
             "CPU-heavy steps is full; retry later."),
-}
-_ID, _NUM = {"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 0}
-PATH_PARAMS: dict[str, tuple[dict, str]] = {  # name: (schema, description)
-    "pid": ({"type": "string", "pattern": PERSONA_ID},
-            "`default` or a persona id (8–32 of `[a-z0-9]`)."),
-    "sid": ({"type": "string", "pattern": SESSION_ID}, "A session id (16 of `[a-z0-9]`)."),
-    "upid": (_ID, "A user persona id."), "mid": (_ID, "A message id."),
-    "filename": ({"type": "string", "enum": ["memory.md", "soul.md", "relationship.md"]},
-                 "One of the three cortex files."),
-    "rev": (_NUM, "A revision id."), "bid": (_NUM, "A book id."), "eid": (_NUM, "An entry id."),
-    "job_id": ({"type": "string", "pattern": JOB_ID}, "A job id."),
-    "proposal_id": ({"type": "string", "pattern": "^[0-9a-f]{32}$"}, "A proposal id."),
-    "entry_id": (_NUM, "An archive entry id."),
 }
 # Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
 ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its fields "

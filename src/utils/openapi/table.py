@@ -19,7 +19,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from ..models.errors import Error
-from .common import ERRORS, PATH_PARAMS
+from ..models.ids import PathIds
+from .common import ERRORS
 
 _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
@@ -207,8 +208,9 @@ def _first_paragraph(model: type[BaseModel]) -> str:
 
 
 def _path_param(name: str) -> dict:
-    schema, text = PATH_PARAMS[name]
-    return _parameter("path", name, schema, text, required=True)
+    """A path parameter, described by the field of `PathIds` of its name."""
+    schema = dict(untitled(PathIds.model_json_schema()["properties"][name]))
+    return _parameter("path", name, schema, schema.pop("description"), required=True)
 
 
 def document(areas: Iterable[ModuleType], intro: str, tags: dict[str, str]) -> dict:
