@@ -7,7 +7,7 @@ against `app.url_map` in both directions and validate real responses against it.
 import pkgutil
 from importlib import import_module
 
-from .common import INTRO, TAGS
+from .common import INFO, TAGS
 from .table import document
 
 _AREAS = tuple(import_module(f"{__name__}.{area.name}") for area in pkgutil.iter_modules(__path__)
@@ -16,4 +16,4 @@ _AREAS = tuple(import_module(f"{__name__}.{area.name}") for area in pkgutil.iter
 
 def build_document() -> dict:
     """The document (a fresh copy: callers may change it freely)."""
-    return document(_AREAS, INTRO, TAGS)
+    return document(_AREAS, INFO, TAGS)

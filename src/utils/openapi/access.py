@@ -10,7 +10,8 @@ from .table import Op, model_ref, query
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
 _ERROR = {"application/json": {"schema": model_ref(errors.Error)}, **_PAGE}
 _TEXT = {"schema": {"type": "string"}}
-_COOKIE = {"Set-Cookie": {**_TEXT, "description": "The sign-in cookie (HttpOnly, SameSite=Strict)."}}
+_COOKIE = {"Set-Cookie": {**_TEXT,
+                          "description": "The sign-in cookie (HttpOnly, SameSite=Strict)."}}
 _REDIRECT = {"description": "A form post (or no token configured): redirect.",
              "headers": {"Location": _TEXT}}
 _FORM = {"required": True, "content": {mime: {"schema": model_ref(s.SignIn, "validation")}

@@ -9,9 +9,10 @@ from ...routes import chat, messages, ws
 from ..models import chat as e, conversations as c
 from .table import Op, header, sse_response, websocket
 
-_SSE: dict[str, type[BaseModel]] = {"start": e.ChatStart, "chunk": e.ChatChunk, "done": e.ChatDone, "error": e.ChatError}
-_PUSHED: dict[str, type[BaseModel]] = {"cortex": e.CortexEvent, "title": e.TitleEvent, "subscribed": e.SubscribedEvent,
-           "idle": e.IdleEvent}
+_SSE: dict[str, type[BaseModel]] = {"start": e.ChatStart, "chunk": e.ChatChunk,
+                                    "done": e.ChatDone, "error": e.ChatError}
+_PUSHED: dict[str, type[BaseModel]] = {"cortex": e.CortexEvent, "title": e.TitleEvent,
+                                       "subscribed": e.SubscribedEvent, "idle": e.IdleEvent}
 _CLIENT = (e.ChatFrame, e.RegenerateFrame, e.ContinueFrame, e.ResumeFrame, e.StopFrame,
            e.SubscribeFrame)
 _STREAM = sse_response(
@@ -30,6 +31,6 @@ ROUTES = {"chat": (
        more={"204": {"description": "No reply is being generated."}}),
     Op(messages.stop, e.Stopped, c.NoFields, "400 404"),
     Op(ws, {"description": "Switching Protocols: the WebSocket is open."}, errors="400 403",
-       status="101", extra={"x-websocket": websocket("/ws/chat", _CLIENT, {**_SSE, **_PUSHED})},
-       method="get", path="/ws/chat"),
+       status="101", method="get", path="/ws/chat", extra={"x-websocket": websocket(
+           "/ws/chat", "One JSON object per text frame.", _CLIENT, {**_SSE, **_PUSHED})}),
 )}

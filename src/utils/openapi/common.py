@@ -34,12 +34,14 @@ FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {"t
     "properties": {"file": {"type": "string", "format": "binary"}}, "required": ["file"]}}}}
 PICTURE = {"description": "The picture.", "content": {mime: {"schema": {"type": "string",
     "format": "binary"}} for mime in ("image/png", "image/jpeg", "image/webp")}}
-INTRO = (
+ERROR_HEADERS = {"401": {"WWW-Authenticate": {"schema": {"type": "string"}}},
+                 "429": {"Retry-After": {"schema": {"type": "string"}, "description": "Seconds."}}}
+INFO = {"title": "Persona Cortex API", "version": "1.0.0", "description": (
     "The JSON API of Persona Cortex. Every error is `{\"error\": {\"code\", \"message\", ...}}` "
     "with a 4xx/5xx status, never HTML. Requests that change state accept only JSON bodies. "
     "Chat replies stream as Server-Sent Events (`POST /api/chat/stream`) or over the WebSocket "
     "`/ws/chat` (frames in `x-websocket`). When the app is bound beyond loopback, every request "
-    "needs the access token (`PERSONA_ACCESS_TOKEN`), see docs/security.md.")
+    "needs the access token (`PERSONA_ACCESS_TOKEN`), see docs/security.md.")}
 TAGS = {"chat": "Streaming replies (SSE and WebSocket).", "personas": "The characters.",
         "sessions": "Conversations, one persona each.", "messages": "Editing the end of a "
         "conversation.", "cortex": "Each persona's memory files, history and updates.",

@@ -6,8 +6,9 @@ from .table import Op, header, json_response, model_ref, query
 
 _IF_MATCH = header("If-Match", "With edited `content`: the file's current revision (`\"12\"`) "
                    "the text was written against; a stale one is `412`.")
-_STALE = {"412": json_response("`If-Match` names a revision the file no longer has; `error."
-                               "current` is the file now.", model_ref(cortex.RevisionConflictError))}
+_STALE = {"412": json_response("`If-Match` names a revision the file no longer has; "
+                               "`error.current` is the file now.",
+                               model_ref(cortex.RevisionConflictError))}
 _DECISION = query("status", {"type": "string", "enum": ["pending", "accepted", "rejected"]})
 _MEMORY = settings.PersonaMemorySettings
 ROUTES = {"cortex": (

@@ -20,7 +20,7 @@ from pydantic.json_schema import models_json_schema
 
 from ..models.errors import Error
 from ..models.ids import PathIds
-from .common import ERRORS
+from .common import ERROR_HEADERS, ERRORS
 
 _PREFIX = "#/components/schemas/"
 _REGISTRY: dict[str, tuple[type[BaseModel], str]] = {}
@@ -29,14 +29,12 @@ _CONVERTER = re.compile(r"<(?:[a-z_]+(?:\([^)]*\))?:)?(\w+)>")
 # Answered before any view runs, by the access checks of DESIGN §9 (src/routes/access.py).
 _GUARDED = ("401", "403", "429")
 _GUARDED_WRITE = (*_GUARDED, "413", "415")
-_ERROR_HEADERS = {"401": {"WWW-Authenticate": {"schema": {"type": "string"}}},
-                  "429": {"Retry-After": {"schema": {"type": "string"}, "description": "Seconds."}}}
 
 
 def error_responses() -> dict:
     """`components/responses`: one per status of `ERRORS`, each the `Error` model as JSON."""
     return {name: {**json_response(text, model_ref(Error)),
-                   **({"headers": _ERROR_HEADERS[status]} if status in _ERROR_HEADERS else {})}
+                   **({"headers": ERROR_HEADERS[status]} if status in ERROR_HEADERS else {})}
             for status, (name, text) in ERRORS.items()}
 
 
@@ -136,13 +134,13 @@ def sse_response(description: str, events: dict[str, type[BaseModel]]) -> dict:
         for name, model in events.items()]}}}}
 
 
-def websocket(url: str, client: Iterable[type[BaseModel]],
+def websocket(url: str, frame_format: str, client: Iterable[type[BaseModel]],
               server: dict[str, type[BaseModel]]) -> dict:
     """`x-websocket`: the frames of a WebSocket (Open API has no operation type for one); a
     client frame's kind is its `type` field's literal, a server frame is `{"type": kind, ...}`."""
-    return {"url": url, "frame_format": "One JSON object per text frame.",
-            "client_frames": {frame.model_fields["type"].annotation.__args__[0]:  # type: ignore[union-attr]
-                              untitled(frame.model_json_schema()) for frame in client},
+    return {"url": url, "frame_format": frame_format,
+            "client_frames": {_literal(frame): untitled(frame.model_json_schema())
+                              for frame in client},
             "server_frames": {kind: {"allOf": [{"type": "object", "properties": {
                 "type": {"const": kind}}, "required": ["type"]}, model_ref(model)]}
                 for kind, model in server.items()}}
@@ -153,6 +151,11 @@ def binary(description: str, *mimes: str) -> dict:
     return {"description": description, "content": {
         mime: {"schema": {"type": "object"} if mime == "application/json" else
                {"type": "string", "format": "binary"}} for mime in mimes}}
+
+
+def _literal(frame: type[BaseModel]) -> str:
+    """The value of a frame's `type: Literal[...]` field."""
+    return frame.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
 
 
 def query(name: str, schema: dict | None = None, text: str | None = None, *,
@@ -213,7 +216,7 @@ def _path_param(name: str) -> dict:
     return _parameter("path", name, schema, schema.pop("description"), required=True)
 
 
-def document(areas: Iterable[ModuleType], intro: str, tags: dict[str, str]) -> dict:
+def document(areas: Iterable[ModuleType], info: dict, tags: dict[str, str]) -> dict:
     """The whole document (a fresh copy: callers may change it freely), built once from the
     route tables of `areas` (each a module with `ROUTES`: tag → rows)."""
     if not _BUILT:
@@ -221,18 +224,18 @@ def document(areas: Iterable[ModuleType], intro: str, tags: dict[str, str]) -> d
         for area in areas:
             for tag, rows in area.ROUTES.items():
                 routes[tag] = (*routes.get(tag, ()), *rows)
-        _BUILT.update(_assemble(routes, intro, tags))
+        _BUILT.update(_assemble(routes, info, tags))
     return copy.deepcopy(_BUILT)
 
 
-def _assemble(routes: dict[str, tuple[Op, ...]], intro: str, tags: dict[str, str]) -> dict:
+def _assemble(routes: dict[str, tuple[Op, ...]], info: dict, tags: dict[str, str]) -> dict:
     paths: dict = {}
     for tag, rows in routes.items():
         paths.update(table_paths(tag, rows))
     responses = error_responses()
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Persona Cortex API", "version": "1.0.0", "description": intro},
+        "info": info,
         "servers": [{"url": "/"}],
         "tags": [{"name": name, "description": text} for name, text in tags.items()],
         "paths": dict(sorted(paths.items())),
@@ -248,7 +251,8 @@ def _rules(rows: Iterable[Op]) -> dict[Any, tuple[str, str]]:
     for module in {sys.modules[op.view.__module__] for op in rows if callable(op.view)}:
         app.register_blueprint(module.bp)
     return {app.view_functions[rule.endpoint]: (method.lower(), _CONVERTER.sub(r"{\1}", rule.rule))
-            for rule in app.url_map.iter_rules() for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
+            for rule in app.url_map.iter_rules()
+            for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
 
 
 def table_paths(tag: str, rows: Iterable[Op]) -> dict:
