@@ -1,9 +1,12 @@
-"""The generated part of the document: a route table per blueprint (`Op` rows) turned into
-Open API operations, and the JSON schemas of the models they name (`model_json_schema`).
+"""The generator of the document: route tables (`Op` rows) turned into Open API operations,
+and the JSON schemas of the models they name (`model_json_schema`).
 
-A row names the request body model and the response model (or, where a model would be too
-much, a short description of a JSON answer); the schemas come from the same pydantic models
-the routes validate with, so the document cannot drift from the checks.
+A row names the view, the request body model and the response model (or, where a model would
+be too much, a short description of a JSON answer). Method and path come from the view's
+blueprint rule, summary and description from its docstring, the schemas from the same pydantic
+models the routes validate with: the document cannot drift from the app. This module holds no
+document text (tests/openapi/test_budget.py); the hand-kept data is in the area modules and
+`common.py`.
 """
 import copy
 import inspect
