@@ -57,7 +57,7 @@ def _payload_too_large(err):
 
 @bp.get("/signin")
 def signin_form():
-    """The sign-in page (or, when already signed in, a page offering to sign out)."""
+    """The sign-in page (HTML)."""
     gate = get_access_gate()
     if not gate.enabled:
         return redirect("/", 303)
@@ -67,7 +67,11 @@ def signin_form():
 
 @bp.post("/signin")
 def sign_in():
-    """Checks `token` (JSON, or the page's form post) and sets the sign-in cookie."""
+    """Check the token and set the sign-in cookie.
+
+    JSON `{token}` answers JSON; the page's form post (`application/x-www-form-urlencoded`) answers
+    with a redirect or the page. `404 sign_in_disabled` without an access token.
+    """
     gate, limiter, client = get_access_gate(), get_failure_limiter(), _client()
     if not gate.enabled:
         return error_response(404, "sign_in_disabled",
@@ -97,7 +101,11 @@ def sign_in():
 
 @bp.post("/signout")
 def sign_out():
-    """Clears the sign-in cookie; a form post lands on the sign-in page again."""
+    """Clear the sign-in cookie.
+
+    Any body is ignored; a JSON request (or `Accept: application/json`) gets JSON, anything else a
+    redirect to /signin.
+    """
     response = (jsonify({"signed_in": False}) if request.is_json or _wants_json()
                 else redirect("/signin", 303))
     _clear_cookie(response)

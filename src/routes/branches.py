@@ -12,15 +12,14 @@ bp = Blueprint("branches", __name__, url_prefix="/api")
 
 @bp.patch("/messages/<int:mid>")
 def edit_message(mid: int):
-    """Edits any message as a new sibling (`{"content"}`); answers with the message and the
-    session's new active branch."""
+    """Edit any message as a new sibling (a new branch)."""
     edited = get_chat_service().edit_message(mid, body(MessageEdit).content)
     return jsonify({**get_session_service().get(edited["session_id"]), "message": public(edited)})
 
 
 @bp.put("/sessions/<sid>/active")
 def switch_branch(sid: str):
-    """Makes the branch through `message_id` (its newest leaf) the active one."""
+    """Make the branch through a message (its newest leaf) the active one."""
     sid = session_id(sid)
     leaf = get_chat_service().switch(sid, body(BranchChoice).message_id)
     return jsonify({**get_session_service().get(sid), "active_leaf_id": leaf})

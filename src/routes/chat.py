@@ -16,6 +16,11 @@ bp = Blueprint("chat", __name__)
 
 @bp.post("/api/chat/stream")
 def stream():
-    """Stores the message and streams the reply as `text/event-stream` (start, chunk…, done)."""
+    """Send a message and stream the reply (SSE).
+
+    The user message and the reply are stored from the start (the reply as `streaming`, its text
+    flushed while it grows). A client that disconnects only stops following: resume with `GET
+    /api/sessions/{sid}/stream`; stop with `POST …/stop`.
+    """
     given = body(ChatMessage)
     return reply_response(get_chat_service().start_chat(given.session_id, given.message))

@@ -21,7 +21,7 @@ _RULE = {"merge_slashes": False}
 
 @bp.get("/api/personas/<pid>/cortex", **_RULE)
 def read_cortex(pid: str):
-    """All three files of a persona with their revisions and sizes."""
+    """All three files with revisions and sizes."""
     service = get_cortex_service()
     files = service.read_all_info(_persona(pid))
     return jsonify({"persona_id": pid, "budget": service.budget, "hard_cap": service.hard_cap,
@@ -30,7 +30,7 @@ def read_cortex(pid: str):
 
 @bp.get(FILE_URL, **_RULE)
 def read_file(pid: str, filename: str):
-    """One file; `ETag` is its revision (304 when `If-None-Match` still matches)."""
+    """One file; its ETag is its revision."""
     pid, filename = _persona(pid), _filename(filename)
     info = get_cortex_service().read_file_info(pid, filename)
     if request.if_none_match.contains(str(info.revision)):
@@ -42,7 +42,7 @@ def read_file(pid: str, filename: str):
 
 @bp.put(FILE_URL, **_RULE)
 def write_file(pid: str, filename: str):
-    """Replaces a file's content; needs `If-Match` with the revision the edit was based on."""
+    """Replace the file's content (a `user` revision)."""
     pid, filename = _persona(pid), _filename(filename)
     expected = _expected_revision(required=True)
     content = json_body().get("content")
@@ -55,7 +55,7 @@ def write_file(pid: str, filename: str):
 
 @bp.post(FILE_URL + "/reset", **_RULE)
 def reset_file(pid: str, filename: str):
-    """Puts the template back (a new revision; the old text stays in the history)."""
+    """Put the template back (a `template` revision)."""
     pid, filename = _persona(pid), _filename(filename)
     json_body(required=False)
     service = get_cortex_service()
@@ -73,14 +73,14 @@ def file_history(pid: str, filename: str):
 
 @bp.get(FILE_URL + "/history/<int:rev>", **_RULE)
 def file_revision(pid: str, filename: str, rev: int):
-    """One revision: its content and a unified diff to the revision before it."""
+    """One revision with its content and a diff to its predecessor."""
     pid, filename = _persona(pid), _filename(filename)
     return jsonify(get_cortex_service().get_revision(pid, filename, rev))
 
 
 @bp.post(FILE_URL + "/history/<int:rev>/restore", **_RULE)
 def restore_revision(pid: str, filename: str, rev: int):
-    """Makes an old revision current again (optional `If-Match` guards against a stale view)."""
+    """Make an old revision current again (a `restore` revision)."""
     pid, filename = _persona(pid), _filename(filename)
     json_body(required=False)
     service = get_cortex_service()
@@ -90,13 +90,13 @@ def restore_revision(pid: str, filename: str, rev: int):
 
 @bp.get("/api/cortex/settings", **_RULE)
 def read_settings():
-    """`{enabled, frequency, idle_minutes}`."""
+    """Cortex on/off and update timing."""
     return jsonify(load_cortex_settings(get_db().conn()))
 
 
 @bp.put("/api/cortex/settings", **_RULE)
 def write_settings():
-    """Changes any of `enabled`, `frequency`, `idle_minutes`; returns all three."""
+    """Change any of the cortex settings."""
     return jsonify(save_cortex_settings(get_db().conn(), json_body()))
 
 

@@ -15,7 +15,7 @@ _JOB_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
 
 @bp.get("/api/personas/<pid>/cortex/status", merge_slashes=False)
 def read_status(pid: str):
-    """Progress towards the next update and the job in flight, without triggering anything."""
+    """Progress towards the next update and the job in flight."""
     pid = existing_persona(pid)
     return jsonify({**get_cortex_trigger().status(pid),
                     "proposals_pending": get_proposal_service().count_pending(pid)})
@@ -23,7 +23,7 @@ def read_status(pid: str):
 
 @bp.post("/api/personas/<pid>/cortex/update", merge_slashes=False)
 def start_update(pid: str):
-    """Queues an update of the persona's cortex (joins one already queued): 202 with the job."""
+    """Queue a cortex update now (joins a queued one)."""
     existing_persona(pid)
     json_body(required=False)
     try:
@@ -38,7 +38,7 @@ def start_update(pid: str):
 
 @bp.get("/api/cortex/jobs/<job_id>", merge_slashes=False)
 def read_job(job_id: str):
-    """One update job: `{id, persona_id, status, files, error, ...}`."""
+    """One cortex update job."""
     job = get_cortex_trigger().job(job_id) if _JOB_ID.fullmatch(job_id) else None
     if job is None:
         raise ApiError(404, "job_not_found", "No cortex update job with that id.")

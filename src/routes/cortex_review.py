@@ -29,20 +29,20 @@ def _proposal_id(value: str) -> str:
 
 @bp.get(BASE + "/settings", **_RULE)
 def read_memory_settings(pid: str):
-    """The persona's `{memory_review, sleep_enabled, sleep_sessions, sleep_hours}`."""
+    """Review mode and sleep schedule of one persona."""
     return jsonify(load_persona_settings(get_db().conn(), _persona(pid)))
 
 
 @bp.put(BASE + "/settings", **_RULE)
 def write_memory_settings(pid: str):
-    """Changes any subset of the persona's memory settings; returns all of them."""
+    """Change any of the persona's memory settings."""
     pid = _persona(pid)
     return jsonify(save_persona_settings(get_db().conn(), pid, json_body()))
 
 
 @bp.get(BASE + "/proposals", **_RULE)
 def list_proposals(pid: str):
-    """The persona's proposals, newest first (`?status=pending|accepted|rejected`)."""
+    """The persona's proposals, newest first."""
     pid = _persona(pid)
     status = request.args.get("status")
     if status not in (None, "pending", "accepted", "rejected"):
@@ -54,15 +54,14 @@ def list_proposals(pid: str):
 
 @bp.get(BASE + "/proposals/<proposal_id>", **_RULE)
 def read_proposal(pid: str, proposal_id: str):
-    """One proposal: per file the base revision, proposed text, diff, staleness."""
+    """One proposal: per file the diff, staleness, conflict."""
     pid = _persona(pid)
     return jsonify(get_proposal_service().detail(pid, _proposal_id(proposal_id)))
 
 
 @bp.post(BASE + "/proposals/<proposal_id>/accept", **_RULE)
 def accept_proposal(pid: str, proposal_id: str):
-    """Accepts the proposal (or one `filename` of it, optionally with edited `content`);
-    `If-Match` names the file's current revision the edited text was made against."""
+    """Apply the proposal (or one file, maybe edited)."""
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
     body = json_body(required=False)
     filename, content = _filename(body), body.get("content")
@@ -75,7 +74,7 @@ def accept_proposal(pid: str, proposal_id: str):
 
 @bp.post(BASE + "/proposals/<proposal_id>/reject", **_RULE)
 def reject_proposal(pid: str, proposal_id: str):
-    """Rejects the proposal (or one `filename` of it); the files stay as they are."""
+    """Drop the proposal (or one file of it)."""
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
     filename = _filename(json_body(required=False))
     return jsonify(get_proposal_service().reject(pid, proposal_id, filename=filename))
@@ -83,7 +82,7 @@ def reject_proposal(pid: str, proposal_id: str):
 
 @bp.get(BASE + "/<filename>/pins", **_RULE)
 def read_pins(pid: str, filename: str):
-    """The file's pinned blocks and warnings about broken markers (treated as unpinned)."""
+    """The file's pinned blocks and broken-marker warnings."""
     pid = _persona(pid)
     if filename not in CORTEX_FILES:
         raise ApiError(404, "cortex_file_not_found", "No cortex file with that name.")

@@ -21,13 +21,13 @@ def _file(filename: str) -> str:
 
 @bp.get(BASE + "/sleep", **_RULE)
 def read_sleep(pid: str):
-    """The sleep schedule, progress towards it, and the last consolidation."""
+    """Consolidation schedule, progress and the last consolidation."""
     return jsonify(get_sleep_schedule().status(_persona(pid)))
 
 
 @bp.post(BASE + "/consolidate", **_RULE)
 def consolidate_now(pid: str):
-    """Queues a consolidation now (joins a queued one): 202 with the job."""
+    """Queue a consolidation ("sleep") now."""
     pid = _persona(pid)
     json_body(required=False)
     if not load_cortex_settings(get_db().conn())["enabled"]:
@@ -42,7 +42,7 @@ def consolidate_now(pid: str):
 
 @bp.get(BASE + "/<filename>/archive", **_RULE)
 def read_archive(pid: str, filename: str):
-    """What consolidations let go from this file, newest first (`?q=` searches)."""
+    """What consolidations let go from the file."""
     pid, filename = _persona(pid), _file(filename)
     query = request.args.get("q") or None
     if query is not None and len(query) > 200:
@@ -53,7 +53,7 @@ def read_archive(pid: str, filename: str):
 
 @bp.post(BASE + "/<filename>/archive/<int:entry_id>/restore", **_RULE)
 def restore_from_archive(pid: str, filename: str, entry_id: int):
-    """Appends an archive entry (or `text`, a part of it) to the file (a `restore` revision)."""
+    """Append an archive entry (or a part of it) to the file (a `restore` revision)."""
     pid, filename = _persona(pid), _file(filename)
     text = json_body(required=False).get("text")
     if text is not None and not isinstance(text, str):

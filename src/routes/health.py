@@ -6,5 +6,5 @@ bp = Blueprint("health", __name__)
 
 @bp.get("/healthz")
 def healthz():
-    """Answers 200 while the app can serve requests."""
+    """Liveness probe (needs no access token)."""
     return jsonify({"status": "ok"})

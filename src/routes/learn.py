@@ -17,7 +17,11 @@ _NUMBER = re.compile(r"[0-9]{1,4}")
 
 @bp.get("/<sid>/learn")
 def read_learning(sid: str):
-    """The conversation's newest learn run (progress: `windows_done` of `windows`), or null."""
+    """The conversation's newest learn run (or null).
+
+    Progress is `windows_done` of `windows`. `409 not_imported` for a conversation that was not
+    imported.
+    """
     return jsonify(get_history_learning().status(session_id(sid)))
 
 
@@ -33,7 +37,13 @@ def estimate_learning(sid: str):
 
 @bp.post("/<sid>/learn")
 def start_learning(sid: str):
-    """Queues learning from the imported conversation: 202 with the run."""
+    """Learn from the imported conversation.
+
+    Its active branch is read in windows through the regular cortex update and applied (or, in
+    review mode, proposed) all at once when every window succeeded; the answer is 202 with the
+    queued run. `409`: `not_imported`, `nothing_to_learn`, `cortex_disabled`,
+    `learn_in_progress` (one learn run per persona at a time).
+    """
     sid = session_id(sid)
     start = body(LearnStart, required=False)
     run = get_history_learning().start(sid, start.window_messages)
@@ -44,7 +54,11 @@ def start_learning(sid: str):
 
 @bp.post("/<sid>/learn/cancel")
 def cancel_learning(sid: str):
-    """Cancels the queued or running learn run; nothing it read is applied."""
+    """Cancel the queued or running learn run: nothing it read is applied.
+
+    A queued run ends at once; a running one stops before its next window. `409
+    learn_not_running` when nothing runs or the run is already being applied.
+    """
     sid = session_id(sid)
     body(NoFields, required=False)
     return jsonify(get_history_learning().cancel(sid))

@@ -8,5 +8,5 @@ bp = Blueprint("limits", __name__)
 
 @bp.get("/api/limits")
 def get_limits():
-    """Every form field's limits, as the services check them."""
+    """The input limits the server checks."""
     return jsonify(as_document())

@@ -21,7 +21,7 @@ bp = Blueprint("messages", __name__, url_prefix="/api/sessions")
 
 @bp.post("/<sid>/regenerate")
 def regenerate(sid: str):
-    """A new reply to the end of the branch (or to `message_id`), as an SSE stream; earlier
+    """A new reply to the end of the active branch (or to `message_id`) as an SSE stream; earlier
     replies stay as alternatives."""
     sid = session_id(sid)
     target = body(ReplyTarget)
@@ -30,7 +30,11 @@ def regenerate(sid: str):
 
 @bp.post("/<sid>/continue")
 def continue_reply(sid: str):
-    """Lets the model continue reply `message_id` from its text, as an SSE stream."""
+    """Let the model continue a reply from its text (SSE).
+
+    Only the last reply of a branch (`409 not_last`) with some text (`409 nothing_to_continue`). The
+    stream's chunks are the new text; `done.text` is the whole reply.
+    """
     sid = session_id(sid)
     target = body(ContinueTarget)
     return reply_response(get_chat_service().start_continue(sid, target.message_id))
@@ -38,7 +42,12 @@ def continue_reply(sid: str):
 
 @bp.get("/<sid>/stream")
 def resume(sid: str):
-    """Follows the reply being generated; `Last-Event-ID` resumes after what was received."""
+    """Follow the reply being generated (SSE, resumable).
+
+    Without `Last-Event-ID`: `start`, the text so far as one chunk, then live chunks and `done`.
+    With the `id` of the last event received: only the rest (also after the reply finished). Works
+    from every worker process.
+    """
     sid = session_id(sid)
     last = parse_event_id(request.headers.get("Last-Event-ID"))
     reply_id, offset = last or (None, None)
@@ -50,7 +59,11 @@ def resume(sid: str):
 
 @bp.post("/<sid>/stop")
 def stop(sid: str):
-    """Stops the reply being generated (it is kept, marked incomplete)."""
+    """Stop the reply being generated in the session.
+
+    The reply ends with `done` (`stop_reason: cancelled`) and is kept, marked incomplete, in
+    whichever process generates it.
+    """
     sid = session_id(sid)
     body(NoFields)
     return jsonify({"session_id": sid, "stopped": get_chat_service().stop(sid)})
@@ -58,25 +71,30 @@ def stop(sid: str):
 
 @bp.get("/<sid>/messages/<int:mid>")
 def read_message(sid: str, mid: int):
-    """One message with its memory provenance (`cortex_revisions`, `memory`)."""
+    """One message with its memory provenance."""
     return jsonify(get_session_service().message(session_id(sid), mid))
 
 
 @bp.get("/<sid>/messages/<int:mid>/prompt")
 def read_prompt(sid: str, mid: int):
-    """The request reply `mid` was generated from, in sections with token counts."""
+    """The request a reply was generated from.
+
+    `400 not_a_reply` for a person's message; `404` for an unknown session or a message of another
+    session.
+    """
     return jsonify(get_prompt_inspector().inspect(session_id(sid), mid))
 
 
 @bp.get("/<sid>/context")
 def read_context(sid: str):
-    """How full the model's context window was with the last request of the active branch."""
+    """How full the context window was with the last request of the active branch."""
     return jsonify(get_prompt_inspector().context(session_id(sid)))
 
 
 @bp.put("/<sid>/messages/last")
 def edit_last(sid: str):
-    """Edits the last message of the person (`{"content"}`) as a new branch."""
+    """Edit the active branch's last user message: a new sibling and branch (the old one is kept);
+    then regenerate for its reply."""
     sid = session_id(sid)
     edited = get_chat_service().edit_last(sid, body(MessageEdit).content)
     return jsonify({**get_session_service().get(sid), "message": public(edited)})
@@ -84,7 +102,8 @@ def edit_last(sid: str):
 
 @bp.delete("/<sid>/messages/last")
 def delete_last(sid: str):
-    """Deletes the last exchange; the response lists the deleted ids and the session."""
+    """Delete the last exchange (the active branch's last user message and everything below it,
+    alternatives included)."""
     sid = session_id(sid)
     no_body_or_json()
     deleted = get_chat_service().delete_last(sid)

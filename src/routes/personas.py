@@ -16,7 +16,7 @@ def list_personas():
 
 @bp.post("")
 def create_persona():
-    """Creates a persona (and its cortex); 201 with the persona."""
+    """Create a persona (its cortex files come from the templates)."""
     return jsonify(get_persona_service().create(json_body())), 201
 
 
@@ -28,12 +28,16 @@ def get_persona(pid: str):
 
 @bp.put("/<pid>")
 def update_persona(pid: str):
-    """Changes the fields given in the body."""
+    """Change the fields given."""
     pid = persona_id(pid)
     return jsonify(get_persona_service().update(pid, json_body()))
 
 
 @bp.delete("/<pid>")
 def delete_persona(pid: str):
-    """Deletes a persona with its sessions, messages and cortex (not the default one)."""
+    """Delete a persona with its sessions, messages, cortex files and revisions.
+
+    The default persona cannot be deleted (`409 default_persona`). The request has no body (or a
+    JSON one).
+    """
     return deleted(get_persona_service().delete, persona_id(pid))

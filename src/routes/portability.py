@@ -30,7 +30,13 @@ _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
 
 @bp.post("/personas/import")
 def import_card():
-    """Creates a persona from a card file (201), or with ?preview=1 shows what it would be."""
+    """Create a persona from a Character Card (V1/V2/V3 as PNG, JSON or CHARX), a persona archive or
+    a Letta-style agent file (.af).
+
+    Refusals are `400 invalid_card` or `413 too_large` with a `reason`. A name clash creates a new
+    persona. `503 server_busy` (with `Retry-After`) when the worker's queue of CPU-heavy steps is
+    full.
+    """
     data = uploaded_file()
     if _flag("preview"):
         return jsonify(get_card_service().preview(data))
@@ -39,8 +45,8 @@ def import_card():
 
 @bp.post("/personas/<pid>/chats/import")
 def import_chat(pid: str):
-    """Makes a chat file (SillyTavern `.jsonl` or our JSON export) a new conversation of the
-    persona (201 with the session), or with ?preview=1 counts what it holds."""
+    """Make a chat file (SillyTavern `.jsonl`, or a conversation exported as JSON) a new
+    conversation of the persona: swipes become branches, dates are kept."""
     pid = persona_id(pid)
     data = uploaded_file(kind="chat")
     if _flag("preview"):
@@ -50,7 +56,7 @@ def import_chat(pid: str):
 
 @bp.get("/personas/<pid>/export")
 def export_card(pid: str):
-    """The persona as a card file (png, json or charx), memories only when asked."""
+    """The persona as a card file (attachment)."""
     pid = persona_id(pid)
     fmt = request.args.get("format", "png")
     body, mime, filename = get_card_service().export(pid, fmt, _flag("include_memories"))
@@ -59,14 +65,14 @@ def export_card(pid: str):
 
 @bp.get("/personas/<pid>/export/af")
 def export_agent_file(pid: str):
-    """The cortex as Letta-style memory blocks (`.af` JSON), as an attachment."""
+    """The cortex as Letta-style memory blocks in an `.af`-shaped JSON (attachment)."""
     body, filename = get_card_service().agent_file(persona_id(pid))
     return _attachment(body, "application/json", filename)
 
 
 @bp.get("/personas/<pid>/avatar")
 def get_avatar(pid: str):
-    """The persona's avatar image (PNG, JPEG or WebP); 404 when it has none."""
+    """The persona's avatar."""
     return avatar_response(get_card_service().avatar(persona_id(pid)))
 
 
@@ -82,14 +88,14 @@ def avatar_response(avatar: dict) -> Response:
 
 @bp.put("/personas/<pid>/avatar")
 def put_avatar(pid: str):
-    """Sets the avatar from an uploaded picture (re-encoded); returns the persona."""
+    """Set the avatar (PNG, JPEG or WebP; re-encoded, metadata dropped)."""
     pid = persona_id(pid)
     return jsonify(get_card_service().set_avatar(pid, uploaded_file(kind="picture")))
 
 
 @bp.delete("/personas/<pid>/avatar")
 def delete_avatar(pid: str):
-    """Removes the avatar; returns the persona."""
+    """Remove the avatar."""
     pid = persona_id(pid)
     no_body_or_json()
     return jsonify(get_card_service().delete_avatar(pid))
@@ -97,7 +103,8 @@ def delete_avatar(pid: str):
 
 @bp.get("/backup")
 def download_backup():
-    """A backup zip of all data (never the API key) for Settings → Data."""
+    """A backup of all data (zip: SQLite snapshot, cortex files, manifest with checksums; never the
+    API key)."""
     body = get_backup_service().to_bytes()
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return _attachment(body, "application/zip", f"persona-cortex-backup-{stamp}.zip")

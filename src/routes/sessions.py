@@ -22,7 +22,7 @@ _NUMBER = re.compile(r"[0-9]{1,18}")
 
 @bp.get("")
 def list_sessions():
-    """One persona's sessions (`?persona_id=` is required), most recently active first."""
+    """One persona's sessions, most recently active first."""
     pid = request.args.get("persona_id")
     if not pid:
         raise ApiError(400, "missing_parameter",
@@ -33,14 +33,14 @@ def list_sessions():
 
 @bp.post("")
 def create_session():
-    """Starts a session with a persona; 201 with the session object."""
+    """Start a session with a persona."""
     given = body(SessionCreate)
     return jsonify(get_session_service().create(given.persona_id, given.greeting_index)), 201
 
 
 @bp.get("/<sid>")
 def get_session(sid: str):
-    """The session with one page of messages (`?before=<message_id>&limit=`)."""
+    """The session with one page of its active branch (oldest first)."""
     sid = session_id(sid)
     before = _number_arg("before")
     limit = _number_arg("limit")
@@ -51,9 +51,7 @@ def get_session(sid: str):
 
 @bp.patch("/<sid>")
 def rename_session(sid: str):
-    """Renames the session (`{"title"}`), picks its greeting (`{"greeting_index"}`, only
-    before the first message) or the user persona it uses (`{"user_persona_id"}`, null: the
-    default)."""
+    """Rename the session, pick its greeting (before the first message) or its user persona."""
     sid = session_id(sid)
     patch = body(SessionPatch)
     given = patch.model_fields_set
@@ -70,13 +68,13 @@ def rename_session(sid: str):
 
 @bp.get("/<sid>/memory-notes")
 def memory_notes(sid: str):
-    """The conversation's memory notes ("Mira remembered: …"), oldest first."""
+    """What memory updates took from the conversation."""
     return jsonify(get_session_service().memory_notes(session_id(sid)))
 
 
 @bp.delete("/<sid>")
 def delete_session(sid: str):
-    """Deletes the session and its messages."""
+    """Delete the session and its messages."""
     return deleted(get_session_service().delete, session_id(sid))
 
 

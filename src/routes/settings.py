@@ -10,26 +10,25 @@ bp = Blueprint("settings", __name__, url_prefix="/api/settings")
 
 @bp.get("")
 def get_settings():
-    """The settings with defaults filled in, and the API key status."""
+    """The settings and the API key status."""
     return jsonify(get_settings_service().get())
 
 
 @bp.put("")
 def update_settings():
-    """Applies a partial update; all fields valid or nothing is written."""
+    """Change any of the settings."""
     return jsonify(get_settings_service().update(json_body()))
 
 
 @bp.put("/api-key")
 def set_api_key():
-    """Checks the key upstream, then stores it; answers with its status only."""
+    """Check a key with one small upstream call, then store it."""
     return jsonify({"api_key": get_settings_service().set_api_key(json_body())})
 
 
 @bp.delete("/api-key")
 def delete_api_key():
-    """Removes the stored key of `?provider=` (default: the current one; the environment's key,
-    if any, applies again)."""
+    """Remove the stored key (the environment's key applies again)."""
     no_body_or_json()
     return jsonify({"api_key": get_settings_service().delete_api_key(
         request.args.get("provider"))})
@@ -37,11 +36,11 @@ def delete_api_key():
 
 @bp.post("/test-connection")
 def test_connection():
-    """Probes an endpoint (reachable, models, tool calls, context window); stores nothing."""
+    """Probe an endpoint: reachable, models, tool calls, context window."""
     return jsonify(get_connection_tester().run(json_body()))
 
 
 @bp.get("/models")
 def list_models():
-    """The models the saved endpoint of `?provider=` (default: the current one) lists."""
+    """The models the saved endpoint lists (`/models`)."""
     return jsonify(get_connection_tester().models(request.args.get("provider")))

@@ -19,31 +19,39 @@ def _id(value: str) -> int:
 
 @bp.get("")
 def list_user_personas():
-    """Every user persona, the default first, and `default_id`."""
+    """Every user persona ("About you"), the default first."""
     return jsonify(get_user_persona_service().list())
 
 
 @bp.post("")
 def create_user_persona():
-    """Creates a user persona (the default when it is the first or `is_default`); 201."""
+    """Create a user persona.
+
+    At most 200 (409 `too_many_user_personas`).
+    """
     return jsonify(get_user_persona_service().create(json_body())), 201
 
 
 @bp.get("/<upid>")
 def get_user_persona(upid: str):
+    """One user persona."""
     return jsonify(get_user_persona_service().get(_id(upid)))
 
 
 @bp.patch("/<upid>")
 def update_user_persona(upid: str):
-    """Changes `name` and/or `description`."""
+    """Change name or description."""
     upid_ = _id(upid)
     return jsonify(get_user_persona_service().update(upid_, json_body()))
 
 
 @bp.delete("/<upid>")
 def delete_user_persona(upid: str):
-    """Deletes it; the conversations that used it follow the default again."""
+    """Delete a user persona.
+
+    Conversations that used it follow the default again. The default can be deleted only when it is
+    the last one (else 409 `default_user_persona`).
+    """
     upid_ = _id(upid)
     no_body_or_json()
     return jsonify(get_user_persona_service().delete(upid_))
@@ -51,26 +59,26 @@ def delete_user_persona(upid: str):
 
 @bp.put("/default")
 def set_default():
-    """Makes `{"id"}` the default user persona; returns the list."""
+    """Make a user persona the default."""
     return jsonify(get_user_persona_service().make_default(body(DefaultChoice).id))
 
 
 @bp.get("/<upid>/avatar")
 def get_avatar(upid: str):
-    """The user persona's avatar image (PNG, JPEG or WebP); 404 when it has none."""
+    """The user persona's avatar."""
     return avatar_response(get_user_persona_service().avatar(_id(upid)))
 
 
 @bp.put("/<upid>/avatar")
 def put_avatar(upid: str):
-    """Sets the avatar from an uploaded picture (re-encoded); returns the user persona."""
+    """Set the avatar (PNG, JPEG or WebP; re-encoded, metadata dropped)."""
     upid_ = _id(upid)
     return jsonify(get_user_persona_service().set_avatar(upid_, uploaded_file(kind="picture")))
 
 
 @bp.delete("/<upid>/avatar")
 def delete_avatar(upid: str):
-    """Removes the avatar; returns the user persona."""
+    """Remove the avatar."""
     upid_ = _id(upid)
     no_body_or_json()
     return jsonify(get_user_persona_service().delete_avatar(upid_))

@@ -18,13 +18,13 @@ def _id(value: int, what: str) -> int:
 
 @bp.get("/world-books")
 def list_books():
-    """Every book (without entries)."""
+    """Every lorebook (without entries)."""
     return jsonify({"books": get_world_book_service().list_books()})
 
 
 @bp.post("/world-books")
 def create_book():
-    """A new shared book, or a persona's own book (`persona_id`); 201 with the book."""
+    """Create a shared book, or a persona's own one."""
     return jsonify(get_world_book_service().create(json_body())), 201
 
 
@@ -36,13 +36,13 @@ def get_book(bid: int):
 
 @bp.patch("/world-books/<int:bid>")
 def update_book(bid: int):
-    """Changes the book's settings given in the body."""
+    """Change a book's settings."""
     return jsonify(get_world_book_service().update(_id(bid, "book"), json_body()))
 
 
 @bp.delete("/world-books/<int:bid>")
 def delete_book(bid: int):
-    """Deletes the book and its entries."""
+    """Delete a book and its entries."""
     no_body_or_json()
     get_world_book_service().delete(_id(bid, "book"))
     return jsonify({"id": bid, "deleted": True})
@@ -50,20 +50,20 @@ def delete_book(bid: int):
 
 @bp.post("/world-books/<int:bid>/entries")
 def add_entry(bid: int):
-    """Appends an entry; 201 with it."""
+    """Append an entry to a book."""
     return jsonify(get_world_book_service().add_entry(_id(bid, "book"), json_body())), 201
 
 
 @bp.patch("/world-books/<int:bid>/entries/<int:eid>")
 def update_entry(bid: int, eid: int):
-    """Changes the entry fields given in the body."""
+    """Change an entry's fields."""
     return jsonify(get_world_book_service().update_entry(_id(bid, "book"), _id(eid, "entry"),
                                                          json_body()))
 
 
 @bp.delete("/world-books/<int:bid>/entries/<int:eid>")
 def delete_entry(bid: int, eid: int):
-    """Deletes one entry."""
+    """Delete an entry."""
     no_body_or_json()
     get_world_book_service().delete_entry(_id(bid, "book"), _id(eid, "entry"))
     return jsonify({"id": eid, "deleted": True})
@@ -71,13 +71,13 @@ def delete_entry(bid: int, eid: int):
 
 @bp.get("/personas/<pid>/world-books")
 def persona_books(pid: str):
-    """The books the persona uses, its own first, with their entries."""
+    """The books a persona uses, its own first, with entries."""
     return jsonify({"books": get_world_book_service().of_persona(persona_id(pid))})
 
 
 @bp.put("/personas/<pid>/world-books/<int:bid>")
 def attach_book(pid: str, bid: int):
-    """Makes the persona use the book; returns its books."""
+    """Make the persona use a book."""
     pid = persona_id(pid)
     json_body(required=False)
     return jsonify({"books": get_world_book_service().attach(pid, _id(bid, "book"))})
@@ -85,7 +85,7 @@ def attach_book(pid: str, bid: int):
 
 @bp.delete("/personas/<pid>/world-books/<int:bid>")
 def detach_book(pid: str, bid: int):
-    """Stops the persona using the book; returns its books."""
+    """Stop the persona using a book."""
     pid = persona_id(pid)
     no_body_or_json()
     return jsonify({"books": get_world_book_service().detach(pid, _id(bid, "book"))})

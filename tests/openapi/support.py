@@ -4,7 +4,7 @@ import re
 
 import schemathesis
 
-from src.utils.openapi.common import JOB_ID, PERSONA_ID, SESSION_ID
+from src.utils.models.ids import JOB_ID, PERSONA_ID, SESSION_ID
 
 # Served to browsers, not part of the JSON API.
 UNDOCUMENTED_ENDPOINTS = ("static",)

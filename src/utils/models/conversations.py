@@ -50,7 +50,12 @@ class SessionPatch(Body):
 
 
 class MessageEdit(Body):
-    """The new text of a message (kept as a new sibling: a new branch)."""
+    """The new text of a message (kept as a new sibling: a new branch).
+
+    A person's message gets a sibling that ends the active branch; ask for its reply with
+    `regenerate`. A reply gets a sibling marked `edited`. The originals stay as alternatives.
+    `409 session_busy` while a reply streams in the session.
+    """
 
     content: MessageText = Field(min_length=1, max_length=MESSAGE_MAX, json_schema_extra=shaped(r"\S"))
 

@@ -13,8 +13,8 @@ JobStatus = Literal["queued", "running", "done", "failed"]
 
 
 class FileContent(Body):
-    """PUT …/cortex/{filename}: the whole file as text (needs `If-Match`). Over the hard cap:
-    `413 cortex_file_too_large`; nothing is written."""
+    """PUT …/cortex/{filename}: the whole file as text (needs `If-Match`, 428 without it).
+    Over the hard cap: `413 cortex_file_too_large`; nothing is written."""
 
     model_config = ConfigDict(extra="ignore", strict=True)
     content: str

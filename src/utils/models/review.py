@@ -19,7 +19,12 @@ class FileChoice(Body):
 
 class Acceptance(FileChoice):
     """None or `{}` accepts every pending file; `{filename}` one, optionally with its edited
-    `content` (then `If-Match` names the revision the text was written against)."""
+    `content` (then `If-Match` names the revision the text was written against).
+
+    Accepting creates `ai` revisions noting the review. A stale file is replayed on the current
+    text; if its edits no longer apply: `409 proposal_conflict` with `error.files` (the conflict
+    view). Already decided: `409 proposal_decided`.
+    """
 
     content: str = omittable()
 

@@ -16,7 +16,9 @@ class SearchQuery(Body):
     `q` is a 400 `validation_error`, an unknown persona a 404)."""
 
     persona_id: str = Field(min_length=1)
-    q: str = Field(min_length=1, max_length=SEARCH_QUERY)
+    q: str = Field(min_length=1, max_length=SEARCH_QUERY, description=(
+        "Every word must occur (as a word or the start of one); case and accents are ignored. "
+        "The words are never read as query syntax."))
 
 
 class SearchResult(Resource):
@@ -58,7 +60,12 @@ class MemoryNote(Resource):
 
 
 class MemoryNotes(Resource):
-    """Notes, oldest first (at most 100)."""
+    """Notes, oldest first (at most 100).
+
+    One note per update and session, placed after the last message of the active branch the
+    update read ("Mira remembered: …"). Derived from the AI revisions on every read;
+    consolidations and the person's own edits make no notes.
+    """
 
     session_id: str
     notes: list[MemoryNote]

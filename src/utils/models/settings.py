@@ -76,7 +76,11 @@ class AppSettings(Body):
 
 class ApiKeyBody(Body):
     """PUT /api/settings/api-key: `provider` defaults to the current one; an OpenAI-compatible
-    key is checked with `GET /models`."""
+    key is checked with `GET /models`.
+
+    A key the API rejects: `400 invalid_api_key`. If the check itself fails (rate limit,
+    overload, network): 503 or 502, nothing stored.
+    """
 
     rules: ClassVar[dict[str, str]] = {
         "api_key": "must be 16 to 512 printable characters without spaces",
@@ -205,7 +209,11 @@ class ToolSupport(Resource):
 
 
 class ConnectionReport(Resource):
-    """What was found; a failed probe is still 200 with `error`."""
+    """What was found; a failed probe is still 200 with `error`.
+
+    The probe follows no redirect, reports our own error words (at most the far side's HTTP
+    status) and ends within 10 s.
+    """
 
     reachable: bool
     models: list[str]

@@ -3,43 +3,27 @@
 Only matters when `PERSONA_ACCESS_TOKEN` is set; API clients can instead send
 `Authorization: Bearer <token>` with every request.
 """
-from typing import Any
-
-from ..models.settings import SignedIn, SignIn
-from .table import Op, model_ref, table_paths
+from ...routes import access
+from ..models import errors, settings as s
+from .table import Op, model_ref, query
 
 _PAGE = {"text/html": {"schema": {"type": "string"}}}
-_ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}, **_PAGE}
-_LOCATION = {"Location": {"schema": {"type": "string"}}}
-_COOKIE = {"Set-Cookie": {"schema": {"type": "string"},
+_ERROR = {"application/json": {"schema": model_ref(errors.Error)}, **_PAGE}
+_TEXT = {"schema": {"type": "string"}}
+_COOKIE = {"Set-Cookie": {**_TEXT,
                           "description": "The sign-in cookie (HttpOnly, SameSite=Strict)."}}
-_REDIRECT: dict[str, Any] = {"description": "A form post (or no token configured): redirect.",
-                             "headers": _LOCATION}
-_FORM = {"required": True, "content": {
-    mime: {"schema": model_ref(SignIn, "validation")}
-    for mime in ("application/json", "application/x-www-form-urlencoded")}}
-ROUTES = (
-    Op("get", "/signin", "The sign-in page (HTML).", {"description": "The page.",
-                                                      "content": _PAGE},
-       more={"303": _REDIRECT}, extra={"guards": ("403",)},
-       params=({"name": "next", "in": "query", "required": False,
-                "schema": {"type": "string"}},)),
-    Op("post", "/signin", "Check the token and set the sign-in cookie.", SignedIn, _FORM,
-       "400 404", headers=_COOKIE, extra={"guards": ("403", "413", "415")},
-       more={"303": {**_REDIRECT, "headers": {**_LOCATION, **_COOKIE}},
+_REDIRECT = {"description": "A form post (or no token configured): redirect.",
+             "headers": {"Location": _TEXT}}
+_FORM = {"required": True, "content": {mime: {"schema": model_ref(s.SignIn, "validation")}
+         for mime in ("application/json", "application/x-www-form-urlencoded")}}
+ROUTES = {"access": (
+    Op(access.signin_form, {"description": "The page.", "content": _PAGE}, more={"303": _REDIRECT},
+       extra={"guards": ("403",)}, params=(query("next"),)),
+    Op(access.sign_in, s.SignedIn, _FORM, "400 404", headers=_COOKIE,
+       extra={"guards": ("403", "413", "415")},
+       more={"303": {**_REDIRECT, "headers": {"Location": _TEXT, **_COOKIE}},
              "401": {"description": "Not the access token.", "content": _ERROR},
              "429": {"description": "Too many failed attempts: wait `Retry-After` seconds.",
-                     "headers": {"Retry-After": {"schema": {"type": "string"}}},
-                     "content": _ERROR}},
-       description="JSON `{token}` answers JSON; the page's form post "
-                   "(`application/x-www-form-urlencoded`) answers with a redirect or the page. "
-                   "`404 sign_in_disabled` without an access token."),
-    Op("post", "/signout", "Clear the sign-in cookie.", SignedIn, more={"303": _REDIRECT},
-       extra={"guards": ("403", "413")}, description="Any body is ignored; a JSON request (or "
-       "`Accept: application/json`) gets JSON, anything else a redirect to /signin."),
-)
-
-
-def paths() -> dict:
-    """The sign-in page, sign-in and sign-out."""
-    return table_paths("access", ROUTES)
+                     "headers": {"Retry-After": _TEXT}, "content": _ERROR}}),
+    Op(access.sign_out, s.SignedIn, more={"303": _REDIRECT}, extra={"guards": ("403", "413")}),
+)}

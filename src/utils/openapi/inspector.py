@@ -1,18 +1,9 @@
 """The prompt inspector and the context meter (docs/prompt-inspector.md)."""
-from ..models.inspector import ContextMeter, ReplyPrompt
-from .table import Op, table_paths
+from ...routes import messages
+from ..models import inspector as i
+from .table import Op
 
-ROUTES = (
-    Op("get", "/api/sessions/{sid}/messages/{mid}/prompt",
-       "The request a reply was generated from.", ReplyPrompt, errors="400 404",
-       description="`400 not_a_reply` for a person's message; `404` for an unknown session or "
-                   "a message of another session."),
-    Op("get", "/api/sessions/{sid}/context",
-       "How full the context window was with the last request of the active branch.",
-       ContextMeter, errors="404"),
-)
-
-
-def paths() -> dict:
-    """The inspector's paths."""
-    return table_paths("messages", ROUTES)
+ROUTES = {"messages": (
+    Op(messages.read_prompt, i.ReplyPrompt, errors="400 404"),
+    Op(messages.read_context, i.ContextMeter, errors="404"),
+)}

@@ -1,33 +1,17 @@
 """User personas, "About you" (docs/about-you.md)."""
-from ..models.user_personas import (
-    DefaultChoice,
-    UserPersona,
-    UserPersonaCreate,
-    UserPersonaList,
-    UserPersonaPatch,
-)
-from .table import FILE_FORM, PICTURE, Op, table_paths
+from ...routes import user_personas
+from ..models import user_personas as u
+from .common import FILE_FORM, PICTURE
+from .table import Op
 
-_ONE = "/api/user-personas/{upid}"
-ROUTES = (
-    Op("get", "/api/user-personas", "Every user persona (\"About you\"), the default first.",
-       UserPersonaList),
-    Op("post", "/api/user-personas", "Create a user persona.", UserPersona, UserPersonaCreate,
-       "400 409", "201", "At most 200 (409 `too_many_user_personas`)."),
-    Op("put", "/api/user-personas/default", "Make a user persona the default.", UserPersonaList,
-       DefaultChoice, "400 404"),
-    Op("get", _ONE, "One user persona.", UserPersona, errors="404"),
-    Op("patch", _ONE, "Change name or description.", UserPersona, UserPersonaPatch, "400 404"),
-    Op("delete", _ONE, "Delete a user persona.", UserPersonaList, errors="404 409",
-       description="Conversations that used it follow the default again. The default can be "
-                   "deleted only when it is the last one (else 409 `default_user_persona`)."),
-    Op("get", _ONE + "/avatar", "The user persona's avatar.", PICTURE, errors="404"),
-    Op("put", _ONE + "/avatar", "Set the avatar (PNG, JPEG or WebP; re-encoded, metadata "
-       "dropped).", UserPersona, FILE_FORM, "400 404 413 415"),
-    Op("delete", _ONE + "/avatar", "Remove the avatar.", UserPersona, errors="404"),
-)
-
-
-def paths() -> dict:
-    """The user persona paths."""
-    return table_paths("personas", ROUTES)
+ROUTES = {"personas": (
+    Op(user_personas.list_user_personas, u.UserPersonaList),
+    Op(user_personas.create_user_persona, u.UserPersona, u.UserPersonaCreate, "400 409", "201"),
+    Op(user_personas.set_default, u.UserPersonaList, u.DefaultChoice, "400 404"),
+    Op(user_personas.get_user_persona, u.UserPersona, errors="404"),
+    Op(user_personas.update_user_persona, u.UserPersona, u.UserPersonaPatch, "400 404"),
+    Op(user_personas.delete_user_persona, u.UserPersonaList, errors="404 409"),
+    Op(user_personas.get_avatar, PICTURE, errors="404"),
+    Op(user_personas.put_avatar, u.UserPersona, FILE_FORM, "400 404 413 415"),
+    Op(user_personas.delete_avatar, u.UserPersona, errors="404"),
+)}
