@@ -12,16 +12,13 @@ ERRORS = {
     "403": ("Forbidden", "`forbidden_origin`: a state-changing request or WebSocket upgrade from "
             "another site; `forbidden_host`: without an access token the app answers only to "
             "localhost."),
-    "404": ("NotFound", "No such persona, session, file, revision or job (malformed ids are "
-            "unknown ids)."),
+    "404": ("NotFound", "No such persona, session, file, revision or job (or a malformed id)."),
     "409": ("Conflict", "The request conflicts with the current state (e.g. `session_busy`, "
             "`default_persona`, `cortex_disabled`, `nothing_to_regenerate`)."),
-    "413": ("PayloadTooLarge", "The body is over the size limit, or the cortex file would be "
-            "over its hard cap. Nothing was written."),
+    "413": ("PayloadTooLarge", "The body or the cortex file is over its limit; nothing written."),
     "415": ("UnsupportedMediaType", "The body is not JSON (`Content-Type: application/json`)."),
     "428": ("PreconditionRequired", "`If-Match` is required: send the ETag you read."),
-    "429": ("TooManyRequests", "Too many failed token checks from this address; wait "
-            "`Retry-After` seconds."),
+    "429": ("TooManyRequests", "Too many failed token checks: wait `Retry-After` seconds."),
     "502": ("BadGateway", "The upstream API failed in a way retrying will not fix."),
     "503": ("ServiceUnavailable", "The upstream API is unavailable right now (rate limit, "
             "overload, network), or (`server_busy`, with `Retry-After`) the worker's queue of "
