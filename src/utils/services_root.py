@@ -54,8 +54,7 @@ from .services.token_counter import BUDGET_SECONDS, TokenCounter
 from .services.token_rules import checked_token
 from .services.user_personas import UserPersonaService
 from .services.world_books import WorldBookService
-from .storage import Database, user_personas
-from .storage.settings import get_setting
+from .storage import Database, settings_store, user_personas
 
 log = logging.getLogger(__name__)
 Config = Mapping[str, Any]
@@ -272,7 +271,7 @@ def _cortex(config: Config, db: Database) -> CortexService:
     """Templates follow the "app" settings (language, user name); every operation re-checks
     that the persona still exists (deletion is final)."""
     return CortexService(str(config["DATA_DIR"]), db,
-                         settings=lambda: get_setting(db.conn(), "app", {}),
+                         settings=lambda: settings_store.app_valid(db.conn()),
                          budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)),
                          exists=lambda persona_id: persona_exists(db.conn(), persona_id))
 
@@ -287,8 +286,7 @@ def _memory(config: Config, db: Database, cortex: CortexService,
         """The stored "app" settings, `user_name` read from the default user persona (as
         SettingsService.values() does), so memory runs name the person as the chat does."""
         conn = db.conn()
-        values = get_setting(conn, "app", {})
-        values = values if isinstance(values, dict) else {}
+        values = settings_store.app_stored(conn)  # cortex_model included
         default = user_personas.get_default(conn)
         return {**values, "user_name": default["name"]} if default else values
 
