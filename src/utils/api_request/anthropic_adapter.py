@@ -8,7 +8,7 @@ cleanly after `message_delta` gave the stop reason also counts (the runner decid
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import raw_stream
@@ -23,8 +23,8 @@ from .anthropic import (
     usage_dict,
 )
 from .errors import ApiFailure, failure, from_exception
+from .raw_body import RawResponse
 from .request_builder import build_kwargs
-from .sdk import abort_connection
 from .types import ApiResponse, RequestConfig, ToolDefinition, ToolResult
 
 _INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -53,10 +53,9 @@ class AnthropicAdapter:
                      stop_reason=response.stop_reason, usage=usage_dict(response.usage),
                      raw=message_dict(response), content=response.content)
 
-    def open_stream(self, body: dict) -> _RawResponse:
+    def open_stream(self, body: dict) -> RawResponse:
         """The raw streaming response (the request is sent here)."""
-        opened = raw_stream.open_stream(self._sdk(), body)
-        return _RawResponse(opened, opened.__enter__().http_response)
+        return RawResponse(raw_stream.open_stream(self._sdk(), body), raw_stream.events)
 
     def translator(self) -> _Translation:
         """A fresh event translator."""
@@ -77,26 +76,6 @@ class AnthropicAdapter:
     def fallback(self, loop: LoopView, problem: ApiFailure) -> ApiResponse | None:
         """Claude always has tools: no fallback."""
         return None
-
-
-class _RawResponse:
-    """The SDK's raw streaming response, read as decoded SSE events."""
-
-    def __init__(self, opened: Any, http_response: Any):
-        self._opened, self._response = opened, http_response
-
-    def events(self) -> Iterator[dict]:
-        return raw_stream.events(self._response)
-
-    def sent(self) -> bytes:
-        """The request body exactly as the SDK sent it."""
-        return bytes(self._response.request.content)
-
-    def abort(self) -> None:
-        abort_connection(self._response)
-
-    def close(self) -> None:
-        self._opened.__exit__(None, None, None)
 
 
 class _Translation:

@@ -17,7 +17,7 @@ from .openai import build_kwargs
 from .openai_adapter import OpenAIAdapter
 from .openai_errors import NotAnApi
 from .openai_sdk import new_client, request_options
-from .sdk import abort_connection
+from .raw_body import RawResponse
 from .stream_run import run_stream
 from .types import RequestConfig, StreamEvent
 
@@ -68,12 +68,12 @@ class OpenAIBackend:
             raise NotAnApi("not_an_api")
         return data
 
-    def open_stream(self, body: dict) -> _ChatStream:
+    def open_stream(self, body: dict) -> RawResponse:
         """One streaming `chat.completions.create` (usage requested), read raw
         (`openai_raw.py`)."""
         opened = openai_raw.open_stream(self.sdk, {"stream_options": {"include_usage": True},
                                                    **body, **self.options})
-        return _ChatStream(opened, opened.__enter__().http_response)
+        return RawResponse(opened, _chunks)
 
     def models(self) -> list[str]:
         """The ids `GET /models` lists (raises on failure)."""
@@ -81,24 +81,8 @@ class OpenAIBackend:
         return sorted({item.id for item in page.data if isinstance(getattr(item, "id", None), str)})
 
 
-class _ChatStream:
-    """The raw streaming response's chunks as dicts; an HTML page instead of a stream is
-    `not_an_api`."""
-
-    def __init__(self, opened: Any, http_response: Any):
-        self._opened, self._response = opened, http_response
-
-    def events(self) -> Iterator[Any]:
-        if "html" in self._response.headers.get("content-type", ""):
-            raise NotAnApi("not_an_api")
-        return openai_raw.chunks(self._response)
-
-    def sent(self) -> bytes:
-        """The request body exactly as the SDK sent it."""
-        return bytes(self._response.request.content)
-
-    def abort(self) -> None:
-        abort_connection(self._response)
-
-    def close(self) -> None:
-        self._opened.__exit__(None, None, None)
+def _chunks(http_response: Any) -> Iterator[dict]:
+    """The stream's chunks; an HTML page instead of a stream is `not_an_api`."""
+    if "html" in http_response.headers.get("content-type", ""):
+        raise NotAnApi("not_an_api")
+    return openai_raw.chunks(http_response)

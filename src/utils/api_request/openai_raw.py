@@ -15,6 +15,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from .raw_body import sse_blocks
+
 
 def open_stream(sdk: Any, kwargs: dict):
     """The raw streaming response's context manager (the request is sent on entering it)."""
@@ -23,23 +25,14 @@ def open_stream(sdk: Any, kwargs: dict):
 
 def chunks(http_response: Any) -> Iterator[dict]:
     """The stream's chunks as dicts, in order, until `[DONE]` or the end of the body."""
-    data: list[str] = []
-    pending = b""
-    for piece in http_response.iter_bytes():
-        pending += piece
-        *lines, pending = pending.split(b"\n")
-        for raw in lines:
-            line = raw[:-1] if raw.endswith(b"\r") else raw
-            if line:
-                if line.startswith(b"data:"):
-                    data.append(line[5:].decode("utf-8").removeprefix(" "))
-                continue
-            text, data = "\n".join(data), []
-            if not text:
-                continue
-            if text.startswith("[DONE]"):
-                return
-            yield _chunk(text, http_response)
+    for block in sse_blocks(http_response):
+        text = "\n".join(line[5:].decode("utf-8").removeprefix(" ")
+                         for line in block if line.startswith(b"data:"))
+        if not text:
+            continue
+        if text.startswith("[DONE]"):
+            return
+        yield _chunk(text, http_response)
 
 
 def _chunk(text: str, http_response: Any) -> Any:

@@ -17,6 +17,8 @@ from typing import Any
 
 import anthropic
 
+from .raw_body import sse_blocks
+
 
 def open_stream(sdk: Any, kwargs: dict):
     """The raw streaming response's context manager (the request is sent on entering it)."""
@@ -25,31 +27,19 @@ def open_stream(sdk: Any, kwargs: dict):
 
 def events(http_response: Any) -> Iterator[dict]:
     """The stream's events as dicts (`{"type": ..., ...}`), in order."""
-    name: str | None = None
-    data: list[str] = []
-    pending = b""
-    for chunk in http_response.iter_bytes():
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for raw in lines:
-            line = raw[:-1] if raw.endswith(b"\r") else raw
-            if line:
-                name, data = _field(line, name, data)
-                continue
-            event = _dispatch(name, data, http_response)
-            name, data = None, []
-            if event is not None:
-                yield event
-
-
-def _field(line: bytes, name: str | None, data: list[str]) -> tuple[str | None, list[str]]:
-    field, _, value = line.decode("utf-8", "replace").partition(":")
-    value = value.removeprefix(" ")
-    if field == "event":
-        return value, data
-    if field == "data":
-        data.append(value)
-    return name, data
+    for block in sse_blocks(http_response):
+        name: str | None = None
+        data: list[str] = []
+        for line in block:
+            field, _, value = line.decode("utf-8", "replace").partition(":")
+            value = value.removeprefix(" ")
+            if field == "event":
+                name = value
+            elif field == "data":
+                data.append(value)
+        event = _dispatch(name, data, http_response)
+        if event is not None:
+            yield event
 
 
 def _dispatch(name: str | None, data: list[str], http_response: Any) -> dict | None:
