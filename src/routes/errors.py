@@ -23,6 +23,7 @@ from ..utils.cortex.errors import (
 from ..utils.models import Body, Invalid, parse
 from ..utils.services.errors import ServiceError
 from ..utils.services.validation import encodable_json
+from ..utils.text import strict_json
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=Body)
@@ -47,8 +48,8 @@ def json_body(required: bool = True) -> dict:
         raise ApiError(415, "unsupported_media_type",
                        "Send the request body as JSON (Content-Type: application/json).")
     try:
-        data = request.get_json(silent=True)
-    except RecursionError:
+        data = strict_json(request.get_data(cache=True))
+    except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_json", "The request body must be a JSON object.")

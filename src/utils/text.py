@@ -83,3 +83,14 @@ def _join(where, key) -> str:
 def printable(text: str) -> str:
     """`text` with lone surrogates written as `\\udXXX` escapes (for naming a hostile key)."""
     return "".join(c if is_encodable(c) else f"\\u{ord(c):04x}" for c in text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def strict_json(raw: str | bytes) -> Any:
+    """`raw` decoded as JSON as the standard defines it: Python's `NaN`, `Infinity` and
+    `-Infinity` extensions are refused (ValueError), since a value stored from them makes every
+    later answer that includes it invalid JSON."""
+    return json.loads(raw, parse_constant=_no_constant)

@@ -5,9 +5,8 @@ every key and string in it is encodable text. Anything else (binary, oversized, 
 object, a `type` that is a list or an object, a lone surrogate anywhere) is a `FrameError` whose
 message says what to send instead; the socket then answers with an `error` event and reads on.
 """
-import json
 
-from ..text import first_unencodable
+from ..text import first_unencodable, strict_json
 from .validation import UNENCODABLE
 
 FRAME_MAX = 40_000
@@ -31,7 +30,7 @@ def parse_frame(raw) -> dict:
     if len(raw) > FRAME_MAX:
         raise FrameError(f"A frame may hold at most {FRAME_MAX} characters.")
     try:
-        frame = json.loads(raw)
+        frame = strict_json(raw)
     except (ValueError, RecursionError):
         raise FrameError("The frame is not valid JSON. " + _EXPECTED) from None
     if not isinstance(frame, dict):
