@@ -8,8 +8,7 @@ import re
 from flask import Blueprint, current_app, jsonify, request
 
 from ..utils.cortex.paths import validate_filename
-from ..utils.cortex.settings import load_cortex_settings, save_cortex_settings
-from ..utils.provider import get_cortex_service, get_db
+from ..utils.provider import get_cortex_service, get_memory_settings
 from .errors import ApiError, json_body
 
 bp = Blueprint("cortex", __name__)
@@ -91,13 +90,13 @@ def restore_revision(pid: str, filename: str, rev: int):
 @bp.get("/api/cortex/settings", **_RULE)
 def read_settings():
     """Cortex on/off and update timing."""
-    return jsonify(load_cortex_settings(get_db().conn()))
+    return jsonify(get_memory_settings().cortex().model_dump())
 
 
 @bp.put("/api/cortex/settings", **_RULE)
 def write_settings():
     """Change any of the cortex settings."""
-    return jsonify(save_cortex_settings(get_db().conn(), json_body()))
+    return jsonify(get_memory_settings().update_cortex(json_body()).model_dump())
 
 
 def _persona(pid: str) -> str:

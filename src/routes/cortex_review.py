@@ -9,8 +9,7 @@ from flask import Blueprint, jsonify, request
 
 from ..utils.cortex import pins
 from ..utils.cortex.paths import CORTEX_FILES
-from ..utils.cortex.persona_settings import load_persona_settings, save_persona_settings
-from ..utils.provider import get_cortex_service, get_db, get_proposal_service
+from ..utils.provider import get_cortex_service, get_memory_settings, get_proposal_service
 from .cortex import _expected_revision
 from .errors import ApiError, json_body
 from .guards import existing_persona as _persona
@@ -30,14 +29,14 @@ def _proposal_id(value: str) -> str:
 @bp.get(BASE + "/settings", **_RULE)
 def read_memory_settings(pid: str):
     """Review mode and sleep schedule of one persona."""
-    return jsonify(load_persona_settings(get_db().conn(), _persona(pid)))
+    return jsonify(get_memory_settings().persona(_persona(pid)).model_dump())
 
 
 @bp.put(BASE + "/settings", **_RULE)
 def write_memory_settings(pid: str):
     """Change any of the persona's memory settings."""
     pid = _persona(pid)
-    return jsonify(save_persona_settings(get_db().conn(), pid, json_body()))
+    return jsonify(get_memory_settings().update_persona(pid, json_body()).model_dump())
 
 
 @bp.get(BASE + "/proposals", **_RULE)

@@ -3,8 +3,7 @@ from flask import Blueprint, jsonify, request
 
 from ..utils.cortex.job_view import job_for_api
 from ..utils.cortex.paths import CORTEX_FILES
-from ..utils.cortex.settings import load_cortex_settings
-from ..utils.provider import get_cortex_service, get_db, get_sleep_schedule
+from ..utils.provider import get_cortex_service, get_memory_settings, get_sleep_schedule
 from .cortex import _expected_revision
 from .cortex_review import _RULE, BASE
 from .errors import ApiError, json_body
@@ -30,7 +29,7 @@ def consolidate_now(pid: str):
     """Queue a consolidation ("sleep") now."""
     pid = _persona(pid)
     json_body(required=False)
-    if not load_cortex_settings(get_db().conn())["enabled"]:
+    if not get_memory_settings().cortex().enabled:
         raise ApiError(409, "cortex_disabled",
                        "The cortex is disabled: enable it in the settings first.")
     job, created = get_sleep_schedule().request(pid)

@@ -27,10 +27,11 @@ sock = Sock()
 @sock.route("/ws/chat")
 def chat(ws):
     """The browser's chat connection (frames and events: see docs/chat.md)."""
+    chat_service = provider.get_chat_service()
     try:
-        run_chat_socket(ws, provider.get_chat_service(),
+        run_chat_socket(ws, chat_service,
                         subscribe_jobs=provider.get_cortex_worker().subscribe,
                         titles=provider.get_title_generator(),
-                        after_frame=provider.get_db().close_thread)
+                        after_frame=chat_service.release_connection)
     except OSError as err:  # the socket is gone; no HTTP error can be written into it
         log.info("WebSocket connection lost: %s", err)

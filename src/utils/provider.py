@@ -22,6 +22,7 @@ from .services.chat_titles import TitleGenerator
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
 from .services.history_learning import HistoryLearning
+from .services.memory_settings import MemorySettings
 from .services.persona_service import PersonaService
 from .services.prompt_inspector import PromptInspector
 from .services.secrets import SecretStore
@@ -127,6 +128,11 @@ def get_conversation_tools(app: Flask | None = None) -> ConversationTools:
 def get_settings_service(app: Flask | None = None) -> SettingsService:
     """General settings and the API key."""
     return services_of(app).settings
+
+
+def get_memory_settings(app: Flask | None = None) -> MemorySettings:
+    """The cortex settings and each persona's memory settings."""
+    return services_of(app).memory_settings
 
 
 def get_connection_tester(app: Flask | None = None) -> ConnectionTester:

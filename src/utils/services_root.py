@@ -43,6 +43,7 @@ from .services.chat_titles import TitleGenerator
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
 from .services.history_learning import HistoryLearning
+from .services.memory_settings import MemorySettings
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.prompt_inspector import PromptInspector
@@ -74,6 +75,7 @@ class Services:
     access_limiter: FailureLimiter
     key_checks: EndpointChecks
     settings: SettingsService
+    memory_settings: MemorySettings
     api_client: ApiClient
     connection_tester: ConnectionTester
     personas: PersonaService
@@ -141,6 +143,7 @@ def build_services(config: Config) -> Services:
         access_limiter=_failure_limiter(config, db),
         key_checks=key_checks,
         settings=settings,
+        memory_settings=MemorySettings(db),
         api_client=api_client,
         connection_tester=ConnectionTester(settings, api_client),
         personas=personas,

@@ -241,28 +241,19 @@ def test_function_local_and_relative_imports_make_edges():
     assert _edges(tree, "src.a", False, modules) == {"src.b", "src.c", "src.d"}
 
 
-# Routes reach data through services. These views still read or write settings with `get_db()`
-# (the typed settings store replaces them: DESIGN §15), and the chat socket hands its thread's
-# connection back after each frame (connection lifecycle, not data access).
-GET_DB_ALLOWED = {
-    ("src.routes.cortex", "read_settings"), ("src.routes.cortex", "write_settings"),
-    ("src.routes.cortex_review", "read_memory_settings"),
-    ("src.routes.cortex_review", "write_memory_settings"),
-    ("src.routes.cortex_sleep", "consolidate_now"),
-    ("src.routes.ws", "chat"),
-}
-
-
 def get_db_uses(source: str, module: str) -> list[str]:
     """`module:function` for each function of a route module that names `get_db` (a call, or
-    `provider.get_db`), outside GET_DB_ALLOWED."""
-    found = []
-    for function in ast.walk(ast.parse(source)):
+    `provider.get_db`), and `module:import` for an import of it: routes reach data through
+    services only."""
+    tree = ast.parse(source)
+    found = [f"{module}:import" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+             and any(alias.name == "get_db" for alias in node.names)]
+    for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         names = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)} | \
             {node.attr for node in ast.walk(function) if isinstance(node, ast.Attribute)}
-        if "get_db" in names and (module, function.name) not in GET_DB_ALLOWED:
+        if "get_db" in names:
             found.append(f"{module}:{function.name}")
     return found
 
@@ -277,6 +268,7 @@ def test_routes_call_no_get_db(path):
     ("def view():\n    return get_db().conn()", ["src.routes.x:view"]),
     ("def view():\n    provider.get_db().close_thread()", ["src.routes.x:view"]),
     ("def view():\n    return get_cortex_service()", []),
+    ("from ..utils.provider import get_cortex_service, get_db", ["src.routes.x:import"]),
 ])
 def test_the_get_db_walk_sees_each_kind_of_use(source, expected):
     assert get_db_uses(source, "src.routes.x") == expected

@@ -3,7 +3,6 @@ WebSocket hears when the background update finished (only for the personas it fo
 import pytest
 
 from src.utils import provider
-from src.utils.cortex.settings import save_cortex_settings
 from tests.chat.chat_support import (
     BOTH_PROVIDERS,
     ChatSocketClient,
@@ -22,7 +21,7 @@ def app_config(app_config, claude):
 @pytest.fixture
 def script(claude, app):
     provider.get_settings_service(app).update({"context_limit": 8})
-    save_cortex_settings(provider.get_db(app).conn(), {"frequency": "frequent"})
+    provider.get_memory_settings(app).update_cortex({"frequency": "frequent"})
     return Script(claude)
 
 

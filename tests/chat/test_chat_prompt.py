@@ -5,7 +5,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from src.utils import provider
-from src.utils.cortex.settings import save_cortex_settings
 from src.utils.services import prompt_builder as prompts
 from tests.chat.chat_support import ChatSocketClient, chat_requests, live_config
 
@@ -47,7 +46,7 @@ def test_system_prompt_holds_the_cortex_in_a_cached_block_and_the_time_after_it(
 
 def test_disabled_cortex_injects_nothing(server, app, claude, script, make_session):
     provider.get_cortex_service(app).write_file("default", "memory.md", "Secret kayaking fact.")
-    save_cortex_settings(provider.get_db(app).conn(), {"enabled": False})
+    provider.get_memory_settings(app).update_cortex({"enabled": False})
     session = make_session()
     with ChatSocketClient(server.ws_url) as ws:
         ws.chat(session["id"], "Hi")

@@ -18,7 +18,3 @@ def review_mode(conn: sqlite3.Connection, persona_id: str) -> bool:
     """True when the persona's updates become proposals instead of changing the files."""
     return settings_store.persona_settings(conn, persona_id).memory_review == "review"
 
-
-def save_persona_settings(conn: sqlite3.Connection, persona_id: str, changes) -> dict:
-    """Validates `changes` (any subset), stores the merged settings and returns them."""
-    return settings_store.save_persona_settings(conn, persona_id, changes).model_dump()

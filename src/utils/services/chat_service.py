@@ -135,6 +135,11 @@ class ChatService(ChatTree):
             settled += int(self._settle_row(row) is not row)
         return settled
 
+    def release_connection(self) -> None:
+        """Hands the calling thread's SQLite connection back to the pool: a socket's thread
+        waits for its next frame far longer than it uses the database."""
+        self._db.close_thread()
+
     def close(self) -> None:
         """Stops this process's replies (shutdown)."""
         self.hub.close()
