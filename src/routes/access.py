@@ -18,12 +18,15 @@ import logging
 from urllib.parse import quote
 
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request
+from flask.blueprints import BlueprintSetupState
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wrappers import Response as BaseResponse
 
 from ..utils.provider import get_access_gate, get_failure_limiter
 from ..utils.services import origins
 from ..utils.services.access import COOKIE_MAX_AGE, COOKIE_NAME
-from .errors import error_response, json_body
+from .errors import ErrorAnswer, error_response, json_body
 from .pages import SECURITY_HEADERS
 from .portability import UPLOAD_ENDPOINTS
 
@@ -38,25 +41,25 @@ OPEN_BODY_LIMIT = 8192
 
 
 @bp.record_once
-def _limit_websocket_messages(state) -> None:
+def _limit_websocket_messages(state: BlueprintSetupState) -> None:
     """A WebSocket message larger than the body limit closes the socket (1009) unbuffered."""
     limit = state.app.config.get("MAX_CONTENT_LENGTH")
     state.app.config.setdefault("SOCK_SERVER_OPTIONS", {"max_message_size": limit})
 
 
 @bp.before_app_request
-def guard():
+def guard() -> ErrorAnswer | BaseResponse | None:
     """Runs the host, origin, token and size checks; the first refusal is the response."""
     return _check_host() or _check_origin() or _check_token() or _check_size()
 
 
 @bp.app_errorhandler(RequestEntityTooLarge)
-def _payload_too_large(err):
+def _payload_too_large(err: RequestEntityTooLarge) -> ErrorAnswer:
     return _too_large()
 
 
 @bp.get("/signin")
-def signin_form():
+def signin_form() -> ResponseReturnValue:
     """The sign-in page (HTML)."""
     gate = get_access_gate()
     if not gate.enabled:
@@ -66,7 +69,7 @@ def signin_form():
 
 
 @bp.post("/signin")
-def sign_in():
+def sign_in() -> ResponseReturnValue:
     """Check the token and set the sign-in cookie.
 
     JSON `{token}` answers JSON; the page's form post (`application/x-www-form-urlencoded`) answers
@@ -100,7 +103,7 @@ def sign_in():
 
 
 @bp.post("/signout")
-def sign_out():
+def sign_out() -> BaseResponse:
     """Clear the sign-in cookie.
 
     Any body is ignored; a JSON request (or `Accept: application/json`) gets JSON, anything else a
@@ -112,7 +115,7 @@ def sign_out():
     return response
 
 
-def _safe_next(value) -> str:
+def _safe_next(value: object) -> str:
     """A local path to return to after signing in; anything that could leave the site is "/"."""
     if not isinstance(value, str) or not value.startswith("/") \
             or value.startswith(("//", "/signin")) \
@@ -121,7 +124,7 @@ def _safe_next(value) -> str:
     return value
 
 
-def _check_host():
+def _check_host() -> ErrorAnswer | None:
     if get_access_gate().enabled or origins.is_loopback_host(request.host):
         return None
     log.warning("Refused a request addressed to host %.100r", request.host)
@@ -130,7 +133,7 @@ def _check_host():
                           "it from other machines, set PERSONA_ACCESS_TOKEN (docs/security.md).")
 
 
-def _check_origin():
+def _check_origin() -> ErrorAnswer | None:
     upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
     if request.method not in STATE_CHANGING and not upgrade:
         return None
@@ -145,7 +148,7 @@ def _check_origin():
                           "This request came from another site, so it was refused.")
 
 
-def _check_token():
+def _check_token() -> ErrorAnswer | BaseResponse | None:
     gate = get_access_gate()
     if not gate.enabled or _is_open():
         return None
@@ -174,7 +177,7 @@ def _check_token():
     return response
 
 
-def _check_size():
+def _check_size() -> ErrorAnswer | None:
     limit = current_app.config.get("MAX_CONTENT_LENGTH")
     if request.endpoint in UPLOAD_ENDPOINTS:
         limit = request.max_content_length = current_app.config["MAX_UPLOAD_LENGTH"]
@@ -205,7 +208,7 @@ def _is_page() -> bool:
     return request.blueprint == "pages" and request.method in ("GET", "HEAD")
 
 
-def _unauthorized(code: str, message: str):
+def _unauthorized(code: str, message: str) -> BaseResponse:
     if _is_page():
         target = request.full_path if request.query_string else request.path
         response = redirect(f"/signin?next={quote(target, safe='/')}", 303)
@@ -216,14 +219,14 @@ def _unauthorized(code: str, message: str):
     return response
 
 
-def _too_many(wait: int):
+def _too_many(wait: int) -> BaseResponse:
     response, _ = error_response(429, "too_many_attempts", _wait_message(wait), retry_after=wait)
     response.status_code = 429
     response.headers["Retry-After"] = str(wait)
     return response
 
 
-def _too_large():
+def _too_large() -> ErrorAnswer:
     limit = request.max_content_length or current_app.config.get("MAX_CONTENT_LENGTH")
     return error_response(413, "payload_too_large",
                           f"The request body is too large: at most {limit} bytes are accepted.",
@@ -234,7 +237,7 @@ def _wait_message(wait: int) -> str:
     return f"Too many failed attempts from your address: try again in {wait} seconds."
 
 
-def _own_origins() -> set:
+def _own_origins() -> set[origins.Origin]:
     headers = request.headers
     return origins.own_origins(request.scheme, request.host,
                                headers.get("X-Forwarded-Proto"), headers.get("X-Forwarded-Host"))
@@ -259,13 +262,14 @@ def _wants_json() -> bool:
     return accept.best_match(["application/json", "text/html"]) == "application/json"
 
 
-def _clear_cookie(response) -> None:
+def _clear_cookie(response: BaseResponse) -> None:
     response.delete_cookie(COOKIE_NAME, path="/", secure=_is_https(), httponly=True,
                            samesite="Strict")
 
 
 def _page(*, signed_in: bool = False, error: tuple[str, dict] | None = None,
-          next_path: str = "/", status: int = 200, headers: dict | None = None):
+          next_path: str = "/", status: int = 200,
+          headers: dict[str, str] | None = None) -> tuple[str, int, dict[str, str]]:
     """The sign-in page with the strict headers every page sends; `error` is a catalogue key
     and its parameters, shown in the interface's language."""
     html = render_template("pages/signin.html", page="signin", signed_in=signed_in, error=error,

@@ -4,7 +4,7 @@ Requests that are wrong before a reply starts get a JSON 4xx; once the stream ru
 arrive as an `error` event in it. A client that disconnects only stops following: the reply is
 generated to its end and can be resumed (`GET /api/sessions/<sid>/stream`).
 """
-from flask import Blueprint
+from flask import Blueprint, Response
 
 from ..utils.models.conversations import ChatMessage
 from ..utils.provider import get_chat_service
@@ -15,7 +15,7 @@ bp = Blueprint("chat", __name__)
 
 
 @bp.post("/api/chat/stream")
-def stream():
+def stream() -> Response:
     """Send a message and stream the reply (SSE).
 
     The user message and the reply are stored from the start (the reply as `streaming`, its text

@@ -5,8 +5,9 @@ the service's errors become JSON errors in one place (routes/errors.py, `DOMAIN_
 """
 import re
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
+from ..utils.cortex import CortexFile
 from ..utils.cortex.paths import validate_filename
 from ..utils.provider import get_cortex_service, get_memory_settings
 from .errors import ApiError, json_body
@@ -19,7 +20,7 @@ _RULE = {"merge_slashes": False}
 
 
 @bp.get("/api/personas/<pid>/cortex", **_RULE)
-def read_cortex(pid: str):
+def read_cortex(pid: str) -> Response:
     """All three files with revisions and sizes."""
     service = get_cortex_service()
     files = service.read_all_info(_persona(pid))
@@ -28,7 +29,7 @@ def read_cortex(pid: str):
 
 
 @bp.get(FILE_URL, **_RULE)
-def read_file(pid: str, filename: str):
+def read_file(pid: str, filename: str) -> Response:
     """One file; its ETag is its revision."""
     pid, filename = _persona(pid), _filename(filename)
     info = get_cortex_service().read_file_info(pid, filename)
@@ -40,7 +41,7 @@ def read_file(pid: str, filename: str):
 
 
 @bp.put(FILE_URL, **_RULE)
-def write_file(pid: str, filename: str):
+def write_file(pid: str, filename: str) -> Response:
     """Replace the file's content (a `user` revision)."""
     pid, filename = _persona(pid), _filename(filename)
     expected = _expected_revision(required=True)
@@ -53,7 +54,7 @@ def write_file(pid: str, filename: str):
 
 
 @bp.post(FILE_URL + "/reset", **_RULE)
-def reset_file(pid: str, filename: str):
+def reset_file(pid: str, filename: str) -> Response:
     """Put the template back (a `template` revision)."""
     pid, filename = _persona(pid), _filename(filename)
     json_body(required=False)
@@ -63,7 +64,7 @@ def reset_file(pid: str, filename: str):
 
 
 @bp.get(FILE_URL + "/history", **_RULE)
-def file_history(pid: str, filename: str):
+def file_history(pid: str, filename: str) -> Response:
     """The file's revisions, newest first."""
     pid, filename = _persona(pid), _filename(filename)
     revisions = get_cortex_service().history(pid, filename)
@@ -71,14 +72,14 @@ def file_history(pid: str, filename: str):
 
 
 @bp.get(FILE_URL + "/history/<int:rev>", **_RULE)
-def file_revision(pid: str, filename: str, rev: int):
+def file_revision(pid: str, filename: str, rev: int) -> Response:
     """One revision with its content and a diff to its predecessor."""
     pid, filename = _persona(pid), _filename(filename)
     return jsonify(get_cortex_service().get_revision(pid, filename, rev))
 
 
 @bp.post(FILE_URL + "/history/<int:rev>/restore", **_RULE)
-def restore_revision(pid: str, filename: str, rev: int):
+def restore_revision(pid: str, filename: str, rev: int) -> Response:
     """Make an old revision current again (a `restore` revision)."""
     pid, filename = _persona(pid), _filename(filename)
     json_body(required=False)
@@ -88,13 +89,13 @@ def restore_revision(pid: str, filename: str, rev: int):
 
 
 @bp.get("/api/cortex/settings", **_RULE)
-def read_settings():
+def read_settings() -> Response:
     """Cortex on/off and update timing."""
     return jsonify(get_memory_settings().cortex().model_dump())
 
 
 @bp.put("/api/cortex/settings", **_RULE)
-def write_settings():
+def write_settings() -> Response:
     """Change any of the cortex settings."""
     return jsonify(get_memory_settings().update_cortex(json_body()).model_dump())
 
@@ -125,7 +126,7 @@ def _expected_revision(required: bool) -> int | None:
     return int(match.group(1)) if match else 0
 
 
-def _file_response(info):
+def _file_response(info: CortexFile) -> Response:
     response = jsonify(info.to_dict())
     response.set_etag(str(info.revision))
     return response

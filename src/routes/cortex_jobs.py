@@ -1,7 +1,7 @@
 """Cortex updates over REST: start one on demand, and follow its job (DESIGN §7)."""
 import re
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from ..utils.cortex.job_view import job_for_api
 from ..utils.cortex.trigger import CortexDisabled
@@ -14,7 +14,7 @@ _JOB_ID = re.compile(r"[0-9a-f]{32}", re.ASCII)
 
 
 @bp.get("/api/personas/<pid>/cortex/status", merge_slashes=False)
-def read_status(pid: str):
+def read_status(pid: str) -> Response:
     """Progress towards the next update and the job in flight."""
     pid = existing_persona(pid)
     return jsonify({**get_cortex_trigger().status(pid),
@@ -22,7 +22,7 @@ def read_status(pid: str):
 
 
 @bp.post("/api/personas/<pid>/cortex/update", merge_slashes=False)
-def start_update(pid: str):
+def start_update(pid: str) -> tuple[Response, int]:
     """Queue a cortex update now (joins a queued one)."""
     existing_persona(pid)
     json_body(required=False)
@@ -37,7 +37,7 @@ def start_update(pid: str):
 
 
 @bp.get("/api/cortex/jobs/<job_id>", merge_slashes=False)
-def read_job(job_id: str):
+def read_job(job_id: str) -> Response:
     """One cortex update job."""
     job = get_cortex_trigger().job(job_id) if _JOB_ID.fullmatch(job_id) else None
     if job is None:

@@ -5,7 +5,7 @@ become JSON errors in one place (routes/errors.py, `DOMAIN_ERRORS`).
 """
 import re
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from ..utils.cortex import pins
 from ..utils.cortex.paths import CORTEX_FILES
@@ -27,20 +27,20 @@ def _proposal_id(value: str) -> str:
 
 
 @bp.get(BASE + "/settings", **_RULE)
-def read_memory_settings(pid: str):
+def read_memory_settings(pid: str) -> Response:
     """Review mode and sleep schedule of one persona."""
     return jsonify(get_memory_settings().persona(_persona(pid)).model_dump())
 
 
 @bp.put(BASE + "/settings", **_RULE)
-def write_memory_settings(pid: str):
+def write_memory_settings(pid: str) -> Response:
     """Change any of the persona's memory settings."""
     pid = _persona(pid)
     return jsonify(get_memory_settings().update_persona(pid, json_body()).model_dump())
 
 
 @bp.get(BASE + "/proposals", **_RULE)
-def list_proposals(pid: str):
+def list_proposals(pid: str) -> Response:
     """The persona's proposals, newest first."""
     pid = _persona(pid)
     status = request.args.get("status")
@@ -52,14 +52,14 @@ def list_proposals(pid: str):
 
 
 @bp.get(BASE + "/proposals/<proposal_id>", **_RULE)
-def read_proposal(pid: str, proposal_id: str):
+def read_proposal(pid: str, proposal_id: str) -> Response:
     """One proposal: per file the diff, staleness, conflict."""
     pid = _persona(pid)
     return jsonify(get_proposal_service().detail(pid, _proposal_id(proposal_id)))
 
 
 @bp.post(BASE + "/proposals/<proposal_id>/accept", **_RULE)
-def accept_proposal(pid: str, proposal_id: str):
+def accept_proposal(pid: str, proposal_id: str) -> Response:
     """Apply the proposal (or one file, maybe edited)."""
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
     body = json_body(required=False)
@@ -72,7 +72,7 @@ def accept_proposal(pid: str, proposal_id: str):
 
 
 @bp.post(BASE + "/proposals/<proposal_id>/reject", **_RULE)
-def reject_proposal(pid: str, proposal_id: str):
+def reject_proposal(pid: str, proposal_id: str) -> Response:
     """Drop the proposal (or one file of it)."""
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
     filename = _filename(json_body(required=False))
@@ -80,7 +80,7 @@ def reject_proposal(pid: str, proposal_id: str):
 
 
 @bp.get(BASE + "/<filename>/pins", **_RULE)
-def read_pins(pid: str, filename: str):
+def read_pins(pid: str, filename: str) -> Response:
     """The file's pinned blocks and broken-marker warnings."""
     pid = _persona(pid)
     if filename not in CORTEX_FILES:

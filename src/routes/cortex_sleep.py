@@ -1,5 +1,5 @@
 """Sleep over REST: consolidation status and "consolidate now", and each file's archive."""
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from ..utils.cortex.job_view import job_for_api
 from ..utils.cortex.paths import CORTEX_FILES
@@ -19,13 +19,13 @@ def _file(filename: str) -> str:
 
 
 @bp.get(BASE + "/sleep", **_RULE)
-def read_sleep(pid: str):
+def read_sleep(pid: str) -> Response:
     """Consolidation schedule, progress and the last consolidation."""
     return jsonify(get_sleep_schedule().status(_persona(pid)))
 
 
 @bp.post(BASE + "/consolidate", **_RULE)
-def consolidate_now(pid: str):
+def consolidate_now(pid: str) -> tuple[Response, int]:
     """Queue a consolidation ("sleep") now."""
     pid = _persona(pid)
     json_body(required=False)
@@ -40,7 +40,7 @@ def consolidate_now(pid: str):
 
 
 @bp.get(BASE + "/<filename>/archive", **_RULE)
-def read_archive(pid: str, filename: str):
+def read_archive(pid: str, filename: str) -> Response:
     """What consolidations let go from the file."""
     pid, filename = _persona(pid), _file(filename)
     query = request.args.get("q") or None
@@ -51,7 +51,7 @@ def read_archive(pid: str, filename: str):
 
 
 @bp.post(BASE + "/<filename>/archive/<int:entry_id>/restore", **_RULE)
-def restore_from_archive(pid: str, filename: str, entry_id: int):
+def restore_from_archive(pid: str, filename: str, entry_id: int) -> Response:
     """Append an archive entry (or a part of it) to the file (a `restore` revision)."""
     pid, filename = _persona(pid), _file(filename)
     text = json_body(required=False).get("text")

@@ -3,7 +3,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from flask import Flask, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..utils.cooperative import Busy
@@ -31,15 +31,17 @@ M = TypeVar("M", bound=Body)
 # Routes and services raise the same error type (services cannot import Flask, so it lives
 # there); one app-wide handler turns it into the JSON response.
 ApiError = ServiceError
+# A JSON error as views and handlers return it: the response and its status.
+ErrorAnswer = tuple[Response, int]
 
 
-def error_response(status: int, code: str, message: str, **extra):
+def error_response(status: int, code: str, message: str, **extra: Any) -> ErrorAnswer:
     """Builds the standard JSON error response."""
     body = {"error": {"code": code, "message": message, **extra}}
     return jsonify(body), status
 
 
-def json_body(required: bool = True) -> dict:
+def json_body(required: bool = True) -> dict[str, Any]:
     """The request's JSON object; anything else (a form post, bad JSON, a list, a string that
     is not encodable text anywhere in it) is a 4xx."""
     if not request.is_json:
@@ -72,7 +74,7 @@ DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, Callable[[Any], dict]]] = {
 }
 
 
-def domain_error_response(err: Exception):
+def domain_error_response(err: Exception) -> ErrorAnswer:
     """The JSON answer for a domain error of `DOMAIN_ERRORS` (a revision conflict also names
     the current revision as its ETag)."""
     status, code, extra = next(DOMAIN_ERRORS[kind] for kind in type(err).__mro__
@@ -92,22 +94,22 @@ def register_error_handlers(app: Flask) -> None:
     """Turns ApiError, HTTP errors and unexpected exceptions into JSON responses."""
 
     @app.errorhandler(ApiError)
-    def _api_error(err: ApiError):
+    def _api_error(err: ApiError) -> ErrorAnswer:
         return error_response(err.status, err.code, err.message, **err.extra)
 
     for kind in DOMAIN_ERRORS:
         app.register_error_handler(kind, domain_error_response)
 
     @app.errorhandler(Invalid)
-    def _invalid(err: Invalid):
+    def _invalid(err: Invalid) -> ErrorAnswer:
         return error_response(400, err.code, err.message, field=err.field)
 
     @app.errorhandler(PersonaNotFound)
-    def _persona_gone(err: PersonaNotFound):
+    def _persona_gone(err: PersonaNotFound) -> ErrorAnswer:
         return error_response(404, "persona_not_found", "No persona with that id.")
 
     @app.errorhandler(Busy)
-    def _busy(err: Busy):
+    def _busy(err: Busy) -> ErrorAnswer:
         response, status = error_response(
             503, "server_busy", "The server is busy with other uploads, backups or exports: "
             "try again in a few seconds.", retry_after=err.retry_after)
@@ -115,11 +117,11 @@ def register_error_handlers(app: Flask) -> None:
         return response, status
 
     @app.errorhandler(HTTPException)
-    def _http_error(err: HTTPException):
+    def _http_error(err: HTTPException) -> ErrorAnswer:
         code = (err.name or "error").lower().replace(" ", "_")
         return error_response(err.code or 500, code, err.description or err.name)
 
     @app.errorhandler(Exception)
-    def _unexpected(err: Exception):
+    def _unexpected(err: Exception) -> ErrorAnswer:
         log.error("Unhandled error on %s %s", request.method, request.path, exc_info=err)
         return error_response(500, "internal_error", "Something went wrong on the server.")

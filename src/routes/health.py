@@ -1,10 +1,10 @@
 """Liveness probe."""
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 bp = Blueprint("health", __name__)
 
 
 @bp.get("/healthz")
-def healthz():
+def healthz() -> Response:
     """Liveness probe (needs no access token)."""
     return jsonify({"status": "ok"})

@@ -2,7 +2,7 @@
 HistoryLearning (docs/chat-import.md, "Learning from it")."""
 import re
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from ..utils.models.conversations import NoFields
 from ..utils.models.learn import MAX_WINDOW, MIN_WINDOW, LearnStart
@@ -16,7 +16,7 @@ _NUMBER = re.compile(r"[0-9]{1,4}")
 
 
 @bp.get("/<sid>/learn")
-def read_learning(sid: str):
+def read_learning(sid: str) -> Response:
     """The conversation's newest learn run (or null).
 
     Progress is `windows_done` of `windows`. `409 not_imported` for a conversation that was not
@@ -26,7 +26,7 @@ def read_learning(sid: str):
 
 
 @bp.get("/<sid>/learn/estimate")
-def estimate_learning(sid: str):
+def estimate_learning(sid: str) -> Response:
     """Windows, tokens and cost of learning from the conversation; nothing runs."""
     sid = session_id(sid)
     raw = request.args.get("window_messages")
@@ -36,7 +36,7 @@ def estimate_learning(sid: str):
 
 
 @bp.post("/<sid>/learn")
-def start_learning(sid: str):
+def start_learning(sid: str) -> tuple[Response, int]:
     """Learn from the imported conversation.
 
     Its active branch is read in windows through the regular cortex update and applied (or, in
@@ -53,7 +53,7 @@ def start_learning(sid: str):
 
 
 @bp.post("/<sid>/learn/cancel")
-def cancel_learning(sid: str):
+def cancel_learning(sid: str) -> Response:
     """Cancel the queued or running learn run: nothing it read is applied.
 
     A queued run ends at once; a running one stops before its next window. `409

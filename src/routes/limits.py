@@ -1,5 +1,5 @@
 """The input limits (one source for the server's checks and the browser's forms)."""
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from ..utils.limits import as_document
 
@@ -7,6 +7,6 @@ bp = Blueprint("limits", __name__)
 
 
 @bp.get("/api/limits")
-def get_limits():
+def get_limits() -> Response:
     """The input limits the server checks."""
     return jsonify(as_document())

@@ -7,7 +7,7 @@ seen; `204` when there is nothing to follow. Editing the last message makes a ne
 client then regenerates); deleting removes the last exchange. Both answer with the session as
 `GET /api/sessions/<sid>` does (plus the edited `message`, or the `deleted_ids`).
 """
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from ..utils.models.conversations import ContinueTarget, MessageEdit, NoFields, ReplyTarget
 from ..utils.provider import get_chat_service, get_prompt_inspector, get_session_service
@@ -20,7 +20,7 @@ bp = Blueprint("messages", __name__, url_prefix="/api/sessions")
 
 
 @bp.post("/<sid>/regenerate")
-def regenerate(sid: str):
+def regenerate(sid: str) -> Response:
     """A new reply to the end of the active branch (or to `message_id`) as an SSE stream; earlier
     replies stay as alternatives."""
     sid = session_id(sid)
@@ -29,7 +29,7 @@ def regenerate(sid: str):
 
 
 @bp.post("/<sid>/continue")
-def continue_reply(sid: str):
+def continue_reply(sid: str) -> Response:
     """Let the model continue a reply from its text (SSE).
 
     Only the last reply of a branch (`409 not_last`) with some text (`409 nothing_to_continue`). The
@@ -41,7 +41,7 @@ def continue_reply(sid: str):
 
 
 @bp.get("/<sid>/stream")
-def resume(sid: str):
+def resume(sid: str) -> Response | tuple[str, int]:
     """Follow the reply being generated (SSE, resumable).
 
     Without `Last-Event-ID`: `start`, the text so far as one chunk, then live chunks and `done`.
@@ -58,7 +58,7 @@ def resume(sid: str):
 
 
 @bp.post("/<sid>/stop")
-def stop(sid: str):
+def stop(sid: str) -> Response:
     """Stop the reply being generated in the session.
 
     The reply ends with `done` (`stop_reason: cancelled`) and is kept, marked incomplete, in
@@ -70,13 +70,13 @@ def stop(sid: str):
 
 
 @bp.get("/<sid>/messages/<int:mid>")
-def read_message(sid: str, mid: int):
+def read_message(sid: str, mid: int) -> Response:
     """One message with its memory provenance."""
     return jsonify(get_session_service().message(session_id(sid), mid))
 
 
 @bp.get("/<sid>/messages/<int:mid>/prompt")
-def read_prompt(sid: str, mid: int):
+def read_prompt(sid: str, mid: int) -> Response:
     """The request a reply was generated from.
 
     `400 not_a_reply` for a person's message; `404` for an unknown session or a message of another
@@ -86,13 +86,13 @@ def read_prompt(sid: str, mid: int):
 
 
 @bp.get("/<sid>/context")
-def read_context(sid: str):
+def read_context(sid: str) -> Response:
     """How full the context window was with the last request of the active branch."""
     return jsonify(get_prompt_inspector().context(session_id(sid)))
 
 
 @bp.put("/<sid>/messages/last")
-def edit_last(sid: str):
+def edit_last(sid: str) -> Response:
     """Edit the active branch's last user message: a new sibling and branch (the old one is kept);
     then regenerate for its reply."""
     sid = session_id(sid)
@@ -101,7 +101,7 @@ def edit_last(sid: str):
 
 
 @bp.delete("/<sid>/messages/last")
-def delete_last(sid: str):
+def delete_last(sid: str) -> Response:
     """Delete the last exchange (the active branch's last user message and everything below it,
     alternatives included)."""
     sid = session_id(sid)

@@ -1,5 +1,5 @@
 """Personas over REST (DESIGN §7): thin views over PersonaService."""
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from ..utils.provider import get_persona_service
 from .errors import json_body
@@ -9,32 +9,32 @@ bp = Blueprint("personas", __name__, url_prefix="/api/personas")
 
 
 @bp.get("")
-def list_personas():
+def list_personas() -> Response:
     """All personas, the default one first."""
     return jsonify({"personas": get_persona_service().list()})
 
 
 @bp.post("")
-def create_persona():
+def create_persona() -> tuple[Response, int]:
     """Create a persona (its cortex files come from the templates)."""
     return jsonify(get_persona_service().create(json_body())), 201
 
 
 @bp.get("/<pid>")
-def get_persona(pid: str):
+def get_persona(pid: str) -> Response:
     """One persona."""
     return jsonify(get_persona_service().get(persona_id(pid)))
 
 
 @bp.put("/<pid>")
-def update_persona(pid: str):
+def update_persona(pid: str) -> Response:
     """Change the fields given."""
     pid = persona_id(pid)
     return jsonify(get_persona_service().update(pid, json_body()))
 
 
 @bp.delete("/<pid>")
-def delete_persona(pid: str):
+def delete_persona(pid: str) -> Response:
     """Delete a persona with its sessions, messages, cortex files and revisions.
 
     The default persona cannot be deleted (`409 default_persona`). The request has no body (or a

@@ -1,6 +1,7 @@
 """Character cards, avatars and backups over REST (DESIGN §12): thin views over CardService."""
 import io
 from datetime import UTC, datetime
+from typing import IO
 
 from flask import Blueprint, Request, Response, jsonify, request
 
@@ -15,8 +16,9 @@ class MemoryUploadRequest(Request):
     over 500 KB to a temporary file: file writes are blocking calls that gevent cannot make
     cooperative, and on a busy disk they froze the worker's loop for half a second per upload."""
 
-    def _get_file_stream(self, total_content_length, content_type, filename=None,
-                         content_length=None):
+    def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
+                         filename: str | None = None,
+                         content_length: int | None = None) -> IO[bytes]:
         return io.BytesIO()
 
 
@@ -29,7 +31,7 @@ _FILE_HEADERS = {"X-Content-Type-Options": "nosniff",
 
 
 @bp.post("/personas/import")
-def import_card():
+def import_card() -> Response | tuple[Response, int]:
     """Create a persona from a Character Card (V1/V2/V3 as PNG, JSON or CHARX), a persona archive or
     a Letta-style agent file (.af).
 
@@ -44,7 +46,7 @@ def import_card():
 
 
 @bp.post("/personas/<pid>/chats/import")
-def import_chat(pid: str):
+def import_chat(pid: str) -> Response | tuple[Response, int]:
     """Make a chat file (SillyTavern `.jsonl`, or a conversation exported as JSON) a new
     conversation of the persona: swipes become branches, dates are kept."""
     pid = persona_id(pid)
@@ -55,7 +57,7 @@ def import_chat(pid: str):
 
 
 @bp.get("/personas/<pid>/export")
-def export_card(pid: str):
+def export_card(pid: str) -> Response:
     """The persona as a card file (attachment)."""
     pid = persona_id(pid)
     fmt = request.args.get("format", "png")
@@ -64,14 +66,14 @@ def export_card(pid: str):
 
 
 @bp.get("/personas/<pid>/export/af")
-def export_agent_file(pid: str):
+def export_agent_file(pid: str) -> Response:
     """The cortex as Letta-style memory blocks in an `.af`-shaped JSON (attachment)."""
     body, filename = get_card_service().agent_file(persona_id(pid))
     return _attachment(body, "application/json", filename)
 
 
 @bp.get("/personas/<pid>/avatar")
-def get_avatar(pid: str):
+def get_avatar(pid: str) -> Response:
     """The persona's avatar."""
     return avatar_response(get_card_service().avatar(persona_id(pid)))
 
@@ -87,14 +89,14 @@ def avatar_response(avatar: dict) -> Response:
 
 
 @bp.put("/personas/<pid>/avatar")
-def put_avatar(pid: str):
+def put_avatar(pid: str) -> Response:
     """Set the avatar (PNG, JPEG or WebP; re-encoded, metadata dropped)."""
     pid = persona_id(pid)
     return jsonify(get_card_service().set_avatar(pid, uploaded_file(kind="picture")))
 
 
 @bp.delete("/personas/<pid>/avatar")
-def delete_avatar(pid: str):
+def delete_avatar(pid: str) -> Response:
     """Remove the avatar."""
     pid = persona_id(pid)
     no_body_or_json()
@@ -102,7 +104,7 @@ def delete_avatar(pid: str):
 
 
 @bp.get("/backup")
-def download_backup():
+def download_backup() -> Response:
     """A backup of all data (zip: SQLite snapshot, cortex files, manifest with checksums; never the
     API key)."""
     body = get_backup_service().to_bytes()

@@ -7,14 +7,14 @@ bp = Blueprint("search", __name__)
 
 
 @bp.get("/api/search")
-def search():
+def search() -> Response:
     """Search one persona's conversations."""
     return jsonify(get_conversation_tools().search(request.args.get("persona_id"),
                                                    request.args.get("q")))
 
 
 @bp.get("/api/sessions/<sid>/export")
-def export_session(sid: str):
+def export_session(sid: str) -> Response:
     """Download the conversation as Markdown or JSON."""
     body, media_type, filename = get_conversation_tools().export(sid, request.args.get("format", "md"))
     response = Response(body, content_type=media_type)

@@ -4,7 +4,7 @@ Regenerate and edit/delete of the last message belong to the chat feature: `rout
 """
 import re
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from ..utils.models.conversations import SessionCreate, SessionPatch
 from ..utils.provider import (
@@ -21,7 +21,7 @@ _NUMBER = re.compile(r"[0-9]{1,18}")
 
 
 @bp.get("")
-def list_sessions():
+def list_sessions() -> Response:
     """One persona's sessions, most recently active first."""
     pid = request.args.get("persona_id")
     if not pid:
@@ -32,14 +32,14 @@ def list_sessions():
 
 
 @bp.post("")
-def create_session():
+def create_session() -> tuple[Response, int]:
     """Start a session with a persona."""
     given = body(SessionCreate)
     return jsonify(get_session_service().create(given.persona_id, given.greeting_index)), 201
 
 
 @bp.get("/<sid>")
-def get_session(sid: str):
+def get_session(sid: str) -> Response:
     """The session with one page of its active branch (oldest first)."""
     sid = session_id(sid)
     before = _number_arg("before")
@@ -50,7 +50,7 @@ def get_session(sid: str):
 
 
 @bp.patch("/<sid>")
-def rename_session(sid: str):
+def rename_session(sid: str) -> Response:
     """Rename the session, pick its greeting (before the first message) or its user persona."""
     sid = session_id(sid)
     patch = body(SessionPatch)
@@ -67,13 +67,13 @@ def rename_session(sid: str):
 
 
 @bp.get("/<sid>/memory-notes")
-def memory_notes(sid: str):
+def memory_notes(sid: str) -> Response:
     """What memory updates took from the conversation."""
     return jsonify(get_session_service().memory_notes(session_id(sid)))
 
 
 @bp.delete("/<sid>")
-def delete_session(sid: str):
+def delete_session(sid: str) -> Response:
     """Delete the session and its messages."""
     return deleted(get_session_service().delete, session_id(sid))
 

@@ -1,5 +1,5 @@
 """Settings and the API key over REST (DESIGN §7); the key itself is never returned."""
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from ..utils.provider import get_connection_tester, get_settings_service
 from .errors import json_body
@@ -9,25 +9,25 @@ bp = Blueprint("settings", __name__, url_prefix="/api/settings")
 
 
 @bp.get("")
-def get_settings():
+def get_settings() -> Response:
     """The settings and the API key status."""
     return jsonify(get_settings_service().get())
 
 
 @bp.put("")
-def update_settings():
+def update_settings() -> Response:
     """Change any of the settings."""
     return jsonify(get_settings_service().update(json_body()))
 
 
 @bp.put("/api-key")
-def set_api_key():
+def set_api_key() -> Response:
     """Check a key with one small upstream call, then store it."""
     return jsonify({"api_key": get_settings_service().set_api_key(json_body())})
 
 
 @bp.delete("/api-key")
-def delete_api_key():
+def delete_api_key() -> Response:
     """Remove the stored key (the environment's key applies again)."""
     no_body_or_json()
     return jsonify({"api_key": get_settings_service().delete_api_key(
@@ -35,12 +35,12 @@ def delete_api_key():
 
 
 @bp.post("/test-connection")
-def test_connection():
+def test_connection() -> Response:
     """Probe an endpoint: reachable, models, tool calls, context window."""
     return jsonify(get_connection_tester().run(json_body()))
 
 
 @bp.get("/models")
-def list_models():
+def list_models() -> Response:
     """The models the saved endpoint lists (`/models`)."""
     return jsonify(get_connection_tester().models(request.args.get("provider")))

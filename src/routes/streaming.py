@@ -6,7 +6,7 @@ far), so a client that lost the connection sends it back as `Last-Event-ID` to
 following: the reply goes on (stop is `POST /api/sessions/<sid>/stop`).
 """
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 
 from flask import Response
 
@@ -22,7 +22,7 @@ def sse_response(events: Generator[ChatEvent, None, None], reply_id: int | None 
                  offset: int = 0, *, greet: bool = False) -> Response:
     """Streams `events` with resumable ids (when `reply_id` is known); `greet` sends a comment
     line first, so the headers leave at once even when the next text is a while away."""
-    def body():
+    def body() -> Iterator[str]:
         position = offset
         if greet:
             yield ": following\n\n"

@@ -1,5 +1,5 @@
 """User personas, "About you", over REST (DESIGN §16): thin views over UserPersonaService."""
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from ..utils.models.user_personas import DefaultChoice
 from ..utils.provider import get_user_persona_service
@@ -18,13 +18,13 @@ def _id(value: str) -> int:
 
 
 @bp.get("")
-def list_user_personas():
+def list_user_personas() -> Response:
     """Every user persona ("About you"), the default first."""
     return jsonify(get_user_persona_service().list())
 
 
 @bp.post("")
-def create_user_persona():
+def create_user_persona() -> tuple[Response, int]:
     """Create a user persona.
 
     At most 200 (409 `too_many_user_personas`).
@@ -33,20 +33,20 @@ def create_user_persona():
 
 
 @bp.get("/<upid>")
-def get_user_persona(upid: str):
+def get_user_persona(upid: str) -> Response:
     """One user persona."""
     return jsonify(get_user_persona_service().get(_id(upid)))
 
 
 @bp.patch("/<upid>")
-def update_user_persona(upid: str):
+def update_user_persona(upid: str) -> Response:
     """Change name or description."""
     upid_ = _id(upid)
     return jsonify(get_user_persona_service().update(upid_, json_body()))
 
 
 @bp.delete("/<upid>")
-def delete_user_persona(upid: str):
+def delete_user_persona(upid: str) -> Response:
     """Delete a user persona.
 
     Conversations that used it follow the default again. The default can be deleted only when it is
@@ -58,26 +58,26 @@ def delete_user_persona(upid: str):
 
 
 @bp.put("/default")
-def set_default():
+def set_default() -> Response:
     """Make a user persona the default."""
     return jsonify(get_user_persona_service().make_default(body(DefaultChoice).id))
 
 
 @bp.get("/<upid>/avatar")
-def get_avatar(upid: str):
+def get_avatar(upid: str) -> Response:
     """The user persona's avatar."""
     return avatar_response(get_user_persona_service().avatar(_id(upid)))
 
 
 @bp.put("/<upid>/avatar")
-def put_avatar(upid: str):
+def put_avatar(upid: str) -> Response:
     """Set the avatar (PNG, JPEG or WebP; re-encoded, metadata dropped)."""
     upid_ = _id(upid)
     return jsonify(get_user_persona_service().set_avatar(upid_, uploaded_file(kind="picture")))
 
 
 @bp.delete("/<upid>/avatar")
-def delete_avatar(upid: str):
+def delete_avatar(upid: str) -> Response:
     """Remove the avatar."""
     upid_ = _id(upid)
     no_body_or_json()

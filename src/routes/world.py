@@ -1,5 +1,5 @@
 """World info books over REST (docs/world-info.md): thin views over WorldBookService."""
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from ..utils.provider import get_world_book_service
 from .errors import ApiError, json_body
@@ -17,31 +17,31 @@ def _id(value: int, what: str) -> int:
 
 
 @bp.get("/world-books")
-def list_books():
+def list_books() -> Response:
     """Every lorebook (without entries)."""
     return jsonify({"books": get_world_book_service().list_books()})
 
 
 @bp.post("/world-books")
-def create_book():
+def create_book() -> tuple[Response, int]:
     """Create a shared book, or a persona's own one."""
     return jsonify(get_world_book_service().create(json_body())), 201
 
 
 @bp.get("/world-books/<int:bid>")
-def get_book(bid: int):
+def get_book(bid: int) -> Response:
     """One book with its entries."""
     return jsonify(get_world_book_service().get(_id(bid, "book")))
 
 
 @bp.patch("/world-books/<int:bid>")
-def update_book(bid: int):
+def update_book(bid: int) -> Response:
     """Change a book's settings."""
     return jsonify(get_world_book_service().update(_id(bid, "book"), json_body()))
 
 
 @bp.delete("/world-books/<int:bid>")
-def delete_book(bid: int):
+def delete_book(bid: int) -> Response:
     """Delete a book and its entries."""
     no_body_or_json()
     get_world_book_service().delete(_id(bid, "book"))
@@ -49,20 +49,20 @@ def delete_book(bid: int):
 
 
 @bp.post("/world-books/<int:bid>/entries")
-def add_entry(bid: int):
+def add_entry(bid: int) -> tuple[Response, int]:
     """Append an entry to a book."""
     return jsonify(get_world_book_service().add_entry(_id(bid, "book"), json_body())), 201
 
 
 @bp.patch("/world-books/<int:bid>/entries/<int:eid>")
-def update_entry(bid: int, eid: int):
+def update_entry(bid: int, eid: int) -> Response:
     """Change an entry's fields."""
     return jsonify(get_world_book_service().update_entry(_id(bid, "book"), _id(eid, "entry"),
                                                          json_body()))
 
 
 @bp.delete("/world-books/<int:bid>/entries/<int:eid>")
-def delete_entry(bid: int, eid: int):
+def delete_entry(bid: int, eid: int) -> Response:
     """Delete an entry."""
     no_body_or_json()
     get_world_book_service().delete_entry(_id(bid, "book"), _id(eid, "entry"))
@@ -70,13 +70,13 @@ def delete_entry(bid: int, eid: int):
 
 
 @bp.get("/personas/<pid>/world-books")
-def persona_books(pid: str):
+def persona_books(pid: str) -> Response:
     """The books a persona uses, its own first, with entries."""
     return jsonify({"books": get_world_book_service().of_persona(persona_id(pid))})
 
 
 @bp.put("/personas/<pid>/world-books/<int:bid>")
-def attach_book(pid: str, bid: int):
+def attach_book(pid: str, bid: int) -> Response:
     """Make the persona use a book."""
     pid = persona_id(pid)
     json_body(required=False)
@@ -84,7 +84,7 @@ def attach_book(pid: str, bid: int):
 
 
 @bp.delete("/personas/<pid>/world-books/<int:bid>")
-def detach_book(pid: str, bid: int):
+def detach_book(pid: str, bid: int) -> Response:
     """Stop the persona using a book."""
     pid = persona_id(pid)
     no_body_or_json()

@@ -16,6 +16,7 @@ Schemas: `x-websocket`.
 import logging
 
 from flask_sock import Sock
+from simple_websocket import Server
 
 from ..utils import provider
 from ..utils.services.chat_socket import run_chat_socket
@@ -25,7 +26,7 @@ sock = Sock()
 
 
 @sock.route("/ws/chat")
-def chat(ws):
+def chat(ws: Server) -> None:
     """The browser's chat connection (frames and events: see docs/chat.md)."""
     chat_service = provider.get_chat_service()
     try:
