@@ -13,7 +13,7 @@ import secrets
 import time
 from collections.abc import Callable
 
-from ..storage import access_failures as failures
+from ..storage import Database, access_failures as failures
 
 COOKIE_NAME = "persona_session"
 COOKIE_MAX_AGE = 30 * 24 * 3600
@@ -63,7 +63,7 @@ class FailureLimiter:
     `limit` failures within `window` seconds, or everyone once `global_limit` failures from any
     addresses fell within the window, must wait until the oldest of them leaves the window."""
 
-    def __init__(self, db, limit: int = FAILURE_LIMIT, window: float = FAILURE_WINDOW,
+    def __init__(self, db: Database, limit: int = FAILURE_LIMIT, window: float = FAILURE_WINDOW,
                  global_limit: int = GLOBAL_FAILURE_LIMIT, *,
                  clock: Callable[[], float] = time.time):
         self.limit, self.window, self.global_limit = limit, window, global_limit

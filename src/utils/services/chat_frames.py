@@ -23,7 +23,7 @@ class FrameError(ValueError):
         self.field = field
 
 
-def parse_frame(raw) -> dict:
+def parse_frame(raw: str | bytes) -> dict:
     """The frame as a JSON object with a known `type`; FrameError for anything else."""
     if not isinstance(raw, str):
         raise FrameError("Binary frames are not accepted. " + _EXPECTED)

@@ -1,18 +1,22 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
 import json
 import logging
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..api_request.types import RequestConfig
+from ..cortex import CortexService
 from ..cortex.settings import load_cortex_settings
 from ..storage import (
+    Database,
     messages as message_store,
     personas as persona_store,
     user_personas as user_persona_store,
 )
 from . import greetings, prompt_builder as prompts, world_info
+from .settings_service import SettingsService
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +31,7 @@ class PromptSources:
     revisions: dict | None
     fired: list[dict]
 
-    def save(self, conn) -> None:
+    def save(self, conn: sqlite3.Connection) -> None:
         """Records them on the reply's row, in the caller's transaction."""
         message_store.set_prompt_sources(conn, self.reply_id, self.revisions, self.fired)
 
@@ -35,7 +39,8 @@ class PromptSources:
 class ChatPrompt:
     """Builds the `RequestConfig` for a reply from the branch that ends at it."""
 
-    def __init__(self, db, cortex_service, settings, clock: Callable[[], datetime] | None):
+    def __init__(self, db: Database, cortex_service: CortexService, settings: SettingsService,
+                 clock: Callable[[], datetime] | None):
         self._db = db
         self._cortex = cortex_service
         self._settings = settings
@@ -102,7 +107,7 @@ def error_of(message: dict) -> dict | None:
     return error if isinstance(error, dict) else None
 
 
-def _revisions(raw) -> dict | None:
+def _revisions(raw: str | None) -> dict | None:
     """An assistant message's `cortex_revisions` ({file: rev}), or None (cortex off, or a
     reply older than provenance)."""
     try:
@@ -112,7 +117,7 @@ def _revisions(raw) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _world_info(raw) -> list | None:
+def _world_info(raw: str | None) -> list | None:
     """An assistant message's fired world info entries (list), or None (none fired)."""
     try:
         value = json.loads(raw) if raw else None

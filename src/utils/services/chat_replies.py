@@ -10,7 +10,9 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..storage import messages as message_store
+from ..api_request import ApiClient
+from ..api_request.types import RequestConfig
+from ..storage import Database, messages as message_store
 from .generations import Generation
 
 CANCELLED = "cancelled"
@@ -31,8 +33,8 @@ class Outcome:
 Record = Callable[[sqlite3.Connection, "dict | None"], None]
 
 
-def stream_reply(db, api, generation: Generation, config, record: Record | None = None
-                 ) -> Outcome:
+def stream_reply(db: Database, api: ApiClient, generation: Generation, config: RequestConfig,
+                 record: Record | None = None) -> Outcome:
     """Runs the upstream stream for `generation` and stores the result on its row; `record`
     (given the connection and the usage) writes what else belongs to a stored reply in the
     same transaction, so a turn ends with one write."""
@@ -51,13 +53,13 @@ def stream_reply(db, api, generation: Generation, config, record: Record | None 
     return _store(db, generation, finished, record)
 
 
-def failure_outcome(db, generation: Generation, code: str, message: str) -> Outcome:
+def failure_outcome(db: Database, generation: Generation, code: str, message: str) -> Outcome:
     """Stores a failure that happened outside the stream (a bug) on the reply's row."""
     return _store(db, generation, {"type": "error", "code": code, "message": message,
                                    "retryable": True})
 
 
-def _store(db, generation: Generation, finished: dict, record: Record | None = None
+def _store(db: Database, generation: Generation, finished: dict, record: Record | None = None
            ) -> Outcome:
     text = generation.text()
     error = None

@@ -6,17 +6,23 @@ thread; transports only follow it (`follow`, `resume`), so leaving never stops i
 explicit request. The prompt is the branch that ends at the message being answered, nothing else.
 """
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Generator
 from datetime import datetime
 
-from ..storage import messages as message_store, tree
+from ..api_request import ApiClient
+from ..cortex import CortexService
+from ..storage import Database, messages as message_store, tree
 from . import chat_events as events, chat_prompt, prompt_record
 from .chat_events import ChatEvent
 from .chat_replies import Outcome, failure_outcome, stream_reply
+from .chat_titles import TitleGenerator
 from .chat_tree import ChatTree, busy, check_text
 from .generations import Generation, GenerationHub
 from .prompt_record import SentCapture
+from .session_leases import SessionLeases
+from .settings_service import SettingsService
 
 log = logging.getLogger(__name__)
 NO_CORTEX = {"triggered": False, "job_id": None, "progress": None, "frequency": None}
@@ -27,8 +33,10 @@ INTERRUPTED = {"code": "interrupted", "retryable": True,
 class ChatService(ChatTree):
     """Runs chat turns: builds the prompt, streams the reply, stores both sides, triggers the cortex."""
 
-    def __init__(self, db, api_client, cortex_service, settings, leases, *,
-                 trigger: Callable[[str, str], dict] | None = None, titles=None,
+    def __init__(self, db: Database, api_client: ApiClient, cortex_service: CortexService,
+                 settings: SettingsService, leases: SessionLeases, *,
+                 trigger: Callable[[str, str], dict] | None = None,
+                 titles: TitleGenerator | None = None,
                  retracted: Callable[[str], object] | None = None,
                  status: Callable[[str], dict] | None = None,
                  clock: Callable[[], datetime] | None = None, hub: GenerationHub | None = None):
@@ -40,24 +48,24 @@ class ChatService(ChatTree):
         self.titles = titles
         self.hub = hub or GenerationHub(db)
 
-    def start_chat(self, session_id, message) -> Generation:
+    def start_chat(self, session_id: str, message: object) -> Generation:
         """Stores `message` under the active leaf and starts its reply."""
         session = self.session(session_id)
-        check_text("message", message)
+        text = check_text("message", message)
 
-        def prepare():
-            user = message_store.add_message(self._db.conn(), session_id, "user", message)
+        def prepare() -> tuple[dict, dict]:
+            user = message_store.add_message(self._db.conn(), session_id, "user", text)
             return user, self._new_reply(session_id, user["id"], "edit")
         return self._launch(session, prepare)
 
-    def start_regenerate(self, session_id, message_id=None) -> Generation:
+    def start_regenerate(self, session_id: str, message_id: int | None = None) -> Generation:
         """A new reply to a person's message, kept as an alternative of earlier replies.
 
         `message_id` is a reply (answered again) or a person's message; default: the end of the
         active branch. An empty failed reply is replaced instead of kept as an alternative."""
         session = self.session(session_id)
 
-        def prepare():
+        def prepare() -> tuple[dict, dict]:
             conn = self._db.conn()
             user, old = self._regenerate_target(session_id, message_id)
             if old is not None and old["error"] and not old["content"].strip():
@@ -67,11 +75,11 @@ class ChatService(ChatTree):
         self.notice(session["persona_id"])
         return generation
 
-    def start_continue(self, session_id, message_id) -> Generation:
+    def start_continue(self, session_id: str, message_id: int) -> Generation:
         """Lets the model continue a reply from its text (it must be a leaf)."""
         session = self.session(session_id)
 
-        def prepare():
+        def prepare() -> tuple[dict, dict]:
             reply = self._continue_target(session_id, message_id)
             text = reply["content"].rstrip()
             message_store.resume_reply(self._db.conn(), reply["id"], text)
@@ -88,7 +96,7 @@ class ChatService(ChatTree):
         offset = 0 if from_start else generation.prefix_length
         yield from self.hub.follow(generation, offset, detached)
 
-    def resume(self, session_id, offset: int | None = None, reply_id: int | None = None,
+    def resume(self, session_id: str, offset: int | None = None, reply_id: int | None = None,
                detached: threading.Event | None = None) -> Generator[ChatEvent, None, None] | None:
         """Follows the reply being generated in the session, in any process: `start`, the text
         so far as one chunk, then live chunks and the end. With `reply_id`/`offset` (an SSE
@@ -110,7 +118,7 @@ class ChatService(ChatTree):
                                      self._final_of_row, detached)
         return stream()
 
-    def stop(self, session_id) -> bool:
+    def stop(self, session_id: str) -> bool:
         """Stops the reply being generated in the session (in whichever process runs it)."""
         self.session(session_id)
         row = message_store.streaming_reply(self._db.conn(), session_id)
@@ -144,7 +152,7 @@ class ChatService(ChatTree):
         """Stops this process's replies (shutdown)."""
         self.hub.close()
 
-    def _launch(self, session: dict, prepare) -> Generation:
+    def _launch(self, session: dict, prepare: Callable[[], tuple[dict, dict]]) -> Generation:
         session_id = session["id"]
         if not self._leases.claim(session_id):
             raise busy()
@@ -177,7 +185,7 @@ class ChatService(ChatTree):
             if self._db.crowded():  # many replies at once: each holding one costs ~1 MiB
                 self._db.close_thread()
 
-            def record(conn, usage: dict | None) -> None:  # in the reply's final transaction
+            def record(conn: sqlite3.Connection, usage: dict | None) -> None:  # in the reply's final transaction
                 sources.save(conn)
                 prompt_record.store(conn, generation.reply_id, capture, usage)
 

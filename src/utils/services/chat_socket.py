@@ -7,21 +7,24 @@ follower thread. Closing the socket, or following another session (`resume`), de
 the reply goes on.
 `stop` is the explicit way to end a reply. Cortex and title events are pushed from the threads
 that finish those jobs, so every send goes through one lock. Nothing here knows about Flask:
-`ws` is anything with `receive()` and `send()`.
+`ws` is anything with `receive()` and `send()` (`FrameSocket`).
 """
 import logging
 import socket
 import threading
 from collections.abc import Callable, Generator
+from typing import Protocol
 
 from simple_websocket import ConnectionClosed
 
 from . import chat_events as events
 from .chat_events import ChatEvent
 from .chat_frames import FrameError, parse_frame
-from .errors import ServiceError
+from .chat_service import ChatService
+from .chat_titles import TitleGenerator
+from .errors import ServiceError, not_found
 from .generations import Generation
-from .ids import is_persona_id
+from .ids import is_persona_id, is_session_id
 
 log = logging.getLogger(__name__)
 JOIN_TIMEOUT = 5.0
@@ -29,8 +32,18 @@ FINAL = ("done", "error")
 Unsubscribe = Callable[[], None]
 
 
-def run_chat_socket(ws, chat, *, subscribe_jobs: Callable[..., Unsubscribe] | None = None,
-                    titles=None, after_frame: Callable[[], None] | None = None) -> None:
+class FrameSocket(Protocol):
+    """What the chat needs of a WebSocket (simple-websocket's `Server`, or a test's fake)."""
+
+    def receive(self) -> str | bytes | None: ...
+
+    def send(self, data: str) -> None: ...
+
+
+def run_chat_socket(ws: FrameSocket, chat: ChatService, *,
+                    subscribe_jobs: Callable[..., Unsubscribe] | None = None,
+                    titles: TitleGenerator | None = None,
+                    after_frame: Callable[[], None] | None = None) -> None:
     """Serves one chat WebSocket until the client goes away; `after_frame` runs after each
     frame (the app hands back the database connection an idle socket need not hold)."""
     ChatSocket(ws, chat, subscribe_jobs=subscribe_jobs, titles=titles,
@@ -40,7 +53,10 @@ def run_chat_socket(ws, chat, *, subscribe_jobs: Callable[..., Unsubscribe] | No
 class ChatSocket:
     """The state of one connection: the reply in flight and the personas and sessions it follows."""
 
-    def __init__(self, ws, chat, *, subscribe_jobs=None, titles=None, after_frame=None):
+    def __init__(self, ws: FrameSocket, chat: ChatService, *,
+                 subscribe_jobs: Callable[..., Unsubscribe] | None = None,
+                 titles: TitleGenerator | None = None,
+                 after_frame: Callable[[], None] | None = None):
         self._ws = ws
         self._after_frame = after_frame
         self._chat = chat
@@ -79,7 +95,7 @@ class ChatSocket:
             for thread in self._followers:
                 thread.join(JOIN_TIMEOUT)
 
-    def _handle(self, raw) -> None:
+    def _handle(self, raw: str | bytes) -> None:
         """Answers any frame: a handler's events, or one `error` event; never raises."""
         try:
             frame = parse_frame(raw)
@@ -101,7 +117,7 @@ class ChatSocket:
                                     True))
 
     def _on_chat(self, frame: dict) -> None:
-        session_id, message = frame.get("session_id"), frame.get("message")
+        session_id, message = _session_id(frame.get("session_id")), frame.get("message")
         self._start(session_id, lambda: self._chat.start_chat(session_id, message))
 
     def _on_regenerate(self, frame: dict) -> None:
@@ -118,8 +134,8 @@ class ChatSocket:
 
     def _on_resume(self, frame: dict) -> None:
         """Follows the session's reply in flight (start, the text so far, then live), or `idle`."""
-        session_id = frame.get("session_id")
         self._detach()
+        session_id = _session_id(frame.get("session_id"))
         follow = _Follow(session_id)
         stream = self._chat.resume(session_id, detached=follow.detached)
         session = self._chat.session(session_id)
@@ -146,13 +162,13 @@ class ChatSocket:
         self._personas.add(persona_id)
         self._send(ChatEvent("subscribed", {"persona_id": persona_id}))
 
-    def _session_of(self, frame: dict, message_id: int | None):
+    def _session_of(self, frame: dict, message_id: int | None) -> str:
         session_id = frame.get("session_id")
         if session_id is None and message_id is not None:
             session_id = self._chat.message(message_id)["session_id"]
-        return session_id
+        return _session_id(session_id)
 
-    def _start(self, session_id, launch: Callable) -> None:
+    def _start(self, session_id: str, launch: Callable[[], Generation]) -> None:
         """Starts a reply and follows it; a reply followed in another session is left to run
         (detached), one in the same session makes this `busy`."""
         with self._state_lock:
@@ -246,11 +262,18 @@ class ChatSocket:
 class _Follow:
     """The reply this connection follows: its session, and the flag that detaches it."""
 
-    def __init__(self, session_id):
+    def __init__(self, session_id: str):
         self.session_id = session_id
         self.detached = threading.Event()
         self.finished = False
         self.release: Callable[[], None] | None = None  # stops a reply's own sends to us
+
+
+def _session_id(value: object) -> str:
+    """A frame's `session_id` if it can be one; the service's own 404 otherwise."""
+    if not isinstance(value, str) or not is_session_id(value):
+        raise not_found("session", str(value))
+    return value
 
 
 def _message_id(frame: dict) -> int | None:
@@ -262,7 +285,7 @@ def _message_id(frame: dict) -> int | None:
     return value
 
 
-def _send_at_once(ws) -> None:
+def _send_at_once(ws: FrameSocket) -> None:
     """Turns off Nagle's algorithm: a chunk is a small write that must not wait for an ACK."""
     sock = getattr(ws, "sock", None)
     if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):

@@ -7,9 +7,12 @@ import logging
 import threading
 from collections.abc import Callable
 
+from ..api_request import ApiClient
 from ..api_request.types import RequestConfig
-from ..storage import personas as persona_store, sessions as session_store
+from ..storage import Database, personas as persona_store, sessions as session_store
 from . import prompt_builder as prompts
+from .session_service import SessionService
+from .settings_service import SettingsService
 
 log = logging.getLogger(__name__)
 TITLE_MAX_TOKENS = 30
@@ -18,7 +21,8 @@ TITLE_MAX_TOKENS = 30
 class TitleGenerator:
     """Asks the model for a short session title in a background thread and stores it."""
 
-    def __init__(self, db, api_client, sessions, settings):
+    def __init__(self, db: Database, api_client: ApiClient, sessions: SessionService,
+                 settings: SettingsService):
         self._db = db
         self._api = api_client
         self._sessions = sessions
@@ -32,7 +36,7 @@ class TitleGenerator:
         with self._lock:
             self._listeners.append(listener)
 
-        def unsubscribe():
+        def unsubscribe() -> None:
             with self._lock:
                 if listener in self._listeners:
                     self._listeners.remove(listener)

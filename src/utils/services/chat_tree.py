@@ -6,12 +6,20 @@ sibling (a new branch whose reply the client asks for), editing a reply adds a s
 in the session (the session is claimed for the change, across worker processes).
 """
 import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
-from ..storage import exchanges, messages as message_store, sessions as session_store, tree
+from ..storage import (
+    Database,
+    exchanges,
+    messages as message_store,
+    sessions as session_store,
+    tree,
+)
 from .errors import ServiceError, invalid, not_found
 from .ids import is_session_id
+from .session_leases import SessionLeases
 from .validation import encodable
 
 MESSAGE_MAX = MESSAGE
@@ -21,7 +29,8 @@ log = logging.getLogger(__name__)
 class ChatTree:
     """The tree operations of the chat service (the streaming half lives in ChatService)."""
 
-    def __init__(self, db, leases, retracted=None):
+    def __init__(self, db: Database, leases: SessionLeases,
+                 retracted: Callable[[str], object] | None = None):
         self._db = db
         self._leases = leases
         self._retracted = retracted
@@ -35,8 +44,8 @@ class ChatTree:
         except Exception:
             log.exception("Could not check persona %s for memory reconciliation", persona_id)
 
-    def session(self, session_id) -> dict:
-        """The session row; ServiceError 404 when unknown."""
+    def session(self, session_id: object) -> dict:
+        """The session row; ServiceError 404 when unknown (or not a session id at all)."""
         found = None
         if isinstance(session_id, str) and is_session_id(session_id):
             found = session_store.get_session(self._db.conn(), session_id)
@@ -44,8 +53,8 @@ class ChatTree:
             raise not_found("session", str(session_id))
         return found
 
-    def message(self, message_id) -> dict:
-        """The message row; ServiceError 404 when unknown."""
+    def message(self, message_id: object) -> dict:
+        """The message row; ServiceError 404 when unknown (or not a message id at all)."""
         found = None
         if isinstance(message_id, int) and not isinstance(message_id, bool) and \
                 0 < message_id < 2**63:
@@ -54,7 +63,7 @@ class ChatTree:
             raise not_found("message", str(message_id))
         return found
 
-    def edit_message(self, message_id, content) -> dict:
+    def edit_message(self, message_id: int, content: str) -> dict:
         """A sibling of the message with `content` that becomes the active branch's end: for a
         person's message the reply is asked for next; a reply's sibling is marked `edited`."""
         original = self.message(message_id)
@@ -69,7 +78,7 @@ class ChatTree:
         self.notice(original["persona_id"])
         return edited
 
-    def switch(self, session_id, message_id) -> int:
+    def switch(self, session_id: str, message_id: int) -> int:
         """Makes the branch through `message_id` (its newest leaf) active; returns the leaf."""
         self.session(session_id)
         target = self.message(message_id)
@@ -82,7 +91,7 @@ class ChatTree:
         self.notice(target["persona_id"])
         return leaf
 
-    def edit_last(self, session_id, content) -> dict:
+    def edit_last(self, session_id: str, content: str) -> dict:
         """Edits the active branch's last message of the person (a new branch; see edit_message)."""
         self.session(session_id)
         check_text("content", content)
@@ -91,7 +100,7 @@ class ChatTree:
             raise ServiceError(409, "nothing_to_edit", "This session has no message to edit.")
         return self.edit_message(user["id"], content)
 
-    def delete_last(self, session_id) -> list[int]:
+    def delete_last(self, session_id: str) -> list[int]:
         """Deletes the last exchange of the active branch (the person's last message and
         everything below it); returns the deleted ids."""
         self.session(session_id)
@@ -106,7 +115,8 @@ class ChatTree:
         self.notice(first["persona_id"])
         return doomed
 
-    def _regenerate_target(self, session_id: str, message_id) -> tuple[dict, dict | None]:
+    def _regenerate_target(self, session_id: str, message_id: int | None
+                           ) -> tuple[dict, dict | None]:
         """(the person's message to answer, the reply being replaced or None)."""
         if message_id is None:
             last = exchanges.last_message(self._db.conn(), session_id)
@@ -123,7 +133,7 @@ class ChatTree:
             raise ServiceError(409, "nothing_to_regenerate", "This reply answers no message.")
         return self.message(last["parent_id"]), last
 
-    def _continue_target(self, session_id: str, message_id) -> dict:
+    def _continue_target(self, session_id: str, message_id: int) -> dict:
         reply = self.message(message_id)
         if reply["session_id"] != session_id:
             raise not_found("message", str(message_id))
@@ -136,7 +146,7 @@ class ChatTree:
         return reply
 
     @contextmanager
-    def exclusive(self, session_id: str):
+    def exclusive(self, session_id: str) -> Iterator[None]:
         """Holds the session (no reply may start) for a change to its tree."""
         if not self._leases.claim(session_id):
             raise busy()
@@ -152,10 +162,11 @@ def busy() -> ServiceError:
                         "stop it or wait for it to finish.")
 
 
-def check_text(field: str, value) -> None:
-    """Message text: a non-empty string of at most MESSAGE_MAX characters."""
+def check_text(field: str, value: object) -> str:
+    """Message text: a non-empty string of at most MESSAGE_MAX characters (returned)."""
     if not isinstance(value, str) or not value.strip():
         raise invalid(field, "must be a non-empty string")
     encodable(field, value)
     if len(value) > MESSAGE_MAX:
         raise invalid(field, f"must not be longer than {MESSAGE_MAX} characters")
+    return value

@@ -6,16 +6,17 @@ none) or the one that belongs to the URL probed (key_ring.py): a stored key is n
 another URL, and naming another URL without its key is `409 key_bound_to_url`. Without
 `model`, the model chats would use with that provider is tested.
 """
-from ..api_request import Connection
+from ..api_request import ApiClient, Connection
 from ..logsafe import register_secret
 from ..models import parse
 from ..models.settings import ConnectionTest
+from .settings_service import SettingsService
 
 
 class ConnectionTester:
     """Builds the connection to test and asks the API client to probe it."""
 
-    def __init__(self, settings, api_client):
+    def __init__(self, settings: SettingsService, api_client: ApiClient):
         self._settings = settings
         self._api = api_client
 

@@ -5,6 +5,7 @@ import json
 
 from ..limits import SEARCH_QUERY
 from ..storage import (
+    Database,
     messages as message_store,
     personas as persona_store,
     sessions as session_store,
@@ -38,10 +39,10 @@ def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
 class ConversationTools:
     """Search and export; reads only, so it needs nothing but the database."""
 
-    def __init__(self, db):
+    def __init__(self, db: Database):
         self._db = db
 
-    def search(self, persona_id, text) -> dict:
+    def search(self, persona_id: str | None, text: str | None) -> dict:
         """`{"results": [{session_id, message_id, snippet, highlights, role, ...}]}`."""
         if not isinstance(persona_id, str) or not persona_id:
             raise invalid("persona_id", "is required")
@@ -61,7 +62,7 @@ class ConversationTools:
             results.append({**row, "snippet": snippet, "highlights": highlights})
         return {"results": results}
 
-    def export(self, session_id, fmt) -> tuple[str, str, str]:
+    def export(self, session_id: str, fmt: str) -> tuple[str, str, str]:
         """The session as (body, media type, file name) in `fmt` ("md" or "json")."""
         if fmt not in EXPORT_FORMATS:
             raise invalid("format", "must be md or json")

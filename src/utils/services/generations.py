@@ -12,11 +12,12 @@ Only threads, events and conditions are used, so this works under gthread and ge
 """
 import bisect
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 
 from ..api_request import CancelSignal
-from ..storage import messages as message_store
+from ..storage import Database, messages as message_store
 from ..storage.db import transaction
 from ..text import scrub
 from . import chat_events as events
@@ -136,7 +137,7 @@ class Generation:
 class GenerationHub:
     """The replies this process generates, their threads, and the watcher for remote stops."""
 
-    def __init__(self, db):
+    def __init__(self, db: Database):
         self._db = db
         self._lock = threading.Lock()
         self._running: dict[int, Generation] = {}
@@ -252,7 +253,7 @@ class GenerationHub:
         finally:
             self._db.close_thread()
 
-    def _flush(self, conn, running: list[Generation]) -> None:
+    def _flush(self, conn: sqlite3.Connection, running: list[Generation]) -> None:
         dirty = [(g, g.text()) for g in running if g.dirty()]
         with transaction(conn):
             message_store.save_partial_replies(conn, [(text, g.reply_id) for g, text in dirty])

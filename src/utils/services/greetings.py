@@ -12,7 +12,7 @@ def count(persona: dict) -> int:
     return 1 + len(persona.get("alternate_greetings") or [])
 
 
-def check_index(persona: dict, value) -> int:
+def check_index(persona: dict, value: object) -> int:
     """`value` if it names one of the persona's greetings; 400 otherwise."""
     last = count(persona) - 1
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= last:

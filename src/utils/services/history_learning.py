@@ -8,14 +8,20 @@ running is a conflict rather than a second run over the same history.
 """
 import json
 
-from ..cortex import learn_runs
+from ..api_request.anthropic import tool_params
+from ..api_request.openai import system_text
+from ..cortex import CortexService, learn_runs
 from ..cortex.settings import load_cortex_settings
-from ..cortex.update import MAX_TOKENS
+from ..cortex.trigger import CortexTrigger
+from ..cortex.update import MAX_TOKENS, CortexUpdateService
+from ..cortex.worker import CortexWorker
 from ..models.learn import MAX_WINDOW, MIN_WINDOW
+from ..storage import Database
 from ..storage.personas import get_persona
 from ..storage.sessions import get_session
 from . import learn_cost
 from .errors import ServiceError, invalid, not_found
+from .settings_service import SettingsService
 
 _MESSAGE_OVERHEAD = 10  # tokens of "[2024-06-06 15:14] Name: " and the blank line after it
 
@@ -23,7 +29,8 @@ _MESSAGE_OVERHEAD = 10  # tokens of "[2024-06-06 15:14] Name: " and the blank li
 class HistoryLearning:
     """Estimate, start, progress and cancel of learn runs over imported sessions."""
 
-    def __init__(self, db, cortex, update, worker, trigger, settings):
+    def __init__(self, db: Database, cortex: CortexService, update: CortexUpdateService,
+                 worker: CortexWorker, trigger: CortexTrigger, settings: SettingsService):
         self._db, self._cortex, self._update, self._worker = db, cortex, update, worker
         self._trigger, self._settings = trigger, settings
 
@@ -34,7 +41,7 @@ class HistoryLearning:
         return {"session_id": session_id, "persona_id": session["persona_id"],
                 "run": run_view(run) if run else None}
 
-    def estimate(self, session_id: str, window_messages=None) -> dict:
+    def estimate(self, session_id: str, window_messages: int | None = None) -> dict:
         """What learning from the session would take: windows, tokens and cost."""
         session = self._imported(session_id)
         size = self._window_size(window_messages)
@@ -49,7 +56,7 @@ class HistoryLearning:
         return {"session_id": session_id, "persona_id": session["persona_id"],
                 "window_messages": size, "messages": sum(w["count"] for w in windows), **result}
 
-    def start(self, session_id: str, window_messages=None) -> dict:
+    def start(self, session_id: str, window_messages: int | None = None) -> dict:
         """Queues the learn run; the run's view (status `queued`)."""
         session = self._imported(session_id)
         size = self._window_size(window_messages)
@@ -91,7 +98,7 @@ class HistoryLearning:
                                "the memory learns from your own chats by itself.")
         return session
 
-    def _window_size(self, value) -> int:
+    def _window_size(self, value: object) -> int:
         if value is None:
             return min(MAX_WINDOW, max(MIN_WINDOW, self._trigger.threshold()[1]))
         if isinstance(value, bool) or not isinstance(value, int) \
@@ -104,9 +111,8 @@ class HistoryLearning:
         """Tokens of one update request without its conversation (prompt, files, tools)."""
         files = {f.filename: f for f in self._cortex.read_all_info(persona_id)}
         config = self._update.request_for(persona_id, files, [])
-        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema}
-                 for t in config.tools or []]
-        text = config.system_prompt + json.dumps(config.messages) + json.dumps(tools)
+        tools = tool_params(config.tools or [])
+        text = system_text(config.system_prompt) + json.dumps(config.messages) + json.dumps(tools)
         return learn_cost.estimate_tokens(text)
 
 

@@ -14,6 +14,7 @@ import logging
 
 from .errors import ServiceError
 from .provider_settings import endpoint
+from .secrets import SecretStore
 
 log = logging.getLogger(__name__)
 KEY_BOUND = "key_bound_to_url"
@@ -22,7 +23,8 @@ KEY_BOUND = "key_bound_to_url"
 class KeyRing:
     """The stored and the environment's keys of each provider, each with the URL it belongs to."""
 
-    def __init__(self, secret_store, env_keys: dict, env_base_urls: dict):
+    def __init__(self, secret_store: SecretStore, env_keys: dict[str, str | None],
+                 env_base_urls: dict[str, str | None]):
         self._secrets = secret_store
         self._env_keys = {name: value for name, value in env_keys.items() if value}
         self._env_urls = env_base_urls

@@ -9,6 +9,7 @@ Every read computes this for up to MAX_NOTES * 3 revisions of up to the hard cap
 worker's event loop: the added lines are a multiset difference (linear), not a sequence diff,
 which took seconds of CPU per revision on repetitive text (docs/chat.md)."""
 import bisect
+import sqlite3
 from collections import Counter
 
 from ..storage import memory_notes as store
@@ -18,7 +19,7 @@ MAX_LINES = 6
 MAX_LINE = 300
 
 
-def notes(conn, session_id: str, persona_id: str) -> list[dict]:
+def notes(conn: sqlite3.Connection, session_id: str, persona_id: str) -> list[dict]:
     """The session's notes, oldest first: `{after_message_id, job_id, created_at, files}`, each
     file `{filename, rev, added, more}` (`added`: up to 6 added lines, `more`: how many else)."""
     ids = store.branch_ids(conn, session_id)

@@ -13,9 +13,10 @@ import logging
 import os
 import re
 
+from ..cortex import CortexService
 from ..cortex.paths import DEFAULT_PERSONA
 from ..cortex.personas_lookup import persona_exists
-from ..storage import deletions
+from ..storage import Database, deletions
 from ..storage.clock import utc_now
 
 log = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ _ID = re.compile(r"[a-z0-9]{8,32}", re.ASCII)
 class PersonaCleanup:
     """Removes the cortex of deleted personas; completes and sweeps at start-up."""
 
-    def __init__(self, db, cortex, data_dir: str):
+    def __init__(self, db: Database, cortex: CortexService, data_dir: str):
         self._db = db
         self._cortex = cortex
         self._quarantine = os.path.join(data_dir, "quarantine")

@@ -8,11 +8,13 @@ import logging
 import sqlite3
 from pathlib import Path
 
+from ..cortex import CortexService
 from ..models import parse
 from ..models.personas import PersonaCreate, PersonaPatch
-from ..storage import deletions, personas as store
+from ..storage import Database, deletions, personas as store
 from .errors import ServiceError, not_found
 from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
+from .persona_cleanup import PersonaCleanup
 
 log = logging.getLogger(__name__)
 DEFAULT_PERSONA_FILE = (Path(__file__).resolve().parents[2]
@@ -25,7 +27,7 @@ READ_ONLY = ("id", "created_at", "updated_at", "avatar_url")
 class PersonaService:
     """Creates, reads, updates and deletes personas; keeps their cortex directories in step."""
 
-    def __init__(self, db, cortex_service, cleanup, default_file: Path = DEFAULT_PERSONA_FILE):
+    def __init__(self, db: Database, cortex_service: CortexService, cleanup: PersonaCleanup, default_file: Path = DEFAULT_PERSONA_FILE):
         self._db = db
         self._cortex = cortex_service
         self._cleanup = cleanup

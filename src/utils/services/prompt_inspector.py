@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
-from ..storage import prompt_records
+from ..api_request import ApiClient
+from ..storage import Database, prompt_records
 from . import prompt_sections
 from .errors import ServiceError
 from .prompt_sections import Section
+from .session_service import SessionService
 from .token_counter import ESTIMATE, CountJob, TokenCounter
 
 _PROVIDER_USAGE = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
@@ -18,7 +20,8 @@ _PROVIDER_USAGE = {"input_tokens": "input_tokens", "output_tokens": "output_toke
 class PromptInspector:
     """Reads recorded requests; counts tokens through `TokenCounter`."""
 
-    def __init__(self, db, sessions, api_client, counter: TokenCounter):
+    def __init__(self, db: Database, sessions: SessionService, api_client: ApiClient,
+                 counter: TokenCounter):
         self._db = db
         self._sessions = sessions
         self._api = api_client

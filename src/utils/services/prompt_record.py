@@ -9,6 +9,7 @@ first system text (persona and cortex) is the prefix stored once per content.
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from ..api_request.types import RequestConfig, SentRequest, SystemBlock
 from ..storage import prompt_records
@@ -31,7 +32,7 @@ class SentCapture:
         self.sent = sent
 
 
-def store(conn, reply_id: int, capture: SentCapture, usage: dict | None) -> None:
+def store(conn: sqlite3.Connection, reply_id: int, capture: SentCapture, usage: dict | None) -> None:
     """Records the captured request of reply `reply_id` with its usage; nothing when no request
     went out. A failure is logged and undoes only the record (a savepoint): the reply is still
     stored."""

@@ -12,6 +12,7 @@ section, and the `raw`s joined in body order are the body, byte for byte.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .json_spans import Path, char_to_byte, string_spans
@@ -52,6 +53,10 @@ class _Piece:
         return self.start + char_to_byte(self.token, first), self.start + to
 
 
+# Finds the piece of the body at a JSON path.
+_PieceAt = Callable[[Path], _Piece]
+
+
 def split(body: bytes, layout: list[dict], provider: str) -> list[Section]:
     """The sections of `body` in prompt order, tiled as the module docstring says.
 
@@ -69,7 +74,7 @@ def split(body: bytes, layout: list[dict], provider: str) -> list[Section]:
     return _tile(sections, body)
 
 
-def _anthropic(parsed: dict, piece, layout: list[dict]) -> list[Section]:
+def _anthropic(parsed: dict, piece: _PieceAt, layout: list[dict]) -> list[Section]:
     system = parsed.get("system")
     out: list[Section] = []
     if isinstance(system, str):
@@ -84,7 +89,7 @@ def _anthropic(parsed: dict, piece, layout: list[dict]) -> list[Section]:
     return out + _messages(parsed.get("messages") or [], piece, 0)
 
 
-def _openai(parsed: dict, piece, layout: list[dict]) -> list[Section]:
+def _openai(parsed: dict, piece: _PieceAt, layout: list[dict]) -> list[Section]:
     messages = parsed.get("messages") or []
     if not messages or messages[0].get("role") != "system":
         return _messages(messages, piece, 0)
@@ -162,7 +167,7 @@ def _whole(kind: str, whole: _Piece, cached: bool) -> Section:
     return _part(kind, kind, whole, text, 0, len(text), cached)
 
 
-def _messages(messages: list[dict], piece, skip: int) -> list[Section]:
+def _messages(messages: list[dict], piece: _PieceAt, skip: int) -> list[Section]:
     """History, the person's message (the last user turn), its post-history instructions and a
     continued reply after it."""
     turns = list(enumerate(messages))[skip:]
@@ -190,7 +195,7 @@ def _messages(messages: list[dict], piece, skip: int) -> list[Section]:
     return out
 
 
-def _texts(message: dict, index: int, piece) -> list[tuple[_Piece, str]]:
+def _texts(message: dict, index: int, piece: _PieceAt) -> list[tuple[_Piece, str]]:
     content = message.get("content")
     if isinstance(content, str):
         return [(piece(("messages", index, "content")), content)]

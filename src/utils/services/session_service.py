@@ -2,9 +2,11 @@
 import logging
 import re
 import sqlite3
+from collections.abc import Callable
 
 from ..limits import SESSION_TITLE
 from ..storage import (
+    Database,
     messages as message_store,
     personas as persona_store,
     provenance,
@@ -27,11 +29,11 @@ _WHITESPACE = re.compile(r"\s+")
 class SessionService:
     """Creates, lists, reads, renames and deletes sessions; reads messages page by page."""
 
-    def __init__(self, db, retracted=None):
+    def __init__(self, db: Database, retracted: Callable[[str], object] | None = None):
         self._db = db
         self._retracted = retracted
 
-    def create(self, persona_id, greeting_index=0) -> dict:
+    def create(self, persona_id: str, greeting_index: int = 0) -> dict:
         """A new, untitled session for an existing persona; 404 when the persona is unknown."""
         self._require_persona(persona_id)
         persona = persona_store.get_persona(self._db.conn(), persona_id)
@@ -45,7 +47,7 @@ class SessionService:
                 self._require_persona(persona_id)
         raise RuntimeError("could not find a free session id")
 
-    def list(self, persona_id) -> list[dict]:
+    def list(self, persona_id: str) -> list[dict]:
         """The persona's sessions, most recently active first; 404 when the persona is unknown."""
         self._require_persona(persona_id)
         return store.list_sessions(self._db.conn(), persona_id)
@@ -88,7 +90,7 @@ class SessionService:
             raise not_found("session", session_id)
         return session
 
-    def rename(self, session_id: str, title) -> dict:
+    def rename(self, session_id: str, title: str | None) -> dict:
         """Sets a title the person chose (1..120 characters, one line)."""
         if title is None:
             raise invalid("title", "is required")
@@ -97,7 +99,7 @@ class SessionService:
         store.set_session_title(self._db.conn(), session_id, title)
         return self.summary(session_id)
 
-    def choose_greeting(self, session_id: str, index) -> dict:
+    def choose_greeting(self, session_id: str, index: int) -> dict:
         """Picks which of the persona's greetings opens the session (before its first message)."""
         session = self.summary(session_id)
         persona = persona_store.get_persona(self._db.conn(), session["persona_id"])
@@ -142,7 +144,7 @@ class SessionService:
                 log.exception("Could not check persona %s for memory reconciliation",
                               session["persona_id"])
 
-    def _require_persona(self, persona_id) -> None:
+    def _require_persona(self, persona_id: str | None) -> None:
         if persona_id is None:
             raise invalid("persona_id", "is required")
         if not isinstance(persona_id, str):

@@ -8,17 +8,27 @@ provider keeps its own URL, model and window); `connection()` is what the API cl
 before every request: the URL and the key that belongs to it, in one read.
 """
 import logging
+import sqlite3
+from typing import TypeVar
 
-from ..api_request import DEFAULT_MODEL, PROVIDERS, Connection
+from ..api_request import (
+    DEFAULT_MODEL,
+    PROVIDERS,
+    ApiResponse,
+    Connection,
+    EndpointChecks,
+)
 from ..logsafe import register_secret
 from ..models import parse
 from ..models.settings import ApiKeyBody, AppSettings, SettingsPatch
-from ..storage import settings_store as store, user_personas
+from ..storage import Database, settings_store as store, user_personas
 from . import provider_settings
 from .errors import ServiceError, invalid
 from .key_ring import KeyRing
+from .secrets import SecretStore
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 SETTINGS_KEY = store.APP
 DEFAULTS = AppSettings().model_dump(exclude={"model", "provider", "base_url", "context_window"})
 
@@ -28,9 +38,10 @@ class SettingsService:
 
     FIELDS = store.APP_FIELDS
 
-    def __init__(self, db, secret_store, key_checks, *, default_model: str,
-                 env_api_key: str | None = None, provider: str = "anthropic",
-                 env_keys: dict | None = None, env_base_urls: dict | None = None):
+    def __init__(self, db: Database, secret_store: SecretStore, key_checks: EndpointChecks, *,
+                 default_model: str, env_api_key: str | None = None,
+                 provider: str = "anthropic", env_keys: dict[str, str | None] | None = None,
+                 env_base_urls: dict[str, str | None] | None = None):
         self._db = db
         self._secrets = secret_store
         self._checks = key_checks  # EndpointChecks: a new key is checked where it goes
@@ -232,32 +243,32 @@ class SettingsService:
         """The model chats use with `provider` (when it is, or becomes, the current one)."""
         return self.remembered(provider)["model"]
 
-    def _valid_parked(self, parked) -> dict:
+    def _valid_parked(self, parked: object) -> dict:
         """A parked provider's fields that still pass the checks."""
         given = {name: value for name, value in parked.items() if value is not None} \
             if isinstance(parked, dict) else {}
         return store.valid_fields(SettingsPatch, given, provider_settings.PER_PROVIDER)
 
-    def _merge(self, stored) -> dict:
+    def _merge(self, stored: object) -> dict:
         """Defaults overlaid with the stored values that are still valid (the model default
         is the provider's)."""
         valid = self._valid_stored(stored)
         provider = str(valid.get("provider") or self._defaults["provider"])
         return {**self._defaults, "model": self._models.get(provider), **valid}
 
-    def _valid_stored(self, stored) -> dict:
+    def _valid_stored(self, stored: object) -> dict:
         """Only what was explicitly set and still passes the checks (defaults stay live)."""
         return store.valid_fields(SettingsPatch, stored, self.FIELDS)
 
 
-def _secret_first(data):
+def _secret_first(data: T) -> T:
     """A key that is not even text is refused with the key's own rule, never echoed."""
     if isinstance(data, dict) and not isinstance(data.get("api_key"), str):
         raise invalid("api_key", "is required and must be a string")
     return data
 
 
-def _rename_default(conn, cleaned: dict) -> None:
+def _rename_default(conn: sqlite3.Connection, cleaned: dict) -> None:
     """`user_name` is the default user persona's name once there is one (docs/about-you.md):
     setting it renames that persona; an empty name cannot, so it is refused (nothing written)."""
     if "user_name" not in cleaned:
@@ -271,7 +282,7 @@ def _rename_default(conn, cleaned: dict) -> None:
     user_personas.update(conn, default["id"], {"name": cleaned["user_name"]})
 
 
-def _rejection(result, key: str) -> ServiceError:
+def _rejection(result: ApiResponse, key: str) -> ServiceError:
     """The error for a key the upstream check did not accept (the key is not in the message)."""
     if result.error == "authentication_failed":
         return ServiceError(400, "invalid_api_key",

@@ -16,9 +16,11 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
+from typing import Any
 
+from ..api_request import ApiClient
 from ..api_request.context_window import PER_MESSAGE, estimate
-from ..storage import prompt_records
+from ..storage import Database, prompt_records
 
 BUDGET_SECONDS = 8.0
 CALL_SECONDS = 5.0
@@ -48,7 +50,7 @@ class CountJob:
         return total + sum(estimate(block.get("text") or "") for block in self.system or ())
 
 
-def _text_of(content) -> str:
+def _text_of(content: str | list[Any] | None) -> str:
     if isinstance(content, str):
         return content
     return "\n\n".join(block.get("text") or "" for block in content or ()
@@ -61,7 +63,7 @@ _OVERHEAD = CountJob(messages=[{"role": "user", "content": "."}])
 class TokenCounter:
     """Counts jobs for one provider and model within the time budget."""
 
-    def __init__(self, db, api_client, budget: float = BUDGET_SECONDS):
+    def __init__(self, db: Database, api_client: ApiClient, budget: float = BUDGET_SECONDS):
         self._db = db
         self._api = api_client
         self._budget = budget
@@ -96,7 +98,7 @@ class TokenCounter:
 class _Session:
     """The provider calls of one opening: stops at the first failure or when time is up."""
 
-    def __init__(self, api_client, model: str, deadline: float):
+    def __init__(self, api_client: ApiClient, model: str, deadline: float):
         self._api, self._model, self._deadline = api_client, model, deadline
         self._failed = False
 

@@ -12,7 +12,12 @@ from ..limits import USER_PERSONAS
 from ..models import parse
 from ..models.user_personas import UserPersonaCreate, UserPersonaPatch
 from ..portability import images
-from ..storage import avatars as avatar_store, sessions as session_store, user_personas as store
+from ..storage import (
+    Database,
+    avatars as avatar_store,
+    sessions as session_store,
+    user_personas as store,
+)
 from . import validation as check
 from .errors import ServiceError, not_found
 from .ids import is_session_id
@@ -31,7 +36,7 @@ def _fields(data: dict, *, creating: bool) -> dict:
     return cleaned
 
 
-def user_persona_id(value) -> int:
+def user_persona_id(value: object) -> int:
     """A user persona id from a request (a positive integer), else a 400."""
     return check.integer("user_persona_id", value, low=1, high=2**63 - 1)
 
@@ -39,7 +44,7 @@ def user_persona_id(value) -> int:
 class UserPersonaService:
     """Lists, creates, changes and deletes user personas; picks the default and a session's."""
 
-    def __init__(self, db):
+    def __init__(self, db: Database):
         self._db = db
 
     def list(self) -> dict:
@@ -128,7 +133,7 @@ class UserPersonaService:
             avatar_store.delete_avatar(conn, upid, avatar_store.USER_PERSONA)
         return self.get(upid)
 
-    def choose_for_session(self, session_id: str, value) -> dict:
+    def choose_for_session(self, session_id: str, value: object) -> dict:
         """Sets the user persona a session uses (`None`: follow the default); the session."""
         upid = None if value is None else user_persona_id(value)
         with self._db.transaction() as conn:

@@ -1,5 +1,7 @@
 """Strict checks for JSON input: each failure names the field and the rule it broke (a 400)."""
 import re
+from collections.abc import Sequence
+from typing import TypeVar
 
 from ..text import first_unencodable, is_encodable
 from .errors import invalid
@@ -8,9 +10,10 @@ UNENCODABLE = "must be valid Unicode text (it contains a lone surrogate such as 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINE_BREAK = re.compile(r"[\r\n\u2028\u2029]")
+T = TypeVar("T")
 
 
-def encodable_json(data):
+def encodable_json(data: T) -> T:
     """`data` (decoded JSON) if every key and string in it is encodable text; else a 400 naming
     the first field that is not (JSON's `\\ud800` escape decodes to text no encoder takes)."""
     bad = first_unencodable(data)
@@ -26,7 +29,7 @@ def encodable(field: str, value: str) -> str:
     return value
 
 
-def text(field: str, value, *, max_len: int, min_len: int = 0, single_line: bool = False) -> str:
+def text(field: str, value: object, *, max_len: int, min_len: int = 0, single_line: bool = False) -> str:
     """A string of `min_len`..`max_len` characters (single-line ones are stripped)."""
     if not isinstance(value, str):
         raise invalid(field, "must be a string")
@@ -44,15 +47,16 @@ def text(field: str, value, *, max_len: int, min_len: int = 0, single_line: bool
     return value
 
 
-def choice(field: str, value, options) -> str | None:
+def choice(field: str, value: object, options: Sequence[T]) -> T:
     """One of `options` (which may include None)."""
-    if value not in options:
-        shown = ", ".join("null" if o is None else f'"{o}"' for o in options)
-        raise invalid(field, f"must be one of {shown}")
-    return value
+    for option in options:
+        if value == option:
+            return option
+    shown = ", ".join("null" if o is None else f'"{o}"' for o in options)
+    raise invalid(field, f"must be one of {shown}")
 
 
-def integer(field: str, value, *, low: int, high: int) -> int:
+def integer(field: str, value: object, *, low: int, high: int) -> int:
     """A whole number from `low` to `high` (JSON booleans and floats are refused)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise invalid(field, f"must be an integer from {low} to {high}")

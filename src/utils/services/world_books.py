@@ -8,15 +8,16 @@ SillyTavern reads the edited value after a round trip.
 from ..limits import WORLD_LISTS
 from ..models import parse
 from ..models.world import BookCreate, BookPatch, EntryPatch
-from ..storage import world_books as store
+from ..storage import Database, world_books as store
 from .errors import ServiceError, not_found
+from .persona_service import PersonaService
 from .world_entries import DEFAULT_ORDER, LOGICS, read_book, read_entry
 
 
 class WorldBookService:
     """CRUD for books and entries, attaching books to personas; the persona guard is injected."""
 
-    def __init__(self, db, personas):
+    def __init__(self, db: Database, personas: PersonaService):
         self._db = db
         self._personas = personas
 

@@ -108,7 +108,7 @@ def extensions_of(data: dict) -> dict:
     return ext if isinstance(ext, dict) else {}
 
 
-def _flag(first, second, default: bool) -> bool:
+def _flag(first: object, second: object, default: bool) -> bool:
     """The first of two optional booleans that is set, else `default`."""
     for value in (first, second):
         if isinstance(value, bool):
@@ -116,17 +116,17 @@ def _flag(first, second, default: bool) -> bool:
     return default
 
 
-def _keys(value) -> tuple[str, ...]:
+def _keys(value: object) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(key.strip() for key in value if isinstance(key, str) and key.strip())
 
 
-def _int(value) -> int | None:
+def _int(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return int(value)
 
 
-def _str(value) -> str:
+def _str(value: object) -> str:
     return value if isinstance(value, str) else ""

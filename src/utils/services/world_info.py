@@ -3,19 +3,22 @@
 The activated entries go into the prompt after the cached prefix (prompt_builder) and are
 recorded with the reply (`messages.world_info`), so the chat can show them beside "Memory used".
 """
+import sqlite3
+from typing import Any
+
 from ..storage import world_books as book_store
 from . import card_macros
 from .world_entries import Book, read_book
 from .world_scan import Fired, activate, prompt_order
 
 
-def books_for(conn, persona_id: str) -> list[Book]:
+def books_for(conn: sqlite3.Connection, persona_id: str) -> list[Book]:
     """The books attached to the persona, ready to scan."""
     return [read_book(row["id"], row["data"], book_store.entries(conn, row["id"]))
             for row in book_store.books_of_persona(conn, persona_id)]
 
 
-def fire(conn, persona: dict, user_name: str, history: list[dict]) -> list[Fired]:
+def fire(conn: sqlite3.Connection, persona: dict, user_name: str, history: list[dict]) -> list[Fired]:
     """The entries the conversation `history` (oldest first, Messages-API turns) activates, in
     prompt order. Messages are scanned as `Name: text`, as SillyTavern does by default."""
     books = books_for(conn, persona["id"])
@@ -29,7 +32,7 @@ def fire(conn, persona: dict, user_name: str, history: list[dict]) -> list[Fired
     return prompt_order(fired)
 
 
-def _text(content) -> str:
+def _text(content: str | list[Any]) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(block.get("text", "") for block in content if isinstance(block, dict))
