@@ -24,9 +24,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, TypeVarTuple
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 HEAVY_THREADS = 1
 HEAVY_QUEUE = 8
 RETRY_SECONDS = 2
@@ -44,7 +45,7 @@ def patched() -> bool:
     return monkey is not None and monkey.is_module_patched("threading")
 
 
-def blocking(fn: Callable[..., T], *args) -> T:
+def blocking(fn: Callable[[*Ts], T], *args: *Ts) -> T:
     """Calls `fn(*args)`; under gevent in a pool thread, so other connections keep running."""
     if not patched():
         return fn(*args)
@@ -136,7 +137,7 @@ class _Child:
 _HEAVY = _HeavyPool(HEAVY_THREADS, HEAVY_QUEUE)
 
 
-def offload(fn: Callable[..., T], *args) -> T:
+def offload(fn: Callable[[*Ts], T], *args: *Ts) -> T:
     """Calls `fn(*args)` off the event loop (see the module docstring); raises `Busy` when
     HEAVY_THREADS + HEAVY_QUEUE steps are already running or waiting in this process. `fn` must
     not touch the app's SQLite connections or locks (they belong to the calling thread)."""

@@ -26,7 +26,7 @@ def catalogue(language: str) -> dict[str, str]:
         return json.load(handle)
 
 
-def translate(language: str, key: str, **params) -> str:
+def translate(language: str, key: str, **params: object) -> str:
     """The string for `key` with `{placeholders}` filled in; a missing key shows as itself."""
     text = catalogue(language).get(key)
     if text is None:
@@ -34,7 +34,7 @@ def translate(language: str, key: str, **params) -> str:
     return _PLACEHOLDER.sub(lambda m: str(params.get(m.group(1), m.group(0))), text)
 
 
-def plural(language: str, key: str, count: int, **params) -> str:
+def plural(language: str, key: str, count: int, **params: object) -> str:
     """The plural form of `key` for `count` (`key.one` for 1 in English and German)."""
     form = "one" if count == 1 and f"{key}.one" in catalogue(language) else "other"
     return translate(language, f"{key}.{form}", count=count, **params)

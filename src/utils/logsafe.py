@@ -18,7 +18,7 @@ import sys
 import threading
 import types
 from collections.abc import Callable
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 FRAGMENT = 8
 MASK = "[redacted]"
@@ -89,7 +89,7 @@ def mask_credentials(text: str) -> str:
     return mask_secrets(text)
 
 
-def _masking_factory(*args, **kwargs) -> logging.LogRecord:
+def _masking_factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
     record = _state.base_factory(*args, **kwargs)
     try:
         message = record.getMessage()

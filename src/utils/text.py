@@ -7,7 +7,7 @@ lone surrogate into U+FFFD), so nothing stored earlier can break a request. Impo
 ours: every layer may use it.
 """
 import json
-from typing import Any
+from typing import Any, TypeAlias
 
 REPLACEMENT = "\ufffd"
 
@@ -39,6 +39,10 @@ def scrub_json(value: Any) -> Any:
     return value
 
 
+# A path as `first_unencodable` walks it: the root's name, or (parent path, key) pairs.
+_Where: TypeAlias = "str | tuple[_Where, str | int]"
+
+
 def first_unencodable(value: Any, path: str = "") -> str | None:
     """The path (`name`, `tags[0].x`) of a key or string without a UTF-8 form, or None.
 
@@ -53,7 +57,7 @@ def first_unencodable(value: Any, path: str = "") -> str | None:
         return None if is_encodable(value) else (path or "body")
     if not isinstance(value, (dict, list)):
         return None
-    stack: list[tuple[dict | list, Any]] = [(value, path)]  # (container, nested path)
+    stack: list[tuple[dict | list, _Where]] = [(value, path)]  # (container, nested path)
     while stack:
         item, where = stack.pop()
         entries = item.items() if isinstance(item, dict) else enumerate(item)
@@ -68,9 +72,9 @@ def first_unencodable(value: Any, path: str = "") -> str | None:
     return None
 
 
-def _join(where, key) -> str:
+def _join(where: _Where, key: str | int) -> str:
     """A path kept as nested `(parent, key)` pairs (built only when needed) as `a.b[0].c`."""
-    parts = [key]
+    parts: list[str | int] = [key]
     while isinstance(where, tuple):
         where, parent_key = where
         parts.append(parent_key)

@@ -108,7 +108,7 @@ class ApiClient(ConnectionChecks):
             self._sdk = sdk
 
     @staticmethod
-    def _extract_text_from_content(content) -> str:
+    def _extract_text_from_content(content: Any) -> str:
         """The text blocks of a response's content joined by newlines; '' for None or empty."""
         return text_of(content)
 
@@ -132,7 +132,7 @@ class ApiClient(ConnectionChecks):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def request(self, config: RequestConfig) -> ApiResponse:

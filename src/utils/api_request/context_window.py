@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .errors import ApiFailure
 from .openai import content_text, system_text
-from .types import RequestConfig
+from .types import RequestConfig, ToolDefinition
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ def too_small(prompt: int, answer: int, window: int) -> ApiFailure:
                       "Ollama's num_ctx) or lower max_tokens; memory is never cut to fit.", False)
 
 
-def _tool_json(tool) -> dict:
+def _tool_json(tool: ToolDefinition | dict) -> dict:
     if isinstance(tool, dict):
         return tool
     return {"name": tool.name, "description": tool.description, "parameters": tool.input_schema}

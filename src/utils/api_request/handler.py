@@ -79,7 +79,7 @@ class ToolHandler:
     def _start(self, call: ToolCall, box: dict, done: threading.Condition) -> None:
         executor = self._executors[call.name]
 
-        def work():
+        def work() -> None:
             result = run_guarded(call, lambda: executor(call))
             with done:
                 box["result"] = result

@@ -61,7 +61,7 @@ class DeltaIndexer:
     continues the call at its index, else the last call. A call with no id at all gets one.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._by_id: dict[str, int] = {}
         self._by_raw: dict[Any, int] = {}
         self._last: int | None = None

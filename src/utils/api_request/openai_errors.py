@@ -12,6 +12,8 @@ import json
 import logging
 import re
 import sys
+from collections.abc import Mapping
+from types import ModuleType
 
 import httpx2
 
@@ -69,7 +71,7 @@ def failure(code: str, detail: str | None = None, secret: str | None = None) -> 
     return ApiFailure(PUBLIC.get(code, code), mask(text, secret), retryable)
 
 
-def body_message(body) -> tuple[str, dict]:
+def body_message(body: object) -> tuple[str, dict]:
     """(message, metadata) from any family's error body."""
     if isinstance(body, dict) and "error" in body and len(body) <= 3 and not body.get("message"):
         body = body["error"]
@@ -94,7 +96,8 @@ def from_exception(exc: BaseException, secret: str | None = None) -> ApiFailure:
     return mapped or _network_failure(exc, secret)
 
 
-def _sdk_failure(exc: BaseException, openai_sdk, secret: str | None) -> ApiFailure | None:
+def _sdk_failure(exc: BaseException, openai_sdk: ModuleType, secret: str | None
+                 ) -> ApiFailure | None:
     if isinstance(exc, openai_sdk.APIStatusError):
         return from_status(exc.status_code, exc.body, exc.response.headers, secret)
     if isinstance(exc, openai_sdk.APITimeoutError):
@@ -120,7 +123,8 @@ def _network_failure(exc: BaseException, secret: str | None) -> ApiFailure:
     return failure("api_error")
 
 
-def from_status(status: int, body, headers, secret: str | None) -> ApiFailure:
+def from_status(status: int, body: object, headers: Mapping[str, str] | None,
+                secret: str | None) -> ApiFailure:
     """An HTTP error answer as an ApiFailure (`body` is the parsed JSON or text)."""
     message, metadata = body_message(body)
     code = _BY_STATUS.get(status) or ("api_error" if status >= 500 else "invalid_request")
@@ -139,7 +143,7 @@ def from_status(status: int, body, headers, secret: str | None) -> ApiFailure:
     return failure(code, detail, secret)
 
 
-def _code_for_text(message: str, body=None) -> str | None:
+def _code_for_text(message: str, body: object = None) -> str | None:
     """The code an error inside a 200 stream names (its type/code, else its wording)."""
     kind = " ".join(str(body.get(name) or "") for name in ("type", "code")) \
         if isinstance(body, dict) else ""

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 from .raw_body import sse_blocks
 
 
-def open_stream(sdk: Any, kwargs: dict):
+def open_stream(sdk: Any, kwargs: dict) -> AbstractContextManager[Any]:
     """The raw streaming response's context manager (the request is sent on entering it)."""
     return sdk.chat.completions.with_streaming_response.create(stream=True, **kwargs)
 

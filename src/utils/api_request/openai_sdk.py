@@ -10,7 +10,10 @@ that looks like a credential is sent. Like the Anthropic path, a `retry-after` l
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
+
+import httpx2
 
 from .sdk import MAX_RETRY_WAIT, retry_after_seconds
 
@@ -19,8 +22,8 @@ log = logging.getLogger(__name__)
 NO_KEY = "no-key-configured"
 
 
-def _bounded_wait(max_wait: float):
-    def hook(response) -> None:
+def _bounded_wait(max_wait: float) -> Callable[[httpx2.Response], None]:
+    def hook(response: httpx2.Response) -> None:
         if response.is_success:
             return
         wait = retry_after_seconds(response.headers)

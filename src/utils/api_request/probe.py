@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -73,7 +74,7 @@ def model_entries(raw: Any, kind: str | None = None) -> list[dict]:
 
 
 def probe_error(problem: ApiFailure, status: int | None, expired: bool,
-                texts=openai_failure) -> dict:
+                texts: Callable[[str], ApiFailure] = openai_failure) -> dict:
     """Our code and our own message for a failed step, with at most the far side's status."""
     code = "timeout" if expired else problem.code
     try:

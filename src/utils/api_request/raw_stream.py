@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import anthropic
@@ -20,7 +21,7 @@ import anthropic
 from .raw_body import sse_blocks
 
 
-def open_stream(sdk: Any, kwargs: dict):
+def open_stream(sdk: Any, kwargs: dict) -> AbstractContextManager[Any]:
     """The raw streaming response's context manager (the request is sent on entering it)."""
     return sdk.messages.with_streaming_response.create(stream=True, **kwargs)
 

@@ -41,7 +41,8 @@ class _BoundedRetryWait(anthropic.Middleware):
     def __init__(self, max_wait: float):
         self.max_wait = max_wait
 
-    def handle(self, request, call_next):
+    def handle(self, request: anthropic.APIRequest, call_next: anthropic.CallNext
+               ) -> anthropic.APIResponse[Any]:
         response = call_next(request)
         http_response = response.http_response
         if not http_response.is_success:

@@ -29,7 +29,7 @@ class _Pending:
 class ToolCallAccumulator:
     """Collects tool-call pieces per index until each call is complete."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._pending: dict[int, _Pending] = {}
 
     @property

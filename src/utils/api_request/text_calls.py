@@ -34,7 +34,7 @@ def _candidates(text: str) -> list[str]:
     return fenced or [text.strip()]
 
 
-def _items(data) -> list | None:
+def _items(data: object) -> list | None:
     if isinstance(data, list):
         return data
     if not isinstance(data, dict):
@@ -47,7 +47,7 @@ def _items(data) -> list | None:
     return None
 
 
-def _call(item, known: set[str]) -> ToolCall:
+def _call(item: object, known: set[str]) -> ToolCall:
     if not isinstance(item, dict):
         raise UnknownToolText("a call in the text is not a JSON object")
     nested = item.get("function")
@@ -66,7 +66,7 @@ def _call(item, known: set[str]) -> ToolCall:
     return ToolCall(f"call_{uuid.uuid4().hex[:24]}", name, scrub_json(arguments))
 
 
-def _arguments(item: dict, function: dict):
+def _arguments(item: dict, function: dict) -> object:
     """The call's arguments: nested under `arguments` / `parameters` / `input`, or else written
     flat beside its name (`{"name": "insert", "filename": …, "insert_line": 3}`)."""
     for source in (function, item):

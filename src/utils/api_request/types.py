@@ -69,7 +69,7 @@ class ToolChoice:
     mode: str
     name: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.mode not in _CHOICE_MODES:
             raise ValueError(f"unknown tool choice {self.mode!r}; use one of {_CHOICE_MODES}")
         if (self.mode == "tool") != bool(self.name):
