@@ -9,9 +9,12 @@ manifest with its sha256, nothing else).
 import hashlib
 import io
 import json
+import sqlite3
 import zipfile
+from typing import Any
 
 from ..cortex.paths import CORTEX_FILES
+from ..services.errors import ServiceError
 from ..storage import avatars as avatar_store, persona_rows
 from .cards import strict_loads
 from .errors import invalid_archive, known_version
@@ -34,7 +37,7 @@ def is_archive(archive: SafeZip) -> bool:
     return MANIFEST in archive.names() and "persona.json" in archive.names()
 
 
-def read_rows(conn, persona: dict) -> dict:
+def read_rows(conn: sqlite3.Connection, persona: dict) -> dict:
     """What the archive of `persona` holds, read from `conn` (call inside one read transaction):
     `{entries, avatar}`, plain values that `pack` turns into the zip off the event loop."""
     pid = persona["id"]
@@ -95,7 +98,7 @@ def read(archive: SafeZip) -> dict:
     return parsed
 
 
-def _json(raw: bytes, name: str):
+def _json(raw: bytes, name: str) -> Any:
     """Strict JSON whose every string can be stored (no lone surrogates)."""
     try:
         value = strict_loads(raw.decode("utf-8"))
@@ -108,7 +111,7 @@ def _json(raw: bytes, name: str):
 
 def _check_shapes(parsed: dict) -> None:
     """Refuses entries whose rows are not what this app writes (types and references)."""
-    def bad(what: str):
+    def bad(what: str) -> ServiceError:
         return invalid_archive("bad_entry", f"The archive's {what} are malformed.")
     if not isinstance(parsed["persona"], dict) or not isinstance(parsed["state"], dict):
         raise bad("persona")

@@ -1,14 +1,24 @@
 """One-persona archives in and out, built on CardService's checks and its all-or-nothing create."""
 import logging
 import os
+import sqlite3
+from collections.abc import Callable
 
 from ..cooperative import offload
+from ..cortex import CortexService
 from ..cortex.atomic import atomic_write
 from ..services.errors import ServiceError
 from ..services.ids import new_id
-from ..storage import persona_rows
+from ..services.persona_service import PersonaService
+from ..storage import Database, persona_rows
 from . import archive, images
 from .uploads import Upload
+
+# Adds what a new persona brings along (its history, its cortex files) inside the
+# transaction that creates it: `seed(conn, persona_id, cortex_dir)`.
+Seed = Callable[[sqlite3.Connection, str, str], None]
+# CardService.create_with: a new persona from its fields, avatar and seed; its id.
+CreateWith = Callable[[dict, "dict | None", Seed], str]
 
 log = logging.getLogger(__name__)
 SESSION_ID_LENGTH = 16
@@ -17,7 +27,8 @@ SESSION_ID_LENGTH = 16
 class ArchiveService:
     """Exports a persona with its history; imports one as a new persona (new ids everywhere)."""
 
-    def __init__(self, db, cortex, personas, create_with):
+    def __init__(self, db: Database, cortex: CortexService, personas: PersonaService,
+                 create_with: CreateWith):
         self._db = db
         self._cortex = cortex
         self._personas = personas
@@ -50,7 +61,7 @@ class ArchiveService:
         parsed, fields, avatar = upload.parsed, upload.fields, upload.avatar
         assert parsed is not None, "a card, not an archive"
 
-        def seed(conn, persona_id: str, directory: str) -> None:
+        def seed(conn: sqlite3.Connection, persona_id: str, directory: str) -> None:
             latest = persona_rows.insert_history(conn, persona_id, parsed,
                                                  lambda: new_id(SESSION_ID_LENGTH))
             os.makedirs(directory, exist_ok=True)

@@ -15,8 +15,10 @@ import os
 import sqlite3
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from contextlib import closing
 from datetime import UTC, datetime
+from typing import BinaryIO
 
 from ..cortex.paths import CORTEX_FILES, CortexPaths
 from ..storage.cortex_revisions import latest_content
@@ -41,7 +43,7 @@ def schema_number(migrations: list[str]) -> int:
     return max((int(name[:4]) for name in migrations if name[:4].isdigit()), default=0)
 
 
-def write_backup(data_dir: str, target, *, include_secrets: bool = False) -> dict:
+def write_backup(data_dir: str, target: BinaryIO, *, include_secrets: bool = False) -> dict:
     """Writes the backup zip into the open binary file `target`; returns the manifest."""
     with tempfile.TemporaryDirectory(prefix="persona-backup-") as work:
         snapshot = os.path.join(work, DATABASE)
@@ -94,7 +96,7 @@ def _snapshot(source: str, target: str) -> None:
         src.backup(dst)
 
 
-def _cortex_entries(conn: sqlite3.Connection, data_dir: str):
+def _cortex_entries(conn: sqlite3.Connection, data_dir: str) -> Iterator[tuple[str, bytes]]:
     """`(path in zip, content)` of each persona's newest committed revision of each file."""
     paths = CortexPaths(data_dir)
     root = paths.root

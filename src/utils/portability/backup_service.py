@@ -14,7 +14,7 @@ log = logging.getLogger(__name__)
 class BackupService:
     """Writes whole-app backups of one data directory."""
 
-    def __init__(self, data_dir: str, db, cortex):
+    def __init__(self, data_dir: str, db: Database, cortex: CortexService):
         self._data_dir = data_dir
         self._db = db
         self._cortex = cortex

@@ -5,6 +5,9 @@ is used at chat time and editable); on export it goes back into the card as it w
 included, every field it came with kept verbatim. A `character_book` that is not an object whose
 `entries` is a list of objects cannot be used and stays in `card` untouched (exported as is).
 """
+import sqlite3
+from typing import Any, TypeGuard
+
 from ..limits import WORLD_LISTS
 from ..storage import world_books as book_store
 from .errors import too_large
@@ -12,13 +15,13 @@ from .errors import too_large
 BOOK = "character_book"
 
 
-def usable(book) -> bool:
+def usable(book: object) -> TypeGuard[dict[str, Any]]:
     """True for a book the world info tables can hold."""
     return (isinstance(book, dict) and isinstance(book.get("entries"), list)
             and all(isinstance(entry, dict) for entry in book["entries"]))
 
 
-def check_size(book) -> None:
+def check_size(book: object) -> None:
     """413 `too_many_entries` for a usable book over the entries a book may hold: every entry
     is read at every chat turn, and a 2 MB card of 60,000 tiny entries made each turn spend a
     second of the worker's loop loading them."""
@@ -37,13 +40,13 @@ def split(fields: dict) -> tuple[dict, dict | None]:
     return {**fields, "card": card}, book
 
 
-def store_own(conn, persona_id: str, book: dict) -> None:
+def store_own(conn: sqlite3.Connection, persona_id: str, book: dict) -> None:
     """Stores `book` as the persona's own book, attached to it."""
     data = {key: value for key, value in book.items() if key != "entries"}
     book_store.create_book(conn, data, list(book["entries"]), persona_id)
 
 
-def with_book(conn, persona: dict) -> dict:
+def with_book(conn: sqlite3.Connection, persona: dict) -> dict:
     """`persona` with its own book back in `card.character_book` (for an export)."""
     own = book_store.own_book(conn, persona["id"])
     if own is None:

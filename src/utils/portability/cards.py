@@ -12,7 +12,7 @@ import binascii
 import json
 import time
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from . import books
 from .errors import MAX_CARD_JSON, invalid_card, too_large
@@ -151,7 +151,7 @@ def _strings(data: dict, key: str) -> list[str]:
     return value
 
 
-def _our_persona(ours) -> dict:
+def _our_persona(ours: object) -> dict:
     """The persona settings our own export carries (language, user name, card prompts switch)."""
     persona = ours.get("persona") if isinstance(ours, dict) else None
     if not isinstance(persona, dict):
@@ -159,7 +159,7 @@ def _our_persona(ours) -> dict:
     return {k: persona[k] for k in ("language", "user_name", "use_card_prompts") if k in persona}
 
 
-def _our_cortex(ours):
+def _our_cortex(ours: object) -> dict[str, str] | None:
     """`{filename: content}` when our extension carries memories, else None."""
     cortex = ours.get("cortex") if isinstance(ours, dict) else None
     if cortex is None:
@@ -187,7 +187,7 @@ def _our_extension(persona: dict, cortex: dict | None) -> dict:
     return ours
 
 
-def _newer(spec_version) -> bool:
+def _newer(spec_version: Any) -> bool:
     try:
         return float(spec_version) > 3.0
     except (TypeError, ValueError):
@@ -201,13 +201,13 @@ def _unix(timestamp: str | None) -> int:
         return 0
 
 
-def strict_loads(text: str):
+def strict_loads(text: str) -> Any:
     """`json.loads` without NaN/Infinity, written or reached by overflow (`1e400`): a stored
     non-finite number would make every later JSON answer and export of the persona invalid."""
     return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 

@@ -11,8 +11,9 @@ import sqlite3
 
 from ..cooperative import offload
 from ..services.ids import new_id
+from ..services.persona_service import PersonaService
 from ..services.session_service import ID_LENGTH
-from ..storage import imports, sessions as session_store
+from ..storage import Database, imports, sessions as session_store
 from .chats import ParsedChat, read_chat
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 class ChatImportService:
     """Previews and imports chat files into a persona's conversations."""
 
-    def __init__(self, db, personas):
+    def __init__(self, db: Database, personas: PersonaService):
         self._db = db
         self._personas = personas
 

@@ -15,6 +15,7 @@ caller can store the result in one transaction or refuse the file without touchi
 """
 import re
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ..limits import CHAT_IMPORT
 from ..storage.clock import utc_now
@@ -24,6 +25,7 @@ from .chat_dates import parse_date
 from .errors import invalid_chat, too_large
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+C = TypeVar("C", list, dict)  # the shapes `_object_or` falls back to
 _ROLES = ("user", "assistant")
 
 
@@ -73,7 +75,7 @@ def _first_line(lines: list[str]) -> str | None:
     return next((line for line in lines if line.strip()), None)
 
 
-def _loads(text: str, number: int, whole: bool = False):
+def _loads(text: str, number: int, whole: bool = False) -> Any:
     if not whole and len(text.encode("utf-8", "surrogatepass")) > CHAT_IMPORT["line_bytes"]:
         raise too_large("line_too_long", f"Line {number} is longer than "
                         f"{CHAT_IMPORT['line_bytes']} bytes.")
@@ -86,7 +88,7 @@ def _loads(text: str, number: int, whole: bool = False):
         raise invalid_chat("invalid_json", f"{where} is not valid JSON.") from None
 
 
-def _string(value, where: str, limit: int, reason: str = "message_too_long") -> str:
+def _string(value: object, where: str, limit: int, reason: str = "message_too_long") -> str:
     """A stored string: text, no lone surrogate or control character, within `limit`."""
     if not isinstance(value, str):
         raise invalid_chat("wrong_type", f"{where} must be a string.")
@@ -100,7 +102,7 @@ def _string(value, where: str, limit: int, reason: str = "message_too_long") -> 
     return value
 
 
-def _flag(value, where: str) -> bool:
+def _flag(value: object, where: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
@@ -115,7 +117,7 @@ class _Builder:
         self.chat = chat
         self.last_date = fallback
 
-    def date(self, value) -> str:
+    def date(self, value: object) -> str:
         parsed = parse_date(value)
         if parsed is None:
             self.chat.undated += 1
@@ -162,7 +164,7 @@ def _from_jsonl(lines: list[str]) -> ParsedChat:
     return chat
 
 
-def _name(value, where: str) -> str:
+def _name(value: object, where: str) -> str:
     return "" if value is None else _string(value, where, CHAT_IMPORT["name_chars"],
                                             "name_too_long")
 
@@ -195,13 +197,13 @@ def _add_message(builder: _Builder, message: dict, where: str, parent: int | Non
     return active if active is not None else parent  # type: ignore[return-value]
 
 
-def _object_or(value, kind: type):
+def _object_or(value: object, kind: type[C]) -> C:
     """`value` when it is a `kind` (list or dict), else an empty one: optional parts we read
     only when they have the right shape."""
     return value if isinstance(value, kind) else kind()
 
 
-def _chosen(swipe_id, texts: list[str], content: str, where: str) -> int:
+def _chosen(swipe_id: object, texts: list[str], content: str, where: str) -> int:
     """The index of the swipe shown (SillyTavern keeps `mes` equal to it); an id out of range
     falls back to the swipe whose text is `mes`, else the first."""
     if swipe_id is not None and (isinstance(swipe_id, bool) or not isinstance(swipe_id, int)):
@@ -222,7 +224,7 @@ def one_line(title: str) -> str:
     return " ".join(title.split())[:120]
 
 
-def _from_export(document) -> ParsedChat:
+def _from_export(document: object) -> ParsedChat:
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         raise invalid_chat("not_a_chat", "The file is neither a SillyTavern chat (.jsonl) nor "
                            "a conversation exported from Persona Cortex.")

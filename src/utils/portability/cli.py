@@ -2,6 +2,7 @@
 import argparse
 import logging
 import os
+from collections.abc import Callable
 
 from ..services.errors import ServiceError
 from .backup import write_backup_file
@@ -10,7 +11,7 @@ from .restore import restore_backup
 log = logging.getLogger(__name__)
 
 
-def run(args: argparse.Namespace, data_dir: str, refresh) -> int:
+def run(args: argparse.Namespace, data_dir: str, refresh: Callable[[], object]) -> int:
     """Runs `backup` or `restore` as parsed by `src/commands.py`; `refresh()` records cortex
     changes made on disk before a backup."""
     try:

@@ -11,11 +11,13 @@ import posixpath
 import stat
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import BinaryIO, Self
 
 from ..services.errors import ServiceError
 from .errors import invalid_card, too_large
-from .zip_directory import check_directory
+from .zip_directory import Refusal, check_directory
 
 CHUNK = 64 * 1024
 
@@ -34,7 +36,7 @@ class SafeZip:
     """An opened, checked zip: `names()` and `read(name, limit)`; close it (or use `with`)."""
 
     def __init__(self, source: bytes | str, limits: ZipLimits = ZipLimits(),
-                 refuse=invalid_card):
+                 refuse: Refusal = invalid_card):
         """`source` is the archive's bytes or the path of an archive file."""
         self._refuse = refuse
         self.limits = limits
@@ -54,10 +56,10 @@ class SafeZip:
             self._zip.close()
             raise
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -74,7 +76,7 @@ class SafeZip:
         self._stream(name, limit, out.extend)
         return bytes(out)
 
-    def copy_to(self, name: str, target, limit: int | None = None) -> str:
+    def copy_to(self, name: str, target: BinaryIO, limit: int | None = None) -> str:
         """Writes the entry into the open binary file `target`; returns its sha256."""
         digest = hashlib.sha256()
 
@@ -84,7 +86,7 @@ class SafeZip:
         self._stream(name, limit, write)
         return digest.hexdigest()
 
-    def _stream(self, name: str, limit: int | None, sink) -> None:
+    def _stream(self, name: str, limit: int | None, sink: Callable[[bytes], object]) -> None:
         info = self._entries.get(name)
         if info is None:
             raise self._refuse("missing_entry", f"The archive has no entry {name[:80]!r}.")

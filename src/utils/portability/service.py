@@ -10,21 +10,24 @@ import logging
 import os
 import re
 import shutil
+import sqlite3
 
 from ..cooperative import offload
+from ..cortex import CortexService
 from ..cortex.atomic import atomic_write
 from ..cortex.paths import CORTEX_FILES
 from ..services import validation as check
 from ..services.errors import ServiceError
 from ..services.ids import new_id
-from ..services.persona_service import ID_LENGTH
+from ..services.persona_service import ID_LENGTH, PersonaService
 from ..storage import (
+    Database,
     avatars as avatar_store,
     cortex_revisions as revision_store,
     personas as persona_store,
 )
 from . import books, card_files, cards, images, letta
-from .archive_service import ArchiveService
+from .archive_service import ArchiveService, Seed
 from .uploads import Upload, read_upload
 
 log = logging.getLogger(__name__)
@@ -37,7 +40,7 @@ CARD_SUMMARY = "import: restored from a character card export"
 class CardService:
     """Turns card files into personas and personas into card files; owns avatars."""
 
-    def __init__(self, db, cortex, personas):
+    def __init__(self, db: Database, cortex: CortexService, personas: PersonaService):
         self._db = db
         self._cortex = cortex
         self._personas = personas
@@ -121,12 +124,12 @@ class CardService:
 
     def _create(self, fields: dict, avatar: dict | None, cortex: dict | None,
                 summary: str) -> str:
-        def seed(conn, persona_id: str, directory: str) -> None:
+        def seed(conn: sqlite3.Connection, persona_id: str, directory: str) -> None:
             if cortex:
                 self._seed_cortex(conn, persona_id, directory, cortex, summary)
         return self.create_with(fields, avatar, seed)
 
-    def create_with(self, fields: dict, avatar: dict | None, seed) -> str:
+    def create_with(self, fields: dict, avatar: dict | None, seed: Seed) -> str:
         """A new persona with its avatar; `seed(conn, persona_id, cortex_dir)` adds the rest in
         the same transaction. All or nothing: on any failure no row, file or lock file is left."""
         persona_id = new_id(ID_LENGTH)
@@ -147,7 +150,7 @@ class CardService:
             raise
         return persona_id
 
-    def _seed_cortex(self, conn, persona_id: str, directory: str, cortex: dict,
+    def _seed_cortex(self, conn: sqlite3.Connection, persona_id: str, directory: str, cortex: dict,
                      summary: str) -> None:
         """The imported files as each file's first revision (author `template`, noted `import`)."""
         os.makedirs(directory, exist_ok=True)

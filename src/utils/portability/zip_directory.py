@@ -21,11 +21,12 @@ _EOCD64 = struct.Struct("<4sQ2H2L4Q")
 _TAIL = _EOCD.size + 0xFFFF  # the record plus the longest comment
 _RECORD_SIGNATURE = b"PK\x01\x02"
 _CHUNK = 1024 * 1024
+# Builds the 4xx for a refused archive from a reason code and a message.
+Refusal = Callable[[str, str], ServiceError]
 
 
 def check_directory(source: bytes | str, max_entries: int,
-                    refuse: Callable[[str, str], ServiceError],
-                    too_many: Callable[[str, str], ServiceError]) -> None:
+                    refuse: Refusal, too_many: Refusal) -> None:
     """Refuses a zip whose entry list is over `max_entries`, judged without parsing the list."""
     if isinstance(source, bytes):
         _check(_BytesView(source), max_entries, refuse, too_many)
@@ -34,7 +35,8 @@ def check_directory(source: bytes | str, max_entries: int,
             _check(_FileView(handle), max_entries, refuse, too_many)
 
 
-def _check(view: "_BytesView | _FileView", max_entries: int, refuse, too_many) -> None:
+def _check(view: "_BytesView | _FileView", max_entries: int, refuse: Refusal,
+           too_many: Refusal) -> None:
     entries, size, offset = _directory(view, refuse)
     if entries > max_entries or size > max_entries * MAX_RECORD:
         raise too_many("too_many_entries", f"The zip archive has more than {max_entries} "
@@ -44,7 +46,7 @@ def _check(view: "_BytesView | _FileView", max_entries: int, refuse, too_many) -
                        "entries.")
 
 
-def _directory(view, refuse) -> tuple[int, int, int]:
+def _directory(view: "_BytesView | _FileView", refuse: Refusal) -> tuple[int, int, int]:
     """`(entries, directory size, directory offset)` from the end record (zip64 if present)."""
     start = max(0, view.size - _TAIL)
     tail = view.read(start, view.size - start)
