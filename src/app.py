@@ -4,12 +4,14 @@ The entry check comes before the imports on purpose: gunicorn's master process o
 so it imports gunicorn and the configuration, not the app (about 70 MiB less resident memory);
 each worker imports and builds the app after the fork.
 """
+from __future__ import annotations  # `Flask` in the entry block is imported only below it
+
 import sys
 
 if __name__ == "__main__":
     from .serve import main
 
-    def _worker_app():
+    def _worker_app() -> Flask:
         """The app, built in each gunicorn worker after the fork (`serve.main` calls this):
         the runner does not import the app, and the master process never builds it."""
         from .app import create_app

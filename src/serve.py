@@ -6,6 +6,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from flask import Flask
 
@@ -62,7 +63,7 @@ def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:
         return 2
 
     class _Server(BaseApplication):
-        def load_config(self):
+        def load_config(self) -> None:
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", int(workers))
             for name, value in server.options(model, header_seconds).items():
@@ -71,7 +72,9 @@ def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:
                 self.cfg.set("accesslog", "-")
             self.cfg.set("control_socket_disable", True)  # it would go to ~/.gunicorn, shared
 
-        def load(self):
+        def load(self) -> Any:
+            """The Flask app (typed Any: gunicorn's stubs type a WSGI app's start_response as a
+            Callable, which Flask's typeshed protocol for it does not match)."""
             return load_app()
 
     log.info("Persona Cortex on http://%s:%d", host, port)
@@ -85,7 +88,7 @@ def _portability_command(argv: list[str], data_dir: str) -> int:
     from .utils.portability import cli
     from .utils.portability.backup_service import BackupService
 
-    def refresh():
+    def refresh() -> None:
         service = BackupService.for_data_dir(data_dir)
         service.refresh()
     return cli.run(commands.parse(argv), data_dir, refresh)

@@ -17,8 +17,13 @@ from __future__ import annotations
 import collections
 import json
 import os
+import socket
+from typing import Any
 
+from gevent.socket import socket as GeventSocket
 from gunicorn import util
+from gunicorn.config import Config
+from gunicorn.http import Request
 from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.ggevent import GeventWorker
 
@@ -39,15 +44,19 @@ def options(model: str = "gevent", header_seconds: int = HEADER_SECONDS) -> dict
             "keepalive": header_seconds, "timeout": 120, "graceful_timeout": 10}
 
 
+# A peer or listener address as gunicorn hands it over (TCP pair, Unix path, descriptor).
+Address = str | int | tuple[str, int]
+
+
 class Worker(GeventWorker):
     """gunicorn's gevent worker with a cap on connections per address still sending headers."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._pending: collections.Counter = collections.Counter()
         self._waiting: set[int] = set()
 
-    def run(self):
+    def run(self) -> None:
         """Serves; with `PERSONA_BLOCKING_REPORT` set, under gevent's blocking monitor
         (`blocking_report.py`), started here so the app's build is not counted as a block."""
         path = os.environ.get("PERSONA_BLOCKING_REPORT")
@@ -73,7 +82,7 @@ class Worker(GeventWorker):
                      release=get_db(self.wsgi).shrink_idle).start()
         settle_heap()
 
-    def handle(self, listener, client, addr):
+    def handle(self, listener: GeventSocket, client: GeventSocket, addr: Address) -> None:
         """Refuses a connection at once when its address already has too many half-open ones."""
         host = addr[0] if isinstance(addr, tuple) else str(addr)
         if self._pending[host] >= PENDING_PER_ADDRESS:
@@ -88,12 +97,14 @@ class Worker(GeventWorker):
         finally:
             self._settle(host, key)
 
-    def handle_request(self, listener_name, req, sock, addr):
+    def handle_request(self, listener_name: Address, req: Request, sock: GeventSocket,
+                       addr: Address) -> bool:
         """The headers are complete: the connection no longer counts as half-open."""
         self._settle(addr[0] if isinstance(addr, tuple) else str(addr), id(sock))
         return super().handle_request(listener_name, req, sock, addr)
 
-    def handle_error(self, req, client, addr, exc: BaseException) -> None:
+    def handle_error(self, req: Request | None, client: socket.socket, addr: Address,
+                     exc: BaseException) -> None:
         """A request line or headers over the limits get our JSON error; anything else gunicorn's
         own answer."""
         refusal = _refusal(exc, self.cfg)
@@ -116,7 +127,7 @@ class Worker(GeventWorker):
                 del self._pending[host]
 
 
-def _refusal(exc: BaseException, cfg) -> tuple[int, str, str, str] | None:
+def _refusal(exc: BaseException, cfg: Config) -> tuple[int, str, str, str] | None:
     """(status, reason, code, message) for a request gunicorn refuses for its size, else None.
     The message names the limit, never the request's own text."""
     if isinstance(exc, LimitRequestLine):

@@ -33,7 +33,7 @@ IDLE_SECONDS = 1.0
 CHECK_SECONDS = 0.5
 
 
-def _libc():
+def _libc() -> ctypes.CDLL | None:
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
     except OSError:

@@ -6,6 +6,7 @@ greetings, big lorebooks) and small enough that one persona cannot make a prompt
 unusable.
 """
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BeforeValidator, Field
@@ -42,7 +43,7 @@ def _depth(value: Any, level: int = 1) -> int:
     return deepest
 
 
-def _json_within(limit: int):
+def _json_within(limit: int) -> Callable[[dict], dict]:
     """A check: no deeper than MAX_DEPTH, no larger than `limit` bytes as JSON."""
 
     def check(value: dict) -> dict:
