@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Self
 
+from ..listeners import Listeners
 from ..storage import cortex_jobs as jobs
 from ..storage.clock import utc_now
 from ..storage.db import connect
@@ -39,7 +40,7 @@ class CortexWorker:
         self._lease = lease_seconds
         self._poll = poll_seconds
         self._cond = threading.Condition()
-        self._subscribers: list[Callable[[dict], None]] = []
+        self._subscribers: Listeners[dict] = Listeners("A cortex job subscriber failed")
         self._thread: threading.Thread | None = None
         self._tick: Callable[[], object] | None = None
         self._stopping = False
@@ -105,14 +106,7 @@ class CortexWorker:
 
         Returns a function that unsubscribes again.
         """
-        with self._cond:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with self._cond:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
-        return unsubscribe
+        return self._subscribers.subscribe(callback)
 
     def start(self, tick: Callable[[], object] | None = None) -> None:
         """Starts the background thread; `tick` (e.g. the idle scan) runs after every pass."""
@@ -203,12 +197,7 @@ class CortexWorker:
                  "reason": job.get("reason")}
         with self._cond:
             self._cond.notify_all()
-            subscribers = list(self._subscribers)
-        for callback in subscribers:
-            try:
-                callback(event)
-            except Exception:
-                log.exception("A cortex job subscriber failed")
+        self._subscribers.notify(event)
 
     def _loop(self) -> None:
         while True:

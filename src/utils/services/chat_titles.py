@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ..api_request import ApiClient
 from ..api_request.types import RequestConfig
+from ..listeners import Listeners
 from ..storage import Database, personas as persona_store, sessions as session_store
 from . import prompt_builder as prompts
 from .session_service import SessionService
@@ -29,18 +30,11 @@ class TitleGenerator:
         self._settings = settings
         self._pending: set[str] = set()
         self._lock = threading.Lock()
-        self._listeners: list[Callable[[dict], None]] = []
+        self._listeners: Listeners[dict] = Listeners("A title listener failed")
 
     def subscribe(self, listener: Callable[[dict], None]) -> Callable[[], None]:
         """Calls `listener(session)` after a title was stored; returns the unsubscribe function."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def schedule(self, session_id: str, user_text: str, reply_text: str) -> bool:
         """Starts naming the session unless that is already under way; True when started."""
@@ -75,18 +69,9 @@ class TitleGenerator:
         try:
             session = self.generate(session_id, user_text, reply_text)
             if session is not None:
-                self._notify(session)
+                self._listeners.notify(session)
         except Exception:
             log.exception("Title generation failed for session %s", session_id)
         finally:
             with self._lock:
                 self._pending.discard(session_id)
-
-    def _notify(self, session: dict) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(session)
-            except Exception:
-                log.exception("A title listener failed")
