@@ -186,15 +186,14 @@ def _add_message(builder: _Builder, message: dict, where: str, parent: int | Non
              for i, s in enumerate(swipes)]
     chosen = _chosen(message.get("swipe_id"), texts, content, where)
     info = _object_or(message.get("swipe_info"), list)
-    active = parent
+    nodes = []
     for index, text in enumerate(texts):
         dated = info[index].get("send_date") if index < len(info) and isinstance(
             info[index], dict) else None
         when = parse_date(dated) or date
-        node = builder.add(ChatNode(role, content if index == chosen else text, when, parent))
-        if index == chosen:
-            active = node
-    return active if active is not None else parent  # type: ignore[return-value]
+        nodes.append(builder.add(ChatNode(role, content if index == chosen else text, when,
+                                          parent)))
+    return nodes[chosen]  # `_chosen` is an index of `texts`
 
 
 def _object_or(value: object, kind: type[C]) -> C:
