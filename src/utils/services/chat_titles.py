@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 
 from ..api_request.types import RequestConfig
+from ..models.sessions import Session
 from ..storage import personas as persona_store, sessions as session_store
 from . import prompt_builder as prompts
 
@@ -25,9 +26,9 @@ class TitleGenerator:
         self._settings = settings
         self._pending: set[str] = set()
         self._lock = threading.Lock()
-        self._listeners: list[Callable[[dict], None]] = []
+        self._listeners: list[Callable[[Session], None]] = []
 
-    def subscribe(self, listener: Callable[[dict], None]) -> Callable[[], None]:
+    def subscribe(self, listener: Callable[[Session], None]) -> Callable[[], None]:
         """Calls `listener(session)` after a title was stored; returns the unsubscribe function."""
         with self._lock:
             self._listeners.append(listener)
@@ -48,12 +49,12 @@ class TitleGenerator:
                          name=f"title-{session_id}", daemon=True).start()
         return True
 
-    def generate(self, session_id: str, user_text: str, reply_text: str) -> dict | None:
+    def generate(self, session_id: str, user_text: str, reply_text: str) -> Session | None:
         """Requests and stores a title now; returns the updated session, or None."""
         conn = self._db.conn()
         session = session_store.get_session(conn, session_id)
-        persona = persona_store.get_persona(conn, session["persona_id"]) if session else None
-        if session is None or persona is None or session["title"]:
+        persona = persona_store.get_persona(conn, session.persona_id) if session else None
+        if session is None or persona is None or session.title:
             return None
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
@@ -78,7 +79,7 @@ class TitleGenerator:
             with self._lock:
                 self._pending.discard(session_id)
 
-    def _notify(self, session: dict) -> None:
+    def _notify(self, session: Session) -> None:
         with self._lock:
             listeners = list(self._listeners)
         for listener in listeners:

@@ -9,6 +9,7 @@ import logging
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
+from ..models.sessions import Session
 from ..storage import exchanges, messages as message_store, sessions as session_store, tree
 from .errors import ServiceError, invalid, not_found
 from .ids import is_session_id
@@ -35,7 +36,7 @@ class ChatTree:
         except Exception:
             log.exception("Could not check persona %s for memory reconciliation", persona_id)
 
-    def session(self, session_id) -> dict:
+    def session(self, session_id) -> Session:
         """The session row; ServiceError 404 when unknown."""
         found = None
         if isinstance(session_id, str) and is_session_id(session_id):

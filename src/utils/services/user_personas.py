@@ -10,6 +10,7 @@ import logging
 from ..cooperative import offload
 from ..limits import USER_PERSONAS
 from ..models import parse
+from ..models.sessions import Session
 from ..models.user_personas import UserPersonaCreate, UserPersonaPatch
 from ..portability import images
 from ..storage import avatars as avatar_store, sessions as session_store, user_personas as store
@@ -128,7 +129,7 @@ class UserPersonaService:
             avatar_store.delete_avatar(conn, upid, avatar_store.USER_PERSONA)
         return self.get(upid)
 
-    def choose_for_session(self, session_id: str, value) -> dict:
+    def choose_for_session(self, session_id: str, value) -> Session:
         """Sets the user persona a session uses (`None`: follow the default); the session."""
         upid = None if value is None else user_persona_id(value)
         with self._db.transaction() as conn:
