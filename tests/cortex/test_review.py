@@ -83,7 +83,7 @@ def test_edit_then_accept_stores_the_persons_text_and_checks_if_match(client, re
     assert response.status_code == 200, response.get_json()
     assert env.read("memory.md") == edited
     latest = env.cortex.history(PID, "memory.md")[0]
-    assert latest["reviewed"]["decision"] == "edited" and latest["author"] == "ai"
+    assert latest.reviewed is not None and latest.reviewed.decision == "edited" and latest.author == "ai"
 
 
 def test_rejecting_keeps_the_files_and_the_messages_stay_processed(client, reviewed, claude):
