@@ -1,9 +1,9 @@
 """Sleep over REST: consolidation status and "consolidate now", and each file's archive."""
 from flask import Blueprint, jsonify, request
 
-from ..utils.cortex.job_view import job_for_api
 from ..utils.cortex.paths import CORTEX_FILES
 from ..utils.cortex.settings import load_cortex_settings
+from ..utils.models.review import ConsolidationQueued
 from ..utils.provider import get_cortex_service, get_db, get_sleep_schedule
 from .cortex import _expected_revision
 from .cortex_review import _RULE, BASE
@@ -34,9 +34,9 @@ def consolidate_now(pid: str):
         raise ApiError(409, "cortex_disabled",
                        "The cortex is disabled: enable it in the settings first.")
     job, created = get_sleep_schedule().request(pid)
-    response = jsonify({"job_id": job["id"], "status": job["status"], "created": created,
-                        "job": job_for_api(job)})
-    response.headers["Location"] = f"/api/cortex/jobs/{job['id']}"
+    queued = ConsolidationQueued(job_id=job.id, status=job.status, created=created, job=job)
+    response = jsonify(queued.model_dump(mode="json"))
+    response.headers["Location"] = f"/api/cortex/jobs/{job.id}"
     return response, 202
 
 
