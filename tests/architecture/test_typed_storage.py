@@ -17,6 +17,7 @@ import pytest
 CONVERTED: dict[str, dict[str, str]] = {
     "src.utils.storage.sessions": {},
     "src.utils.storage.cortex_revisions": {},
+    "src.utils.storage.proposals": {},
     # The API reads jobs through find_job and resource_of; the runner (queue, claim, lease,
     # finish, its notifications) keeps reading rows as dicts until it moves into its own process.
     "src.utils.storage.cortex_jobs": {
