@@ -96,16 +96,16 @@ def test_an_interrupted_job_of_a_previous_run_is_recovered_by_start_not_by_build
         env.chat(env.session(), 2)
         job, _ = env.trigger.request_update(PID)
         env.conn.execute("UPDATE cortex_jobs SET status = 'running', owner = ?, lease_until = ? "
-                         "WHERE id = ?", (DEAD_OWNER, time.time() + 600, job["id"]))
+                         "WHERE id = ?", (DEAD_OWNER, time.time() + 600, job.id))
     finally:
         provider.shutdown_services(app)
-    assert _job_row(data_dir, job["id"])["status"] == "running"
+    assert _job_row(data_dir, job.id)["status"] == "running"
 
     services = build_services(_config(app_config))
     try:
-        assert _job_row(data_dir, job["id"])["status"] == "running"
+        assert _job_row(data_dir, job.id)["status"] == "running"
         start(services)
-        assert _job_row(data_dir, job["id"]) == {"status": "failed", "error": "interrupted"}
+        assert _job_row(data_dir, job.id) == {"status": "failed", "error": "interrupted"}
     finally:
         stop(services)
 

@@ -68,14 +68,15 @@ def file_history(pid: str, filename: str) -> Response:
     """The file's revisions, newest first."""
     pid, filename = _persona(pid), _filename(filename)
     revisions = get_cortex_service().history(pid, filename)
-    return jsonify({"persona_id": pid, "filename": filename, "revisions": revisions})
+    return jsonify({"persona_id": pid, "filename": filename,
+                    "revisions": [r.model_dump(mode="json") for r in revisions]})
 
 
 @bp.get(FILE_URL + "/history/<int:rev>", **_RULE)
 def file_revision(pid: str, filename: str, rev: int) -> Response:
     """One revision with its content and a diff to its predecessor."""
     pid, filename = _persona(pid), _filename(filename)
-    return jsonify(get_cortex_service().get_revision(pid, filename, rev))
+    return jsonify(get_cortex_service().get_revision(pid, filename, rev).model_dump(mode="json"))
 
 
 @bp.post(FILE_URL + "/history/<int:rev>/restore", **_RULE)

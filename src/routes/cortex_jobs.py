@@ -3,8 +3,8 @@ import re
 
 from flask import Blueprint, Response, jsonify
 
-from ..utils.cortex.job_view import job_for_api
 from ..utils.cortex.trigger import CortexDisabled
+from ..utils.models.cortex import UpdateQueued
 from ..utils.provider import get_cortex_trigger, get_proposal_service
 from .errors import ApiError, json_body
 from .guards import existing_persona
@@ -30,9 +30,9 @@ def start_update(pid: str) -> tuple[Response, int]:
         job, created = get_cortex_trigger().request_update(pid)
     except CortexDisabled as err:
         raise ApiError(409, "cortex_disabled", str(err)) from None
-    response = jsonify({"job_id": job["id"], "status": job["status"], "created": created,
-                        "job": job_for_api(job)})
-    response.headers["Location"] = f"/api/cortex/jobs/{job['id']}"
+    queued = UpdateQueued(job_id=job.id, status=job.status, created=created, job=job)
+    response = jsonify(queued.model_dump(mode="json"))
+    response.headers["Location"] = f"/api/cortex/jobs/{job.id}"
     return response, 202
 
 
@@ -42,4 +42,4 @@ def read_job(job_id: str) -> Response:
     job = get_cortex_trigger().job(job_id) if _JOB_ID.fullmatch(job_id) else None
     if job is None:
         raise ApiError(404, "job_not_found", "No cortex update job with that id.")
-    return jsonify(job_for_api(job))
+    return jsonify(job.model_dump(mode="json"))

@@ -48,14 +48,16 @@ def list_proposals(pid: str) -> Response:
         raise ApiError(400, "invalid_status", "status must be pending, accepted or rejected.")
     service = get_proposal_service()
     return jsonify({"persona_id": pid, "pending": service.count_pending(pid),
-                    "proposals": service.list_proposals(pid, status)})
+                    "proposals": [p.model_dump(mode="json")
+                                  for p in service.list_proposals(pid, status)]})
 
 
 @bp.get(BASE + "/proposals/<proposal_id>", **_RULE)
 def read_proposal(pid: str, proposal_id: str) -> Response:
     """One proposal: per file the diff, staleness, conflict."""
     pid = _persona(pid)
-    return jsonify(get_proposal_service().detail(pid, _proposal_id(proposal_id)))
+    proposal = get_proposal_service().detail(pid, _proposal_id(proposal_id))
+    return jsonify(proposal.model_dump(mode="json"))
 
 
 @bp.post(BASE + "/proposals/<proposal_id>/accept", **_RULE)
@@ -67,8 +69,9 @@ def accept_proposal(pid: str, proposal_id: str) -> Response:
     if content is not None and not isinstance(content, str):
         raise ApiError(400, "invalid_content", '"content" must be the whole file as text.')
     expected = _expected_revision(required=False)
-    return jsonify(get_proposal_service().accept(pid, proposal_id, filename=filename,
-                                                 content=content, expected_revision=expected))
+    accepted = get_proposal_service().accept(pid, proposal_id, filename=filename,
+                                             content=content, expected_revision=expected)
+    return jsonify(accepted.model_dump(mode="json"))
 
 
 @bp.post(BASE + "/proposals/<proposal_id>/reject", **_RULE)
@@ -76,7 +79,8 @@ def reject_proposal(pid: str, proposal_id: str) -> Response:
     """Drop the proposal (or one file of it)."""
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
     filename = _filename(json_body(required=False))
-    return jsonify(get_proposal_service().reject(pid, proposal_id, filename=filename))
+    rejected = get_proposal_service().reject(pid, proposal_id, filename=filename)
+    return jsonify(rejected.model_dump(mode="json"))
 
 
 @bp.get(BASE + "/<filename>/pins", **_RULE)

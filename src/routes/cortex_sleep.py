@@ -1,8 +1,8 @@
 """Sleep over REST: consolidation status and "consolidate now", and each file's archive."""
 from flask import Blueprint, Response, jsonify, request
 
-from ..utils.cortex.job_view import job_for_api
 from ..utils.cortex.paths import CORTEX_FILES
+from ..utils.models.review import ConsolidationQueued
 from ..utils.provider import get_cortex_service, get_memory_settings, get_sleep_schedule
 from .cortex import _expected_revision
 from .cortex_review import _RULE, BASE
@@ -33,9 +33,9 @@ def consolidate_now(pid: str) -> tuple[Response, int]:
         raise ApiError(409, "cortex_disabled",
                        "The cortex is disabled: enable it in the settings first.")
     job, created = get_sleep_schedule().request(pid)
-    response = jsonify({"job_id": job["id"], "status": job["status"], "created": created,
-                        "job": job_for_api(job)})
-    response.headers["Location"] = f"/api/cortex/jobs/{job['id']}"
+    queued = ConsolidationQueued(job_id=job.id, status=job.status, created=created, job=job)
+    response = jsonify(queued.model_dump(mode="json"))
+    response.headers["Location"] = f"/api/cortex/jobs/{job.id}"
     return response, 202
 
 

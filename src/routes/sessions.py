@@ -28,14 +28,16 @@ def list_sessions() -> Response:
         raise ApiError(400, "missing_parameter",
                        "persona_id: is required, e.g. GET /api/sessions?persona_id=default",
                        field="persona_id")
-    return jsonify({"sessions": get_session_service().list(pid)})
+    return jsonify({"sessions": [s.model_dump(mode="json")
+                                 for s in get_session_service().list(pid)]})
 
 
 @bp.post("")
 def create_session() -> tuple[Response, int]:
     """Start a session with a persona."""
     given = body(SessionCreate)
-    return jsonify(get_session_service().create(given.persona_id, given.greeting_index)), 201
+    session = get_session_service().create(given.persona_id, given.greeting_index)
+    return jsonify(session.model_dump(mode="json")), 201
 
 
 @bp.get("/<sid>")
@@ -58,12 +60,14 @@ def rename_session(sid: str) -> Response:
     if "user_persona_id" in given:
         if len(given) > 1:
             raise invalid("user_persona_id", "send it alone, not together with other fields")
-        return jsonify(get_user_persona_service().choose_for_session(sid, patch.user_persona_id))
+        chosen = get_user_persona_service().choose_for_session(sid, patch.user_persona_id)
+        return jsonify(chosen.model_dump(mode="json"))
     if "greeting_index" in given:
         if "title" in given:
             raise invalid("greeting_index", "send it alone, not together with a title")
-        return jsonify(get_session_service().choose_greeting(sid, patch.greeting_index))
-    return jsonify(get_session_service().rename(sid, patch.title))
+        greeted = get_session_service().choose_greeting(sid, patch.greeting_index)
+        return jsonify(greeted.model_dump(mode="json"))
+    return jsonify(get_session_service().rename(sid, patch.title).model_dump(mode="json"))
 
 
 @bp.get("/<sid>/memory-notes")

@@ -109,14 +109,14 @@ def test_a_backup_mid_stream_and_mid_update_restores_consistently(server, app, c
     assert edits[0] > 1
     assert all(out and out[-1][0] == "done" for out in outputs), outputs
     jobs = provider.get_db(app).conn().execute("SELECT status FROM cortex_jobs WHERE id = ?",
-                                               (job["id"],)).fetchall()
+                                               (job.id,)).fetchall()
     assert [tuple(j) for j in jobs] == [("done",)]
     for name, archive in (("during", first), ("after", second)):
         target = tmp_path / name
         restore_backup(str(archive), str(target))
         assert check_consistent(target) == 6
     during = tmp_path / "during"
-    assert _restored_rows(during, f"SELECT status FROM cortex_jobs WHERE id = '{job['id']}'") \
+    assert _restored_rows(during, f"SELECT status FROM cortex_jobs WHERE id = '{job.id}'") \
         in ([("queued",)], [("running",)])
     pending = _restored_rows(during, "SELECT count(*) FROM messages WHERE role = 'user' "
                                      "AND content LIKE 'Hello %'")

@@ -145,12 +145,12 @@ def test_delete_removes_session_and_its_messages_only(client, make_session, add_
 def test_generated_title_never_overwrites_a_chosen_one(app, make_session, client):
     service = provider.get_session_service(app)
     sid = make_session()["id"]
-    assert service.set_title(sid, '  "Tea,\n  books and rain"  ')["title"] == "Tea, books and rain"
+    assert service.set_title(sid, '  "Tea,\n  books and rain"  ').title == "Tea, books and rain"
     assert service.set_title(sid, "Something else") is None
     other = make_session()["id"]
     client.patch(f"/api/sessions/{other}", json={"title": "Mine"})
     assert service.set_title(other, "Generated") is None
-    assert service.set_title(make_session()["id"], "x" * 300)["title"] == "x" * 120
+    assert service.set_title(make_session()["id"], "x" * 300).title == "x" * 120
 
 
 def test_add_message_fills_persona_and_marks_activity(app, make_persona, make_session):
@@ -161,7 +161,7 @@ def test_add_message_fills_persona_and_marks_activity(app, make_persona, make_se
     assert message["persona_id"] == pid and message["status"] == "complete"
     assert TIMESTAMP.match(message["created_at"])
     updated = provider.get_session_service(app).summary(session["id"])
-    assert updated["updated_at"] == message["created_at"] >= session["updated_at"]
+    assert updated.updated_at == message["created_at"] >= session["updated_at"]
     with pytest.raises(LookupError):
         store.add_message(conn, "nosuchsession000", "user", "x")
 

@@ -265,7 +265,7 @@ def test_a_second_run_while_one_is_queued_is_a_conflict_and_a_queued_one_cancels
     assert env.worker.run_pending() == [] and claude.requests == []
     assert _start(client, other["id"]).status_code == 202
     job, created = env.trigger.request_update(pid)
-    assert created and job["reason"] == "manual", \
+    assert created and job.reason == "manual", \
         "a regular update queues beside a queued learn run instead of joining it"
     assert _learn(client, other["id"])["status"] == "queued"
 

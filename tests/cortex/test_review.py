@@ -83,7 +83,7 @@ def test_edit_then_accept_stores_the_persons_text_and_checks_if_match(client, re
     assert response.status_code == 200, response.get_json()
     assert env.read("memory.md") == edited
     latest = env.cortex.history(PID, "memory.md")[0]
-    assert latest["reviewed"]["decision"] == "edited" and latest["author"] == "ai"
+    assert latest.reviewed is not None and latest.reviewed.decision == "edited" and latest.author == "ai"
 
 
 def test_rejecting_keeps_the_files_and_the_messages_stay_processed(client, reviewed, claude):
@@ -231,3 +231,24 @@ def test_if_match_on_a_plain_accept_guards_the_reviewed_revision(client, reviewe
     assert accept(client, job["proposal_id"]).status_code == 200
     assert env.read("memory.md") == MEMORY.replace("Bremen.\n", "Bremen.\n- Cat.\n") + \
         "- Person's line.\n"
+
+
+def test_the_proposal_answers_keep_their_keys(client, reviewed, claude):
+    """Proposals are models now (docs/development.md, "Typed resources"): the answers keep the
+    keys the stored rows gave, the model adds no defaulted key and keeps the extra `sources`."""
+    job = _propose(reviewed, claude, *insert_reply("- Jonas has a cat, Miso.", 4))
+    columns = {"id", "persona_id", "status", "job_ids", "kinds", "summary", "message_from",
+               "message_to", "created_at", "updated_at", "decided_at", "sources", "files"}
+    (listed,) = proposals(client)["proposals"]
+    assert set(listed) == columns
+    assert set(listed["files"][0]) == {"filename", "status", "base_revision", "revision"}
+    detail = proposal(client, job["proposal_id"])
+    assert set(detail) == columns | {"stale"}
+    assert set(detail["files"][0]) == {
+        "filename", "status", "base_revision", "content", "revision", "review", "decided_at",
+        "current_revision", "chars", "base_chars", "diff", "stale", "conflict", "rebased",
+        "current_content"}
+    history = client.get(f"/api/personas/{PID}/cortex/memory.md/history").get_json()
+    assert set(history["revisions"][0]) == {
+        "rev", "author", "created_at", "summary", "sha256", "chars", "job_id", "message_from",
+        "message_to", "reviewed", "source", "reverts"}

@@ -35,7 +35,7 @@ def _persona(env, text=LONG):
 def _consolidate(env, sleep):
     job, _ = sleep.request(PID)
     finished = {j["id"]: j for j in env.worker.run_pending()}
-    return finished[job["id"]]
+    return finished[job.id]
 
 
 def test_a_consolidation_rewrites_archives_and_summarises_in_one_group(env, sleep, claude, client):

@@ -41,7 +41,7 @@ def disk(data_dir, filename, persona=PID):
 
 
 def authors(service, filename="memory.md", persona=PID):
-    return [r["author"] for r in service.history(persona, filename)]
+    return [r.author for r in service.history(persona, filename)]
 
 
 def revision_count(db):
@@ -86,14 +86,14 @@ def test_settings_callable_reading_the_database(data_dir, db):
 def test_write_records_a_revision_and_returns_its_id(service, data_dir):
     base = service.read_file_info(PID, "memory.md")
     rev = service.write_file(PID, "memory.md", "# Memories\nAda likes tea.\n", author="ai",
-                             job_id=7, message_range=(3, 9), summary="tea")
+                             job_id="job7", message_range=(3, 9), summary="tea")
     assert rev > base.revision
     assert disk(data_dir, "memory.md").read_text() == "# Memories\nAda likes tea.\n"
     newest = service.history(PID, "memory.md")[0]
-    assert newest["rev"] == rev and newest["author"] == "ai" and newest["job_id"] == 7
-    assert (newest["message_from"], newest["message_to"], newest["summary"]) == (3, 9, "tea")
-    assert newest["chars"] == len("# Memories\nAda likes tea.\n")
-    assert newest["created_at"].endswith("Z")
+    assert newest.rev == rev and newest.author == "ai" and newest.job_id == "job7"
+    assert (newest.message_from, newest.message_to, newest.summary) == (3, 9, "tea")
+    assert newest.chars == len("# Memories\nAda likes tea.\n")
+    assert newest.created_at.endswith("Z")
     info = service.read_file_info(PID, "memory.md")
     assert info.to_dict() == {"filename": "memory.md", "content": "# Memories\nAda likes tea.\n",
                               "revision": rev, "chars": 26, "budget": 100, "version": 2}
@@ -181,8 +181,8 @@ def test_external_edit_is_recorded_on_read(service, data_dir):
     disk(data_dir, "memory.md").write_text("edited in vim\n", encoding="utf-8")
     assert service.read_file(PID, "memory.md") == "edited in vim\n"
     newest = service.history(PID, "memory.md")[0]
-    assert newest["author"] == "external"
-    assert service.get_revision(PID, "memory.md", newest["rev"])["content"] == "edited in vim\n"
+    assert newest.author == "external"
+    assert service.get_revision(PID, "memory.md", newest.rev).content == "edited in vim\n"
     assert service.read_file(PID, "memory.md") == "edited in vim\n"
     assert authors(service).count("external") == 1
 
@@ -195,8 +195,8 @@ def test_external_edit_is_recorded_before_a_write_overwrites_it(service, data_di
     assert caught.value.current.content == "outside\r\nedit\r\n"
     service.write_file(PID, "memory.md", "new\n")
     history = service.history(PID, "memory.md")
-    assert [r["author"] for r in history[:3]] == ["user", "external", "user"]
-    assert service.get_revision(PID, "memory.md", history[1]["rev"])["content"] == \
+    assert [r.author for r in history[:3]] == ["user", "external", "user"]
+    assert service.get_revision(PID, "memory.md", history[1].rev).content == \
         "outside\r\nedit\r\n"
 
 
@@ -243,22 +243,22 @@ def test_history_diff_restore_and_reset(service, app_settings):
     first = service.write_file(PID, "memory.md", "line 1\nline 2\n")
     second = service.write_file(PID, "memory.md", "line 1\nline two\nline 3\n")
     history = service.history(PID, "memory.md")
-    assert [r["rev"] for r in history] == sorted((r["rev"] for r in history), reverse=True)
-    assert set(history[0]) >= {"rev", "author", "created_at", "summary", "sha256", "job_id",
-                               "chars"}
+    assert [r.rev for r in history] == sorted((r.rev for r in history), reverse=True)
+    assert set(history[0].model_dump()) >= {"rev", "author", "created_at", "summary", "sha256",
+                                            "job_id", "chars"}
     detail = service.get_revision(PID, "memory.md", second)
-    assert detail["content"] == "line 1\nline two\nline 3\n"
-    assert detail["previous_rev"] == first
-    assert detail["diff"].splitlines() == [
+    assert detail.content == "line 1\nline two\nline 3\n"
+    assert detail.previous_rev == first
+    assert detail.diff.splitlines() == [
         f"--- memory.md@{first}", f"+++ memory.md@{second}", "@@ -1,2 +1,3 @@", " line 1",
         "-line 2", "+line two", "+line 3"]
-    oldest = service.get_revision(PID, "memory.md", history[-1]["rev"])
-    assert oldest["previous_rev"] is None and oldest["diff"].startswith("--- /dev/null")
+    oldest = service.get_revision(PID, "memory.md", history[-1].rev)
+    assert oldest.previous_rev is None and oldest.diff.startswith("--- /dev/null")
 
     restored = service.restore(PID, "memory.md", first)
     assert service.read_file(PID, "memory.md") == "line 1\nline 2\n"
     newest = service.history(PID, "memory.md")[0]
-    assert (newest["rev"], newest["author"], newest["summary"]) == (
+    assert (newest.rev, newest.author, newest.summary) == (
         restored, "restore", f"Restored revision {first}")
     with pytest.raises(RevisionConflict):
         service.restore(PID, "memory.md", second, expected_revision=second)
@@ -266,8 +266,8 @@ def test_history_diff_restore_and_reset(service, app_settings):
     app_settings.update(language="de")
     reset = service.reset(PID, "memory.md", expected_revision=restored)
     assert service.read_file(PID, "memory.md").startswith("# Erinnerungen")
-    assert service.history(PID, "memory.md")[0]["author"] == "template"
-    assert service.restore(PID, "memory.md", history[-1]["rev"], expected_revision=reset) > reset
+    assert service.history(PID, "memory.md")[0].author == "template"
+    assert service.restore(PID, "memory.md", history[-1].rev, expected_revision=reset) > reset
     assert service.read_file(PID, "memory.md") == template
 
 

@@ -45,15 +45,15 @@ def test_edit_file_and_expected_revision_writes_from_two_processes(service, data
     assert final.startswith(base)
 
     history = service.history(PID, "memory.md")
-    by_rev = {r["rev"]: r for r in history}
+    by_rev = {r.rev: r for r in history}
     changes = {**{("edit", i): rev for i, rev in _successes(edits).items()},
                **{("write", i): rev for i, rev in _successes(writes).items()}}
     assert len(changes) == 2 * COUNT and len(set(changes.values())) == 2 * COUNT
     for (tag, i), rev in changes.items():
-        assert by_rev[rev]["author"] == ("ai" if tag == "edit" else "user")
-        assert f"{tag}-{i}\n" in service.get_revision(PID, "memory.md", rev)["content"]
+        assert by_rev[rev].author == ("ai" if tag == "edit" else "user")
+        assert f"{tag}-{i}\n" in service.get_revision(PID, "memory.md", rev).content
     assert len(history) == 2 * COUNT + 1
-    assert [r["author"] for r in history].count("external") == 0
+    assert [r.author for r in history].count("external") == 0
 
 
 def test_stale_side_gets_a_conflict_after_another_process_edits(service, data_dir):

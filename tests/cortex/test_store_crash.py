@@ -63,7 +63,7 @@ def test_sigkill_during_writes_leaves_only_complete_revisions(data_dir):
 
         for info in service.read_all_info(PID):
             assert info.content == (directory / info.filename).read_text(encoding="utf-8")
-            assert info.revision == service.history(PID, info.filename)[0]["rev"]
+            assert info.revision == service.history(PID, info.filename)[0].rev
         assert sorted(os.listdir(directory)) == sorted(CORTEX_FILES)
         with closing(sqlite3.connect(db_path)) as conn:
             leftovers = conn.execute("SELECT COUNT(*) FROM cortex_revisions WHERE committed = 0 "

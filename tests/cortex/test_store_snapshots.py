@@ -62,7 +62,7 @@ def test_same_size_edit_with_restored_mtime_is_recorded_as_external(service, dat
         (before.st_ino, before.st_size, before.st_mtime_ns)
     assert service.read_file(PID, "memory.md") == "CHANGED! text\n"
     newest = service.history(PID, "memory.md")[0]
-    assert newest["author"] == "external" and newest["rev"] > rev
+    assert newest.author == "external" and newest.rev > rev
 
 
 def test_a_write_by_another_process_is_seen(service, data_dir, db):
@@ -74,7 +74,7 @@ def test_a_write_by_another_process_is_seen(service, data_dir, db):
     os.utime(disk(data_dir, "soul.md"), ns=(mtime, mtime))
     info = service.read_file_info(PID, "soul.md")
     assert (info.revision, info.content) == (rev, "bbbb\n")
-    assert [r["author"] for r in service.history(PID, "soul.md")][:1] == ["user"]
+    assert [r.author for r in service.history(PID, "soul.md")][:1] == ["user"]
 
 
 def test_a_pending_revision_is_settled_even_when_the_file_is_remembered(service, data_dir, db):

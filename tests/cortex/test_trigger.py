@@ -123,7 +123,7 @@ def test_a_second_trigger_while_queued_returns_the_same_job(env):
     first = env.trigger.check_and_trigger(PID, sid)
     second = env.trigger.check_and_trigger(PID, sid)
     on_demand, created = env.trigger.request_update(PID)
-    assert first["job_id"] == second["job_id"] == on_demand["id"] and created is False
+    assert first["job_id"] == second["job_id"] == on_demand.id and created is False
     assert len(_jobs(env)) == 1
 
 
@@ -143,7 +143,7 @@ def test_a_trigger_while_running_schedules_exactly_one_follow_up(env, claude):
                                                                                   0.0)
         second_batch = env.chat(sid, 30, prefix="n")
         follow_ups = {env.trigger.check_and_trigger(PID, sid)["job_id"] for _ in range(3)}
-        follow_ups.add(env.trigger.request_update(PID)[0]["id"])
+        follow_ups.add(env.trigger.request_update(PID)[0].id)
         assert len(follow_ups) == 1 and running not in follow_ups
         gate.set()
         done = [env.worker.wait_for_job(job_id) for job_id in (running, *follow_ups)]
@@ -165,7 +165,7 @@ def test_jobs_left_running_by_a_restart_are_failed_and_retryable(env, app_config
     assert jobs.claim_next_job(env.conn, env.update.plan_range)["status"] == "running"
 
     restarted = Env(second_app(app_config))
-    job = jobs.get_job(restarted.conn, job["id"])
+    job = jobs.get_job(restarted.conn, job.id)
     assert (job["status"], job["error"], job["retryable"]) == ("failed", "interrupted", True)
     assert restarted.trigger.status(PID)["unprocessed"] == 2
     later = time.time() + 3600
@@ -214,7 +214,7 @@ def test_wait_for_job_times_out_without_a_worker(env):
     env.persona()
     job, _ = env.trigger.request_update(PID)
     with pytest.raises(TimeoutError):
-        env.worker.wait_for_job(job["id"], timeout=0.05)
+        env.worker.wait_for_job(job.id, timeout=0.05)
     assert provider.get_cortex_worker(env.app) is env.worker
 
 
@@ -232,7 +232,7 @@ def test_a_job_finished_by_another_process_reaches_this_process_subscribers(env,
         job, _ = env.trigger.request_update(PID)
         env.worker.run_pending()  # nearly always wins the claim: the listener polls each second
         assert seen.wait(5), "the other worker never announced the job"
-        job = listener.worker.wait_for_job(job["id"], timeout=5)
+        job = listener.worker.wait_for_job(job.id, timeout=5)
     finally:
         listener.worker.stop()
     assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
@@ -250,8 +250,8 @@ def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_
         token = other.stdout.readline().strip()
         jobs.claim_next_job(env.conn, env.update.plan_range, owner=token, lease_seconds=600)
         Env(second_app(app_config))
-        assert jobs.get_job(env.conn, job["id"])["status"] == "running"
+        assert jobs.get_job(env.conn, job.id)["status"] == "running"
         other.stdin.close()
         other.wait(timeout=10)
     Env(second_app(app_config))
-    assert jobs.get_job(env.conn, job["id"])["error"] == "interrupted"
+    assert jobs.get_job(env.conn, job.id)["error"] == "interrupted"

@@ -1,6 +1,9 @@
 """REST for cortex updates: start one on demand (202 + job) and follow the job."""
+import json
+
 import pytest
 
+from src.utils.storage import cortex_jobs as jobs
 from tests.cortex.update_support import PID
 from tests.fakes.claude import replies
 
@@ -42,6 +45,24 @@ def test_a_failed_job_reports_its_error_code(client, env, claude):
     job = client.get(f"/api/cortex/jobs/{job_id}").get_json()
     assert (job["status"], job["error"], job["retryable"]) == ("failed", "rate_limited", True)
     assert "sk-test" not in str(job)
+
+
+def test_the_job_answer_is_the_stored_job_without_the_runner_fields(client, env, claude):
+    """The §7 shape exactly, as `job_for_api` cut it from the row before jobs were models:
+    the model adds no defaulted key and drops none, and the lease and owner stay out."""
+    env.persona()
+    env.say(env.session(), "hello")
+    job_id = client.post(f"/api/personas/{PID}/cortex/update", json={}).get_json()["job_id"]
+    claude.enqueue(replies.rate_limited())
+    env.worker.run_pending()
+    stored = jobs.get_job(env.conn, job_id)
+    answer = client.get(f"/api/cortex/jobs/{job_id}").get_data(as_text=True)
+    shown = ("id", "persona_id", "status", "files", "error", "error_message", "retryable",
+             "trigger", "reason", "proposal_id", "summary", "usage", "message_from",
+             "message_to", "created_at", "started_at", "finished_at", "attempted")
+    assert json.loads(answer) == {key: stored[key] for key in shown}
+    assert answer == json.dumps({key: stored[key] for key in sorted(shown)},
+                                separators=(",", ":")) + "\n"
 
 
 def test_default_persona_can_be_updated(client, env):

@@ -87,7 +87,7 @@ class Env:
         """Queues an update on demand and runs it in this thread; returns the finished job."""
         job, _ = self.trigger.request_update(pid)
         finished = {j["id"]: j for j in self.worker.run_pending()}
-        return finished[job["id"]]
+        return finished[job.id]
 
 
 def tool_results(request) -> list[dict]:

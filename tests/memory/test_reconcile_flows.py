@@ -215,6 +215,8 @@ def test_review_mode_turns_a_reconciliation_into_a_proposal(convo):
     [job] = convo.run_jobs()
     assert job["proposal_id"] and len(convo.model_calls()) == calls
     assert PIXEL in convo.memory(pid), "nothing changes before the person accepts"
+    proposal = convo.call("GET", f"/api/personas/{pid}/cortex/proposals/{job['proposal_id']}")
+    assert proposal["kinds"] == ["reconcile"]  # the document lists it among the kinds
     convo.call("POST", f"/api/personas/{pid}/cortex/proposals/{job['proposal_id']}/accept")
     assert convo.memory(pid) == before
 

@@ -103,7 +103,7 @@ def test_a_lone_surrogate_in_an_update_summary_and_a_title_is_stored_as_replacem
     sid = client.post("/api/sessions", json={"persona_id": PID}).get_json()["id"]
     claude.enqueue(_hostile(f"Cats {MARK}"))
     session = provider.get_title_generator(env.app).generate(sid, "I adopted a cat.", "Lovely!")
-    assert session["title"] == "Cats \ufffd"
+    assert session is not None and session.title == "Cats \ufffd"
     assert _sql(data_dir, "SELECT title FROM sessions WHERE id = ?", sid) == [("Cats \ufffd",)]
 
 

@@ -55,8 +55,8 @@ def _running_job(env, owner: str, pid: int, lease_seconds: float = 600.0) -> dic
     env.chat(env.session(), 2)
     job, _ = env.trigger.request_update(PID)
     jobs.claim_next_job(env.conn, env.update.plan_range, owner=owner, lease_seconds=lease_seconds)
-    env.conn.execute("UPDATE cortex_jobs SET claimed_by = ? WHERE id = ?", (pid, job["id"]))
-    return jobs.get_job(env.conn, job["id"])
+    env.conn.execute("UPDATE cortex_jobs SET claimed_by = ? WHERE id = ?", (pid, job.id))
+    return jobs.get_job(env.conn, job.id)
 
 
 def test_a_job_of_a_zombie_owner_is_recovered_at_restart(env, app_config, data_dir):

@@ -8,9 +8,11 @@ run through `cooperative.offload` (the worker's heavy-work process; a 503 `Busy`
 heavy steps wait); small ones are computed in place, where they cost milliseconds.
 """
 import difflib
+import sqlite3
 
 from ..cooperative import offload
-from ..storage.cortex_revisions import revision_dict
+from ..models.cortex import RevisionDetail, RevisionSource
+from ..storage.cortex_revisions import detail_of
 
 INLINE_LINES = 400  # before + after; the matcher's worst case here is a few milliseconds
 
@@ -29,11 +31,10 @@ def unified_text(before: str, after: str, fromfile: str, tofile: str) -> str:
     return text + "\n" if text else ""
 
 
-def revision_detail(row, previous, source: dict | None = None) -> dict:
+def revision_detail(row: sqlite3.Row, previous: sqlite3.Row | None,
+                    source: RevisionSource | None = None) -> RevisionDetail:
     """A revision with its content and a unified diff to its predecessor (or to nothing)."""
     before = previous["content"] if previous is not None else ""
     from_name = f"{row['filename']}@{previous['id']}" if previous is not None else "/dev/null"
     text = unified(before, row["content"], from_name, f"{row['filename']}@{row['id']}")
-    return {**revision_dict(row, source), "filename": row["filename"], "content": row["content"],
-            "previous_rev": previous["id"] if previous is not None else None,
-            "diff": text}
+    return detail_of(row, source, previous["id"] if previous is not None else None, text)

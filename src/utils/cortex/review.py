@@ -10,6 +10,7 @@ proposal is pending builds on the proposal's text (`stage_for_run`).
 import logging
 from dataclasses import replace
 
+from ..models.review import Proposal, ProposalSummary, StoredProposal, StoredProposalFile
 from ..storage import cortex_jobs as jobs, proposals as store, retractions
 from ..storage.db import transaction
 from . import diffs
@@ -70,7 +71,8 @@ class ProposalService:
                      job_id, proposal_id)
         return proposal_id
 
-    def list_proposals(self, persona_id: str, status: str | None = None) -> list[dict]:
+    def list_proposals(self, persona_id: str,
+                       status: str | None = None) -> list[ProposalSummary]:
         """The persona's proposals, newest first."""
         return store.list_proposals(self._db.conn(), persona_id, status)
 
@@ -78,17 +80,17 @@ class ProposalService:
         """0 or 1: whether a proposal waits for the person."""
         return store.count_pending(self._db.conn(), persona_id)
 
-    def detail(self, persona_id: str, proposal_id: str) -> dict:
+    def detail(self, persona_id: str, proposal_id: str) -> Proposal:
         """The proposal with, per file, the diff, staleness and what accepting would produce."""
         proposal = self._get(persona_id, proposal_id)
         with self._cortex.lock(persona_id):
-            proposal["files"] = [self._file_view(persona_id, entry)
-                                 for entry in proposal["files"]]
-        proposal["stale"] = any(f["stale"] for f in proposal["files"] if f["status"] == "pending")
-        return proposal
+            views = [self._file_view(persona_id, entry) for entry in proposal.files]
+        stale = any(f["stale"] for f in views if f["status"] == "pending")
+        return Proposal.model_validate({**proposal.model_dump(exclude={"files"}),
+                                        "files": views, "stale": stale})
 
     def accept(self, persona_id: str, proposal_id: str, *, filename: str | None = None,
-               content: str | None = None, expected_revision: int | None = None) -> dict:
+               content: str | None = None, expected_revision: int | None = None) -> Proposal:
         """Applies the proposal's pending files (or one of them, optionally with the person's
         edited text) as `ai` revisions noting the review; returns the proposal's detail."""
         proposal = self._get(persona_id, proposal_id)
@@ -99,18 +101,18 @@ class ProposalService:
         decision = "accepted" if content is None else "edited"
         with self._cortex.lock(persona_id):
             staged = self._staged_for_accept(persona_id, entries, content, expected_revision)
-            unchanged = {e["filename"]: self._cortex.current_revision(
-                persona_id, e["filename"])["id"] for e in entries}
+            unchanged = {e.filename: self._cortex.current_revision(
+                persona_id, e.filename)["id"] for e in entries}
             review = {"proposal_id": proposal_id, "review": decision,
-                      "files": [e["filename"] for e in entries], "unchanged": unchanged}
+                      "files": [e.filename for e in entries], "unchanged": unchanged}
             names = review["files"]
             try:
                 self._cortex.apply_staged(
-                    staged, job_id=(proposal["job_ids"] or [None])[-1],
+                    staged, job_id=proposal.job_ids[-1] if proposal.job_ids else None,
                     message_range=_range(proposal), review=review,
-                    archive="consolidate" in proposal["kinds"],
+                    archive="consolidate" in proposal.kinds,
                     summary=_accepted_summary(proposal, decision),
-                    sources=proposal.get("sources") or [],
+                    sources=proposal.sources,
                     summary_for=_consolidated(proposal, decision),
                     guard=lambda conn: (persona_exists(conn, persona_id)
                                         and store.files_pending(conn, proposal_id, names)))
@@ -126,19 +128,20 @@ class ProposalService:
                  ", ".join(names))
         return self.detail(persona_id, proposal_id)
 
-    def reject(self, persona_id: str, proposal_id: str, filename: str | None = None) -> dict:
+    def reject(self, persona_id: str, proposal_id: str,
+               filename: str | None = None) -> Proposal:
         """Drops the proposal's pending files (or one); the files stay as they are."""
         proposal = self._get(persona_id, proposal_id)
         entries = self._pending_entries(proposal, filename)
         conn = self._db.conn()
         with self._cortex.lock(persona_id), transaction(conn):
             for entry in entries:
-                store.decide(conn, proposal_id, entry["filename"], "rejected")
+                store.decide(conn, proposal_id, entry.filename, "rejected")
         log.info("Cortex %s: proposal %s rejected (%s)", persona_id, proposal_id,
-                 ", ".join(e["filename"] for e in entries))
+                 ", ".join(e.filename for e in entries))
         return self.detail(persona_id, proposal_id)
 
-    def _get(self, persona_id: str, proposal_id: object) -> dict:
+    def _get(self, persona_id: str, proposal_id: object) -> StoredProposal:
         proposal = store.get_proposal(self._db.conn(), persona_id, proposal_id) \
             if isinstance(proposal_id, str) else None
         if proposal is None:
@@ -146,32 +149,32 @@ class ProposalService:
         return proposal
 
     @staticmethod
-    def _pending_entries(proposal: dict, filename: str | None) -> list[dict]:
-        if filename is not None and filename not in {f["filename"] for f in proposal["files"]}:
+    def _pending_entries(proposal: StoredProposal,
+                         filename: str | None) -> list[StoredProposalFile]:
+        if filename is not None and filename not in {f.filename for f in proposal.files}:
             raise ProposalNotFound(f"This proposal does not change {str(filename)[:40]}.")
-        entries = [f for f in proposal["files"]
-                   if f["status"] == "pending" and filename in (None, f["filename"])]
+        entries = [f for f in proposal.files
+                   if f.status == "pending" and filename in (None, f.filename)]
         if not entries:
             raise ProposalDecided("This proposal (or this file of it) was already "
-                                  f"{proposal['status'] if filename is None else 'decided'}.")
+                                  f"{proposal.status if filename is None else 'decided'}.")
         return entries
 
-    def _staged_for_accept(self, persona_id: str, entries: list[dict], content,
+    def _staged_for_accept(self, persona_id: str, entries: list[StoredProposalFile], content,
                            expected_revision) -> StagedEdits:
         staged = StagedEdits(persona_id, {}, hard_cap=self._cortex.hard_cap)
         for entry in entries:
             if content is None:
-                self._check_expected(persona_id, entry["filename"], expected_revision)
-                staged.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
-                                entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
+                self._check_expected(persona_id, entry.filename, expected_revision)
+                _add(staged, entry)
                 continue
-            self._cortex.check_content(entry["filename"], content)
-            current = self._cortex.current_revision(persona_id, entry["filename"])
+            self._cortex.check_content(entry.filename, content)
+            current = self._cortex.current_revision(persona_id, entry.filename)
             if expected_revision is not None and expected_revision != current["id"]:
                 raise RevisionConflict(self._cortex.file_of(current), expected_revision)
-            base = (current["id"], current["content"]) if expected_revision is not None else \
-                (entry["base_revision"], entry["base_content"])
-            staged.add_file(entry["filename"], *base, content,
+            base_revision, base_content = (current["id"], current["content"]) \
+                if expected_revision is not None else (entry.base_revision, entry.base_content)
+            staged.add_file(entry.filename, base_revision, base_content, content,
                             [Edit("write_file", {"content": content})])
         return staged
 
@@ -183,28 +186,26 @@ class ProposalService:
         if expected_revision != current["id"]:
             raise RevisionConflict(self._cortex.file_of(current), expected_revision)
 
-    def _file_view(self, persona_id: str, entry: dict) -> dict:
-        """One file of a proposal as the person reviews it (hold the lock)."""
-        current = self._cortex.current_revision(persona_id, entry["filename"])
-        view = {key: entry[key] for key in ("filename", "status", "base_revision", "content",
-                                            "revision", "review", "decided_at")}
-        view.update(current_revision=current["id"], chars=len(entry["content"]),
-                    base_chars=len(entry["base_content"]),
-                    diff=unified(entry["base_content"], entry["content"], entry["filename"],
-                                 f"@{entry['base_revision']}", "@proposed"),
-                    stale=entry["status"] == "pending"
-                    and current["id"] != entry["base_revision"],
+    def _file_view(self, persona_id: str, entry: StoredProposalFile) -> dict:
+        """One file of a proposal as the person reviews it (hold the lock): the fields of a
+        `ProposalFile` (also the conflict view of a 409)."""
+        current = self._cortex.current_revision(persona_id, entry.filename)
+        view = entry.model_dump(include={"filename", "status", "base_revision", "content",
+                                         "revision", "review", "decided_at"})
+        view.update(current_revision=current["id"], chars=len(entry.content),
+                    base_chars=len(entry.base_content),
+                    diff=unified(entry.base_content, entry.content, entry.filename,
+                                 f"@{entry.base_revision}", "@proposed"),
+                    stale=entry.status == "pending" and current["id"] != entry.base_revision,
                     conflict=False, rebased=None, current_content=None)
         if view["stale"]:
             view["current_content"] = current["content"]
-            probe = StagedEdits(persona_id, {}, hard_cap=self._cortex.hard_cap)
-            probe.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
-                           entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
+            probe = _add(StagedEdits(persona_id, {}, hard_cap=self._cortex.hard_cap), entry)
             try:
-                probe.rebase(entry["filename"], current["id"], current["content"])
-                view["rebased"] = probe.file(entry["filename"]).content
+                probe.rebase(entry.filename, current["id"], current["content"])
+                view["rebased"] = probe.file(entry.filename).content
                 view["diff_current"] = unified(current["content"], view["rebased"],
-                                               entry["filename"], f"@{current['id']}",
+                                               entry.filename, f"@{current['id']}",
                                                "@proposed")
             except StagingConflict:
                 view["conflict"] = True
@@ -216,12 +217,18 @@ def unified(before: str, after: str, filename: str, old: str, new: str) -> str:
     return diffs.unified(before, after, filename + old, filename + new)
 
 
-def _layer(staged: StagedEdits, proposal: dict | None) -> StagedEdits:
+def _layer(staged: StagedEdits, proposal: StoredProposal | None) -> StagedEdits:
     """Puts the pending files of `proposal` into `staged`, so a run builds on the proposal."""
-    for entry in (proposal or {}).get("files", []):
-        if entry["status"] == "pending":
-            staged.add_file(entry["filename"], entry["base_revision"], entry["base_content"],
-                            entry["content"], [Edit.from_dict(e) for e in entry["edits"]])
+    for entry in proposal.files if proposal is not None else ():
+        if entry.status == "pending":
+            _add(staged, entry)
+    return staged
+
+
+def _add(staged: StagedEdits, entry: StoredProposalFile) -> StagedEdits:
+    """Stages a proposal's file: its base, its proposed text and the edits leading there."""
+    staged.add_file(entry.filename, entry.base_revision, entry.base_content, entry.content,
+                    [Edit.from_dict(e) for e in entry.edits])
     return staged
 
 
@@ -232,21 +239,21 @@ def _changed(staged: StagedEdits) -> list[dict]:
              "edits": [edit.to_dict() for edit in f.edits]} for f in staged.changed_files()]
 
 
-def _range(proposal: dict):
-    if proposal["message_from"] is None or proposal["message_to"] is None:
+def _range(proposal: StoredProposal) -> tuple[int, int] | None:
+    if proposal.message_from is None or proposal.message_to is None:
         return None
-    return proposal["message_from"], proposal["message_to"]
+    return proposal.message_from, proposal.message_to
 
 
-def _consolidated(proposal: dict, decision: str):
+def _consolidated(proposal: StoredProposal, decision: str):
     """Per-file summaries "consolidated: a → b characters" for a consolidation proposal."""
-    if "consolidate" not in proposal["kinds"]:
+    if "consolidate" not in proposal.kinds:
         return None
     return lambda staged_file: f"{consolidated_summary(staged_file)} ({_note(decision)})"
 
 
-def _accepted_summary(proposal: dict, decision: str) -> str:
-    return f"{proposal['summary'] or 'Proposed change'} ({_note(decision)})"
+def _accepted_summary(proposal: StoredProposal, decision: str) -> str:
+    return f"{proposal.summary or 'Proposed change'} ({_note(decision)})"
 
 
 def _note(decision: str) -> str:

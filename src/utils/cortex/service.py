@@ -20,6 +20,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
+from ..models.cortex import Revision, RevisionDetail
 from ..storage import cortex_archive as archive_store, cortex_revisions as store, provenance
 from . import archive, diffs, staged_apply
 from .atomic import atomic_write, remove_stale_temp_files
@@ -209,14 +210,14 @@ class CortexService:
         """The API shape of a revision row."""
         return self._file(row)
 
-    def history(self, persona_id: str, filename: str) -> list[dict]:
+    def history(self, persona_id: str, filename: str) -> list[Revision]:
         """The file's revisions, newest first (a change made on disk is recorded first)."""
         self._validate(persona_id, filename)
         with self._hold(persona_id):
             self._current(persona_id, filename)
             return store.list_revisions(self.db.conn(), persona_id, filename)
 
-    def get_revision(self, persona_id: str, filename: str, rev: int) -> dict:
+    def get_revision(self, persona_id: str, filename: str, rev: int) -> RevisionDetail:
         """One revision with its content and a unified `diff` to its predecessor."""
         self._validate(persona_id, filename)
         row = self._find(persona_id, filename, rev)

@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from ..models.cortex import CortexJob
 from ..storage import cortex_jobs as jobs, cortex_revisions, personas, sessions as session_store
 from .persona_settings import load_persona_settings
 from .settings import load_cortex_settings
@@ -59,9 +60,11 @@ class SleepSchedule:
         return "schedule" if hours is not None and hours >= settings["sleep_hours"] * 3600 \
             else None
 
-    def request(self, persona_id: str) -> tuple[dict, bool]:
-        """"Consolidate now": queues a consolidation (or returns the queued one)."""
-        return self._worker.enqueue(persona_id, "manual", reason="consolidate")
+    def request(self, persona_id: str) -> tuple[CortexJob, bool]:
+        """"Consolidate now": queues a consolidation (or returns the queued one), and whether it
+        was created now."""
+        job, created = self._worker.enqueue(persona_id, "manual", reason="consolidate")
+        return jobs.resource_of(job), created
 
     def scan(self, now: float | None = None) -> list[str]:
         """Queues a consolidation for every persona that is due; returns the job ids."""

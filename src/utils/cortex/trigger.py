@@ -12,6 +12,7 @@ import math
 import time
 from collections.abc import Callable
 
+from ..models.cortex import CortexJob
 from ..storage import cortex_input, cortex_jobs as jobs, retractions, settings_store
 from ..storage.db import transaction
 from .paths import validate_persona_id
@@ -38,9 +39,9 @@ class CortexTrigger:
         self._clock = clock
         self._retry_delay = retry_delay
 
-    def job(self, job_id: str) -> dict | None:
-        """One update job as stored (any persona), or None."""
-        return jobs.get_job(self._db.conn(), job_id)
+    def job(self, job_id: str) -> CortexJob | None:
+        """One update job (any persona), or None."""
+        return jobs.find_job(self._db.conn(), job_id)
 
     def threshold(self, frequency: str | None = None) -> tuple[str, int]:
         """The frequency setting (or `frequency`) and the message count it means for the current
@@ -87,12 +88,14 @@ class CortexTrigger:
                      persona_id, session_id, pending, state["threshold"])
         return state
 
-    def request_update(self, persona_id: str) -> tuple[dict, bool]:
-        """On demand: queues an update now (or returns the queued one); raises CortexDisabled."""
+    def request_update(self, persona_id: str) -> tuple[CortexJob, bool]:
+        """On demand: queues an update now (or returns the queued one), and whether it was
+        created now; raises CortexDisabled."""
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
             raise CortexDisabled("The cortex is disabled: enable it in the settings first.")
-        return self._worker.enqueue(persona_id, "manual")
+        job, created = self._worker.enqueue(persona_id, "manual")
+        return jobs.resource_of(job), created
 
     def notice_retractions(self, persona_id: str) -> dict | None:
         """After the conversation changed (edit, regenerate, delete, branch switch, session

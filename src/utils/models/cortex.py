@@ -4,7 +4,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from .base import Body
-from .ids import JOB_ID, PERSONA_ID
+from .ids import JOB_ID, PERSONA_ID, shaped
 from .resource import Resource
 
 CortexFileName = Literal["memory.md", "soul.md", "relationship.md"]
@@ -75,7 +75,7 @@ class Revision(Resource):
     author: Literal["user", "ai", "template", "restore", "external"]
     created_at: str = Field(description=_TIME)
     summary: str
-    sha256: str = Field(pattern="^[0-9a-f]{64}$")
+    sha256: str = Field(json_schema_extra=shaped("^[0-9a-f]{64}$"))
     chars: int | None = Field(None, ge=0)
     job_id: str | None = None
     message_from: int | None = None
@@ -113,8 +113,8 @@ class AttemptedEdit(Resource):
 class CortexJob(Resource):
     """One cortex update job."""
 
-    id: str = Field(pattern=JOB_ID)
-    persona_id: str = Field(pattern=PERSONA_ID)
+    id: str = Field(json_schema_extra=shaped(JOB_ID))
+    persona_id: str = Field(json_schema_extra=shaped(PERSONA_ID))
     status: JobStatus
     files: list[str]
     error: str | None
@@ -138,7 +138,7 @@ class CortexJob(Resource):
 class UpdateQueued(Resource):
     """Queued (`Location`: the job)."""
 
-    job_id: str = Field(pattern=JOB_ID)
+    job_id: str = Field(json_schema_extra=shaped(JOB_ID))
     status: JobStatus
     created: bool
     job: CortexJob

@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 
 from .base import Body, omittable, rule_error
 from .fields import MODEL_ID, ONE_LINE, Line, Text
-from .ids import PERSONA_ID
+from .ids import PERSONA_ID, shaped
 from .resource import Resource
 from .settings import Language
 
@@ -126,7 +126,7 @@ class PersonaCreate(PersonaPatch):
 class Persona(Resource):
     """A persona (a character)."""
 
-    id: str = Field(pattern=PERSONA_ID)
+    id: str = Field(json_schema_extra=shaped(PERSONA_ID))
     name: str
     user_name: str
     language: Language

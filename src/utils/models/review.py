@@ -51,7 +51,7 @@ class ProposalSummary(Resource):
     persona_id: str
     status: Decision
     job_ids: list[str] = Field(default_factory=list)
-    kinds: list[Literal["update", "consolidate"]] = Field(default_factory=list)
+    kinds: list[Literal["update", "consolidate", "reconcile"]] = Field(default_factory=list)
     summary: str
     message_from: int | None = None
     message_to: int | None = None
@@ -85,6 +85,29 @@ class Proposal(ProposalSummary):
 
     stale: bool | None = None
     files: list[ProposalFile]  # type: ignore[assignment]
+
+
+class StoredProposalFile(Resource):
+    """One file of a stored proposal: the revision and text it builds on, the proposed text and
+    the edits leading there (what the review service replays; the API shows `ProposalFile`)."""
+
+    filename: CortexFileName
+    status: Decision
+    base_revision: int
+    base_content: str
+    content: str
+    edits: list[dict[str, Any]]
+    revision: int | None
+    review: str | None
+    decided_at: str | None
+
+
+class StoredProposal(ProposalSummary):
+    """A proposal as stored: its files with texts and edits, and `sources`, the messages it
+    came from (anchored when it is accepted)."""
+
+    sources: list[dict[str, Any]]
+    files: list[StoredProposalFile]  # type: ignore[assignment]
 
 
 class ProposalList(Resource):

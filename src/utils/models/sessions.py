@@ -3,7 +3,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .ids import PERSONA_ID, SESSION_ID
+from .ids import PERSONA_ID, SESSION_ID, shaped
 from .resource import Resource
 
 _TIME = "ISO-8601 UTC, e.g. 2025-01-31T12:00:00.123Z"
@@ -12,8 +12,8 @@ _TIME = "ISO-8601 UTC, e.g. 2025-01-31T12:00:00.123Z"
 class Session(Resource):
     """A conversation with one persona."""
 
-    id: str = Field(pattern=SESSION_ID)
-    persona_id: str = Field(pattern=PERSONA_ID)
+    id: str = Field(json_schema_extra=shaped(SESSION_ID))
+    persona_id: str = Field(json_schema_extra=shaped(PERSONA_ID))
     title: str
     created_at: str = Field(description=_TIME)
     updated_at: str = Field(description=_TIME)
@@ -63,8 +63,8 @@ class Message(Resource):
     """One message of a session's tree."""
 
     id: int = Field(ge=1)
-    session_id: str = Field(pattern=SESSION_ID)
-    persona_id: str = Field(pattern=PERSONA_ID)
+    session_id: str = Field(json_schema_extra=shaped(SESSION_ID))
+    persona_id: str = Field(json_schema_extra=shaped(PERSONA_ID))
     role: Literal["user", "assistant"]
     content: str
     status: Literal["complete", "incomplete", "streaming"] = Field(

@@ -51,7 +51,8 @@ class ChatImportService:
         log.info("Imported a %s chat of %d messages into session %s of %s", chat.format,
                  len(rows), session_id, persona_id)
         session = session_store.get_session(self._db.conn(), session_id)
-        return {**(session or {}), "summary": summary(chat)}
+        assert session is not None  # inserted just above
+        return {**session.model_dump(mode="json"), "summary": summary(chat)}
 
 
 def summary(chat: ParsedChat) -> dict:

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from ..api_request import ApiClient
 from ..cortex import CortexService
+from ..models.sessions import Session
 from ..storage import Database, messages as message_store, tree
 from . import chat_events as events, chat_prompt, prompt_record
 from .chat_events import ChatEvent
@@ -72,7 +73,7 @@ class ChatService(ChatTree):
                 message_store.delete_message(conn, old["id"], cause="regenerate")
             return user, self._new_reply(session_id, user["id"], "regenerate")
         generation = self._launch(session, prepare)
-        self.notice(session["persona_id"])
+        self.notice(session.persona_id)
         return generation
 
     def start_continue(self, session_id: str, message_id: int) -> Generation:
@@ -86,7 +87,7 @@ class ChatService(ChatTree):
             tree.set_active(self._db.conn(), session_id, reply["id"], "switch")
             return self.message(reply["parent_id"]), {**reply, "content": text}
         generation = self._launch(session, prepare)
-        self.notice(session["persona_id"])
+        self.notice(session.persona_id)
         return generation
 
     def follow(self, generation: Generation, *, from_start: bool = False,
@@ -152,8 +153,8 @@ class ChatService(ChatTree):
         """Stops this process's replies (shutdown)."""
         self.hub.close()
 
-    def _launch(self, session: dict, prepare: Callable[[], tuple[dict, dict]]) -> Generation:
-        session_id = session["id"]
+    def _launch(self, session: Session, prepare: Callable[[], tuple[dict, dict]]) -> Generation:
+        session_id = session.id
         if not self._leases.claim(session_id):
             raise busy()
         try:
@@ -164,7 +165,7 @@ class ChatService(ChatTree):
             self._leases.release(session_id)
             raise
         generation = Generation(session_id, user["id"], reply["id"], reply["content"],
-                                session["persona_id"])
+                                session.persona_id)
         self.hub.launch(generation, lambda g: self._work(g, session, user))
         return generation
 
@@ -173,7 +174,7 @@ class ChatService(ChatTree):
                                          "incomplete", parent_id=parent_id, streaming=True,
                                          cause=cause)
 
-    def _work(self, generation: Generation, session: dict, user: dict) -> None:
+    def _work(self, generation: Generation, session: Session, user: dict) -> None:
         """The reply's thread: prompt, stream, store, free the session, then tell the followers.
         It keeps one SQLite connection from the prompt to the stored reply (handing it back
         while streaming made every turn reconnect once more than the pool keeps were busy),
@@ -191,30 +192,30 @@ class ChatService(ChatTree):
 
             outcome = stream_reply(self._db, self._api, generation, config, record)
         except Exception:
-            log.exception("Chat turn failed in session %s", session["id"])
+            log.exception("Chat turn failed in session %s", session.id)
             outcome = failure_outcome(self._db, generation, "internal_error", "Something went "
                                       "wrong on the server while answering (see the server log).")
         finally:
-            self._leases.release(session["id"])
+            self._leases.release(session.id)
         generation.finish(self._final(session, user, outcome))
 
-    def _final(self, session: dict, user: dict, outcome: Outcome) -> ChatEvent:
+    def _final(self, session: Session, user: dict, outcome: Outcome) -> ChatEvent:
         if outcome.error is not None:
             return events.error(outcome.error["code"], outcome.error["message"],
                                 outcome.error["retryable"])
         stored = outcome.stored
-        if outcome.complete and stored and self.titles is not None and not session.get("title"):
-            self.titles.schedule(session["id"], user["content"], stored["content"])
+        if outcome.complete and stored and self.titles is not None and not session.title:
+            self.titles.schedule(session.id, user["content"], stored["content"])
         return events.done(stored["id"] if stored else None, outcome.text, outcome.usage,
                            outcome.stop_reason, self._check_cortex(session))
 
-    def _check_cortex(self, session: dict) -> dict:
+    def _check_cortex(self, session: Session) -> dict:
         if self._trigger is None:
             return dict(NO_CORTEX)
         try:
-            return self._trigger(session["persona_id"], session["id"]) or dict(NO_CORTEX)
+            return self._trigger(session.persona_id, session.id) or dict(NO_CORTEX)
         except Exception:
-            log.exception("Cortex trigger check failed for persona %s", session["persona_id"])
+            log.exception("Cortex trigger check failed for persona %s", session.persona_id)
             return dict(NO_CORTEX)
 
     def _final_of_row(self, row: dict | None) -> ChatEvent:

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from simple_websocket import ConnectionClosed
 
+from ..models.sessions import Session
 from . import chat_events as events
 from .chat_events import ChatEvent
 from .chat_frames import FrameError, parse_frame
@@ -139,9 +140,9 @@ class ChatSocket:
         follow = _Follow(session_id)
         stream = self._chat.resume(session_id, detached=follow.detached)
         session = self._chat.session(session_id)
-        self._watch(session)
+        self._watch(session.persona_id, session.id)
         if stream is None:
-            self._send(events.idle(session["id"]))
+            self._send(events.idle(session.id))
             return
         self._begin(follow, stream)
 
@@ -180,12 +181,13 @@ class ChatSocket:
         generation = launch()
         self._detach()
         follow = _Follow(generation.session_id)
-        self._watch({"id": generation.session_id, "persona_id": generation.persona_id})
+        self._watch(generation.persona_id, generation.session_id)
         self._attach(follow, generation)
 
-    def _watch(self, session: dict) -> None:
-        self._personas.add(session["persona_id"])
-        self._sessions.add(session["id"])
+    def _watch(self, persona_id: str | None, session_id: str) -> None:
+        if persona_id is not None:
+            self._personas.add(persona_id)
+        self._sessions.add(session_id)
 
     def _attach(self, follow: "_Follow", generation: Generation) -> None:
         """Follows a reply this socket started from the reply's own thread: it sends each
@@ -242,10 +244,9 @@ class ChatSocket:
                 "status": job.get("status"), "files": job.get("files") or [],
                 "error": job.get("error"), "reason": job.get("reason")}))
 
-    def _on_title(self, session: dict) -> None:
-        if session.get("id") in self._sessions:
-            self._send(ChatEvent("title", {"session_id": session["id"],
-                                           "title": session.get("title")}))
+    def _on_title(self, session: Session) -> None:
+        if session.id in self._sessions:
+            self._send(ChatEvent("title", {"session_id": session.id, "title": session.title}))
 
     def _send(self, event: ChatEvent, follow: "_Follow | None" = None) -> bool:
         with self._send_lock:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from ..api_request import ApiClient
 from ..api_request.types import RequestConfig
 from ..listeners import Listeners
+from ..models.sessions import Session
 from ..storage import Database, personas as persona_store, sessions as session_store
 from . import prompt_builder as prompts
 from .session_service import SessionService
@@ -30,9 +31,9 @@ class TitleGenerator:
         self._settings = settings
         self._pending: set[str] = set()
         self._lock = threading.Lock()
-        self._listeners: Listeners[dict] = Listeners("A title listener failed")
+        self._listeners: Listeners[Session] = Listeners("A title listener failed")
 
-    def subscribe(self, listener: Callable[[dict], None]) -> Callable[[], None]:
+    def subscribe(self, listener: Callable[[Session], None]) -> Callable[[], None]:
         """Calls `listener(session)` after a title was stored; returns the unsubscribe function."""
         return self._listeners.subscribe(listener)
 
@@ -46,12 +47,12 @@ class TitleGenerator:
                          name=f"title-{session_id}", daemon=True).start()
         return True
 
-    def generate(self, session_id: str, user_text: str, reply_text: str) -> dict | None:
+    def generate(self, session_id: str, user_text: str, reply_text: str) -> Session | None:
         """Requests and stores a title now; returns the updated session, or None."""
         conn = self._db.conn()
         session = session_store.get_session(conn, session_id)
-        persona = persona_store.get_persona(conn, session["persona_id"]) if session else None
-        if session is None or persona is None or session["title"]:
+        persona = persona_store.get_persona(conn, session.persona_id) if session else None
+        if session is None or persona is None or session.title:
             return None
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))

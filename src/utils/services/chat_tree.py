@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
+from ..models.sessions import Session
 from ..storage import (
     Database,
     exchanges,
@@ -44,8 +45,8 @@ class ChatTree:
         except Exception:
             log.exception("Could not check persona %s for memory reconciliation", persona_id)
 
-    def session(self, session_id: object) -> dict:
-        """The session row; ServiceError 404 when unknown (or not a session id at all)."""
+    def session(self, session_id: object) -> Session:
+        """The session row; ServiceError 404 when unknown."""
         found = None
         if isinstance(session_id, str) and is_session_id(session_id):
             found = session_store.get_session(self._db.conn(), session_id)

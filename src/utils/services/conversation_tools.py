@@ -4,6 +4,7 @@ re-import rebuilds the whole tree: docs/chat-import.md)."""
 import json
 
 from ..limits import SEARCH_QUERY
+from ..models.sessions import Session
 from ..storage import (
     Database,
     messages as message_store,
@@ -17,6 +18,8 @@ from .ids import is_persona_id, is_session_id
 
 EXPORT_FORMATS = ("md", "json")
 _ALL = 2**62
+_EXPORT_ORDER = ("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
+                 "message_count", "active_leaf_id", "user_persona_id", "imported")
 _ROLE_NAMES = {"user": "You", "assistant": None}
 
 
@@ -70,20 +73,28 @@ class ConversationTools:
         session = session_store.get_session(conn, session_id) if is_session_id(session_id) else None
         if session is None:
             raise not_found("session", session_id)
-        persona = persona_store.get_persona(conn, session["persona_id"]) or {"name": "Persona"}
+        persona = persona_store.get_persona(conn, session.persona_id) or {"name": "Persona"}
         messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
         stem = f"conversation-{session_id}"
         if fmt == "json":
             alternatives = [public(m) for m in message_store.off_branch_messages(conn, session_id)]
-            body = {"session": session, "persona": {"id": session["persona_id"], "name": persona["name"]},
+            body = {"session": _in_stored_order(session),
+                    "persona": {"id": session.persona_id, "name": persona["name"]},
                     "messages": messages, "alternatives": alternatives}
             return json.dumps(body, ensure_ascii=False, indent=2) + "\n", "application/json", f"{stem}.json"
         return _markdown(session, persona["name"], messages), "text/markdown; charset=utf-8", f"{stem}.md"
 
 
-def _markdown(session: dict, persona_name: str, messages: list[dict]) -> str:
-    title = session.get("title") or "Conversation"
-    lines = [f"# {title}", "", f"With {persona_name} · started {session['created_at']}", ""]
+def _in_stored_order(session: Session) -> dict:
+    """The session for the JSON export, its keys in the order exports have always had (the
+    table's, not the model's: an export file should not change for a refactor)."""
+    shown = session.model_dump(mode="json")
+    return {key: shown.pop(key) for key in _EXPORT_ORDER} | shown
+
+
+def _markdown(session: Session, persona_name: str, messages: list[dict]) -> str:
+    title = session.title or "Conversation"
+    lines = [f"# {title}", "", f"With {persona_name} · started {session.created_at}", ""]
     for message in messages:
         who = _ROLE_NAMES.get(message["role"]) or persona_name
         note = " (incomplete)" if message.get("status") == "incomplete" else ""

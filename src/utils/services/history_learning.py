@@ -16,6 +16,7 @@ from ..cortex.trigger import CortexTrigger
 from ..cortex.update import MAX_TOKENS, CortexUpdateService
 from ..cortex.worker import CortexWorker
 from ..models.learn import MAX_WINDOW, MIN_WINDOW
+from ..models.sessions import Session
 from ..storage import Database
 from ..storage.personas import get_persona
 from ..storage.sessions import get_session
@@ -38,7 +39,7 @@ class HistoryLearning:
         """`{session_id, persona_id, run}`: the session's newest learn run (or null)."""
         session = self._imported(session_id)
         run = learn_runs.latest_run(self._db.conn(), session_id)
-        return {"session_id": session_id, "persona_id": session["persona_id"],
+        return {"session_id": session_id, "persona_id": session.persona_id,
                 "run": run_view(run) if run else None}
 
     def estimate(self, session_id: str, window_messages: int | None = None) -> dict:
@@ -46,14 +47,14 @@ class HistoryLearning:
         session = self._imported(session_id)
         size = self._window_size(window_messages)
         windows = self._update.learning.windows(session_id, size)
-        persona = get_persona(self._db.conn(), session["persona_id"]) or {}
-        fixed = self._fixed_tokens(session["persona_id"])
+        persona = get_persona(self._db.conn(), session.persona_id) or {}
+        fixed = self._fixed_tokens(session.persona_id)
         own = [learn_cost.tokens_of_bytes(w["bytes"]) + _MESSAGE_OVERHEAD * w["count"]
                for w in windows]
         provider = self._settings.values().get("provider") or "anthropic"
         result = learn_cost.estimate(own, fixed, provider, self._update.model_for(persona),
                                      MAX_TOKENS)
-        return {"session_id": session_id, "persona_id": session["persona_id"],
+        return {"session_id": session_id, "persona_id": session.persona_id,
                 "window_messages": size, "messages": sum(w["count"] for w in windows), **result}
 
     def start(self, session_id: str, window_messages: int | None = None) -> dict:
@@ -68,7 +69,7 @@ class HistoryLearning:
         if not windows:
             raise ServiceError(409, "nothing_to_learn",
                                "This conversation has no imported messages on its active branch.")
-        run = learn_runs.create_run(conn, session["persona_id"], session_id, size,
+        run = learn_runs.create_run(conn, session.persona_id, session_id, size,
                                     (windows[0]["first"], windows[-1]["last"]), len(windows),
                                     sum(w["count"] for w in windows))
         if run is None:
@@ -88,11 +89,11 @@ class HistoryLearning:
                                "No learning from this conversation is queued or running.")
         return run_view(learn_runs.get_run(conn, run["job_id"]) or run)
 
-    def _imported(self, session_id: str) -> dict:
+    def _imported(self, session_id: str) -> Session:
         session = get_session(self._db.conn(), session_id)
         if session is None:
             raise not_found("session", session_id)
-        if not session.get("imported"):
+        if not session.imported:
             raise ServiceError(409, "not_imported",
                                "Only an imported conversation can be learned from this way; "
                                "the memory learns from your own chats by itself.")

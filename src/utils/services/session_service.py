@@ -5,6 +5,7 @@ import sqlite3
 from collections.abc import Callable
 
 from ..limits import SESSION_TITLE
+from ..models.sessions import Session
 from ..storage import (
     Database,
     messages as message_store,
@@ -33,7 +34,7 @@ class SessionService:
         self._db = db
         self._retracted = retracted
 
-    def create(self, persona_id: str, greeting_index: int = 0) -> dict:
+    def create(self, persona_id: str, greeting_index: int = 0) -> Session:
         """A new, untitled session for an existing persona; 404 when the persona is unknown."""
         self._require_persona(persona_id)
         persona = persona_store.get_persona(self._db.conn(), persona_id)
@@ -47,7 +48,7 @@ class SessionService:
                 self._require_persona(persona_id)
         raise RuntimeError("could not find a free session id")
 
-    def list(self, persona_id: str) -> list[dict]:
+    def list(self, persona_id: str) -> list[Session]:
         """The persona's sessions, most recently active first; 404 when the persona is unknown."""
         self._require_persona(persona_id)
         return store.list_sessions(self._db.conn(), persona_id)
@@ -65,8 +66,8 @@ class SessionService:
         has_more = bool(page) and message_store.count_messages(
             conn, session_id, before_id=page[0]["id"]) > 0
         siblings = tree.siblings(conn, session_id)
-        return {**session, "messages": [public(m, siblings) for m in page],
-                "has_more": has_more}
+        return {**session.model_dump(mode="json"),
+                "messages": [public(m, siblings) for m in page], "has_more": has_more}
 
     def message(self, session_id: str, message_id: int) -> dict:
         """One message of the session with its memory provenance: the revisions its prompt
@@ -81,7 +82,7 @@ class SessionService:
                 "memory": provenance.revisions_of_message(conn, message_id),
                 "on_branch": on_branch}
 
-    def summary(self, session_id: str) -> dict:
+    def summary(self, session_id: str) -> Session:
         """The session object without messages; 404 when unknown."""
         session = None
         if is_session_id(session_id):
@@ -90,7 +91,7 @@ class SessionService:
             raise not_found("session", session_id)
         return session
 
-    def rename(self, session_id: str, title: str | None) -> dict:
+    def rename(self, session_id: str, title: str | None) -> Session:
         """Sets a title the person chose (1..120 characters, one line)."""
         if title is None:
             raise invalid("title", "is required")
@@ -99,17 +100,17 @@ class SessionService:
         store.set_session_title(self._db.conn(), session_id, title)
         return self.summary(session_id)
 
-    def choose_greeting(self, session_id: str, index: int) -> dict:
+    def choose_greeting(self, session_id: str, index: int) -> Session:
         """Picks which of the persona's greetings opens the session (before its first message)."""
         session = self.summary(session_id)
-        persona = persona_store.get_persona(self._db.conn(), session["persona_id"])
+        persona = persona_store.get_persona(self._db.conn(), session.persona_id)
         assert persona is not None  # a session's persona exists
         index = greetings.check_index(persona, index)
         if not store.set_greeting_index(self._db.conn(), session_id, index):
             raise greetings.started()
         return self.summary(session_id)
 
-    def set_title(self, session_id: str, title: str) -> dict | None:
+    def set_title(self, session_id: str, title: str) -> Session | None:
         """Stores a generated title unless the session already has one (a rename wins).
 
         The text is model output: whitespace is collapsed, quotes trimmed and the length capped.
@@ -129,7 +130,7 @@ class SessionService:
         the message each update read up to (`services/memory_notes.py`)."""
         session = self.summary(session_id)
         return {"session_id": session_id, "notes": memory_notes.notes(
-            self._db.conn(), session_id, session["persona_id"])}
+            self._db.conn(), session_id, session.persona_id)}
 
     def delete(self, session_id: str) -> None:
         """Deletes the session and its messages; 404 when unknown."""
@@ -139,10 +140,10 @@ class SessionService:
         log.info("Deleted session %s", session_id)
         if self._retracted is not None:
             try:
-                self._retracted(session["persona_id"])
+                self._retracted(session.persona_id)
             except Exception:
                 log.exception("Could not check persona %s for memory reconciliation",
-                              session["persona_id"])
+                              session.persona_id)
 
     def _require_persona(self, persona_id: str | None) -> None:
         if persona_id is None:

@@ -10,6 +10,7 @@ import logging
 from ..cooperative import offload
 from ..limits import USER_PERSONAS
 from ..models import parse
+from ..models.sessions import Session
 from ..models.user_personas import UserPersonaCreate, UserPersonaPatch
 from ..portability import images
 from ..storage import (
@@ -133,7 +134,7 @@ class UserPersonaService:
             avatar_store.delete_avatar(conn, upid, avatar_store.USER_PERSONA)
         return self.get(upid)
 
-    def choose_for_session(self, session_id: str, value: object) -> dict:
+    def choose_for_session(self, session_id: str, value: object) -> Session:
         """Sets the user persona a session uses (`None`: follow the default); the session."""
         upid = None if value is None else user_persona_id(value)
         with self._db.transaction() as conn:

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime
 
+from ..models.cortex import CortexJob
 from .clock import utc_now
 from .db import transaction
 
@@ -22,6 +23,10 @@ _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, erro
             "retryable, message_from, message_to, created_at, started_at, finished_at, attempted, "
             "lease_until, reason, proposal_id")
 REASONS = ("threshold", "idle", "manual", "reconcile", "consolidate", "learn")
+# What the API shows of a job (DESIGN §7); the rest (lease, owner) is the runner's.
+_SHOWN = ("id", "persona_id", "status", "files", "error", "error_message", "retryable",
+          "trigger", "reason", "proposal_id", "summary", "usage", "message_from", "message_to",
+          "created_at", "started_at", "finished_at", "attempted")
 # A queued job of each kind may wait beside the others (index cortex_jobs_one_queued, 0043).
 _KIND = "CASE reason WHEN 'consolidate' THEN 1 WHEN 'learn' THEN 2 ELSE 0 END"
 
@@ -166,8 +171,20 @@ def fail_interrupted(conn: sqlite3.Connection, owner_alive: Callable[[str | None
 
 
 def get_job(conn: sqlite3.Connection, job_id: str) -> dict | None:
-    """The job with `job_id` (files and usage decoded), or None."""
+    """The job with `job_id` as the runner reads it (files and usage decoded), or None."""
     return _one(conn, "id = ?", (job_id,))
+
+
+def find_job(conn: sqlite3.Connection, job_id: str) -> CortexJob | None:
+    """The job with `job_id` as the API shows it, or None."""
+    job = _one(conn, "id = ?", (job_id,))
+    return resource_of(job) if job is not None else None
+
+
+def resource_of(job: dict) -> CortexJob:
+    """A job row the runner read (`get_job`, `enqueue_job`) as the API shows it, validated once
+    (the lease and owner stay out)."""
+    return CortexJob.model_validate({key: job[key] for key in _SHOWN})
 
 
 def finished_since(conn: sqlite3.Connection, since: str) -> list[dict]:
@@ -224,7 +241,7 @@ def consolidation_in_flight(conn: sqlite3.Connection, persona_id: str) -> str | 
     return row["id"] if row else None
 
 
-def newest_consolidation(conn: sqlite3.Connection, persona_id: str):
+def newest_consolidation(conn: sqlite3.Connection, persona_id: str) -> sqlite3.Row | None:
     """`status` and `finished_at` of the persona's newest consolidation job, or None."""
     return conn.execute("SELECT status, finished_at FROM cortex_jobs WHERE persona_id = ? "
                         "AND reason = 'consolidate' ORDER BY created_at DESC, rowid DESC "

@@ -6,6 +6,7 @@ commits the row; `pending_revisions` lets the next lock holder settle what a kil
 import hashlib
 import sqlite3
 
+from ..models.cortex import Revision, RevisionDetail, RevisionSource
 from . import provenance
 from .clock import utc_now
 
@@ -20,7 +21,8 @@ def sha256_of(data: str | bytes) -> str:
 
 
 def insert_revision(conn: sqlite3.Connection, persona_id: str, filename: str, author: str,
-                    content: str, *, job_id=None, message_range=None, summary: str = "",
+                    content: str, *, job_id: str | None = None,
+                    message_range: tuple[int | None, int | None] | None = None, summary: str = "",
                     committed: bool = True, review: dict | None = None,
                     reverts: int | None = None) -> int:
     """Adds a revision and returns its id (uncommitted rows stay invisible until committed)."""
@@ -48,14 +50,16 @@ def drop_revision(conn: sqlite3.Connection, rev: int) -> None:
     conn.execute("DELETE FROM cortex_revisions WHERE id = ? AND committed = 0", (rev,))
 
 
-def pending_revisions(conn: sqlite3.Connection, persona_id: str, filename: str) -> list:
+def pending_revisions(conn: sqlite3.Connection, persona_id: str,
+                      filename: str) -> list[sqlite3.Row]:
     """Uncommitted rows of one file, newest first (only a killed writer leaves any)."""
     return conn.execute(
         "SELECT id, sha256 FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
         "AND committed = 0 ORDER BY id DESC", (persona_id, filename)).fetchall()
 
 
-def latest_revision(conn: sqlite3.Connection, persona_id: str, filename: str):
+def latest_revision(conn: sqlite3.Connection, persona_id: str,
+                    filename: str) -> sqlite3.Row | None:
     """The newest committed revision of one file (with content), or None."""
     return conn.execute(
         f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
@@ -85,14 +89,16 @@ def newest_id(conn: sqlite3.Connection, persona_id: str, filename: str) -> int |
         (persona_id, filename)).fetchone()[0]
 
 
-def find_revision(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int):
+def find_revision(conn: sqlite3.Connection, persona_id: str, filename: str,
+                  rev: int) -> sqlite3.Row | None:
     """One committed revision of this persona's file (with content), or None."""
     return conn.execute(
         f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE id = ? AND persona_id = ? "
         "AND filename = ? AND committed = 1", (rev, persona_id, filename)).fetchone()
 
 
-def previous_revision(conn: sqlite3.Connection, persona_id: str, filename: str, rev: int):
+def previous_revision(conn: sqlite3.Connection, persona_id: str, filename: str,
+                      rev: int) -> sqlite3.Row | None:
     """The committed revision just before `rev` of the same file, or None."""
     return conn.execute(
         f"SELECT {_COLUMNS}, content FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
@@ -100,13 +106,13 @@ def previous_revision(conn: sqlite3.Connection, persona_id: str, filename: str, 
         (persona_id, filename, rev)).fetchone()
 
 
-def list_revisions(conn: sqlite3.Connection, persona_id: str, filename: str) -> list[dict]:
+def list_revisions(conn: sqlite3.Connection, persona_id: str, filename: str) -> list[Revision]:
     """Every committed revision of one file, newest first, without content."""
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM cortex_revisions WHERE persona_id = ? AND filename = ? "
         "AND committed = 1 ORDER BY id DESC", (persona_id, filename)).fetchall()
     sources = provenance.sources_by_revision(conn, [row["id"] for row in rows])
-    return [revision_dict(row, sources.get(row["id"])) for row in rows]
+    return [revision_of(row, sources.get(row["id"])) for row in rows]
 
 
 def delete_persona_revisions(conn: sqlite3.Connection, persona_id: str) -> int:
@@ -115,9 +121,22 @@ def delete_persona_revisions(conn: sqlite3.Connection, persona_id: str) -> int:
                         (persona_id,)).rowcount
 
 
-def revision_dict(row, source: dict | None = None) -> dict:
-    """The REST shape of a revision: {rev, author, created_at, summary, sha256} plus details:
-    `source` (the messages it came from, or whose retraction it handled) and `reverts`."""
+def revision_of(row: sqlite3.Row, source: RevisionSource | None = None) -> Revision:
+    """The resource of a stored revision (validated once): {rev, author, created_at, summary,
+    sha256} plus details: `source` (the messages it came from, or whose retraction it handled)
+    and `reverts`."""
+    return Revision.model_validate(_fields(row, source))
+
+
+def detail_of(row: sqlite3.Row, source: RevisionSource | None, previous_rev: int | None,
+              diff: str) -> RevisionDetail:
+    """The revision with its content, the revision before it and the diff to that one."""
+    return RevisionDetail.model_validate({
+        **_fields(row, source), "filename": row["filename"], "content": row["content"],
+        "previous_rev": previous_rev, "diff": diff})
+
+
+def _fields(row: sqlite3.Row, source: RevisionSource | None) -> dict:
     return {
         "rev": row["id"], "author": row["author"], "created_at": row["created_at"],
         "summary": row["summary"], "sha256": row["sha256"], "chars": row["chars"],
@@ -129,20 +148,21 @@ def revision_dict(row, source: dict | None = None) -> dict:
     }
 
 
-def pending_row(conn: sqlite3.Connection, rev: int):
+def pending_row(conn: sqlite3.Connection, rev: int) -> sqlite3.Row | None:
     """The uncommitted revision `rev` (filename, content, sha256), or None once settled."""
     return conn.execute("SELECT filename, content, sha256 FROM cortex_revisions "
                         "WHERE id = ? AND committed = 0", (rev,)).fetchone()
 
 
-def committed_texts(conn: sqlite3.Connection, persona_id: str, filename: str) -> list:
+def committed_texts(conn: sqlite3.Connection, persona_id: str,
+                    filename: str) -> list[sqlite3.Row]:
     """Every committed revision of one file newest first: id, author, reverts, content."""
     return conn.execute(
         "SELECT id, author, reverts, content FROM cortex_revisions WHERE persona_id = ? AND "
         "filename = ? AND committed = 1 ORDER BY id DESC", (persona_id, filename)).fetchall()
 
 
-def latest_sizes(conn: sqlite3.Connection, persona_id: str) -> list:
+def latest_sizes(conn: sqlite3.Connection, persona_id: str) -> list[sqlite3.Row]:
     """Size and time (`chars`, `created_at`) of the newest committed revision of each file."""
     return conn.execute(
         "SELECT r.chars, r.created_at FROM cortex_revisions r WHERE r.persona_id = ? AND "
@@ -151,7 +171,8 @@ def latest_sizes(conn: sqlite3.Connection, persona_id: str) -> list:
         (persona_id,)).fetchall()
 
 
-def newest_ids(conn: sqlite3.Connection, persona_id: str, filenames: tuple[str, ...]) -> tuple:
+def newest_ids(conn: sqlite3.Connection, persona_id: str,
+               filenames: tuple[str, ...]) -> tuple[int | None, ...]:
     """The newest revision row id (committed or pending) of each of `filenames`, in order
     (what the prompt's cached cortex texts depend on, `cortex/prompt_cache.py`)."""
     rows = dict(conn.execute("SELECT filename, MAX(id) FROM cortex_revisions WHERE persona_id = ? "

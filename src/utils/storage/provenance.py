@@ -9,6 +9,9 @@ exist exactly when the revision does.
 """
 import hashlib
 import sqlite3
+from collections.abc import Iterable
+
+from ..models.cortex import RevisionSource
 
 KINDS = ("derived", "retracted")
 
@@ -24,7 +27,8 @@ def source_of(message: dict) -> dict:
             "content_sha256": content_hash(message["content"])}
 
 
-def add_sources(conn: sqlite3.Connection, revision_id: int, sources, kind: str) -> None:
+def add_sources(conn: sqlite3.Connection, revision_id: int, sources: Iterable[dict],
+                kind: str) -> None:
     """Links a revision to the messages it came from (inside the caller's transaction)."""
     if kind not in KINDS:
         raise ValueError(f"unknown source kind {kind!r}")
@@ -35,8 +39,10 @@ def add_sources(conn: sqlite3.Connection, revision_id: int, sources, kind: str) 
          for s in sources])
 
 
-def sources_by_revision(conn: sqlite3.Connection, revision_ids) -> dict[int, dict]:
-    """`{revision_id: {kind, message_ids, sessions: [{session_id, message_ids}]}}`."""
+def sources_by_revision(conn: sqlite3.Connection,
+                        revision_ids: Iterable[int]) -> dict[int, RevisionSource]:
+    """`{revision_id: source}`, each `{kind, session_id, message_ids, sessions: [{session_id,
+    message_ids}]}`, for the revisions that have one."""
     ids = list(revision_ids)
     found: dict[int, dict] = {}
     for start in range(0, len(ids), 500):
@@ -73,12 +79,12 @@ def is_anchored(conn: sqlite3.Connection, message_id: int) -> bool:
                         "kind = 'derived' LIMIT 1", (message_id,)).fetchone() is not None
 
 
-def _shape(entry: dict) -> dict:
+def _shape(entry: dict) -> RevisionSource:
     sessions: dict[str, list[int]] = {}
     for session_id, message_id in entry["rows"]:
         sessions.setdefault(session_id, []).append(message_id)
     last_session = max(entry["rows"], key=lambda pair: pair[1])[0]
-    return {"kind": entry["kind"], "session_id": last_session,
-            "message_ids": sorted(m for _, m in entry["rows"]),
-            "sessions": [{"session_id": sid, "message_ids": ids}
-                         for sid, ids in sessions.items()]}
+    return RevisionSource.model_validate({
+        "kind": entry["kind"], "session_id": last_session,
+        "message_ids": sorted(m for _, m in entry["rows"]),
+        "sessions": [{"session_id": sid, "message_ids": ids} for sid, ids in sessions.items()]})

@@ -5,6 +5,7 @@ newest first shows the conversations touched most recently; renaming does not re
 """
 import sqlite3
 
+from ..models.sessions import Session
 from . import tree
 from .clock import utc_now
 from .db import transaction
@@ -18,7 +19,7 @@ _SELECT = (
 
 
 def create_session(conn: sqlite3.Connection, session_id: str, persona_id: str,
-                   title: str = "", greeting_index: int = 0) -> dict:
+                   title: str = "", greeting_index: int = 0) -> Session:
     """Inserts a session that uses the default user persona (if there is one); raises
     sqlite3.IntegrityError for a taken id or an unknown persona."""
     now = utc_now()
@@ -33,13 +34,13 @@ def create_session(conn: sqlite3.Connection, session_id: str, persona_id: str,
     return created
 
 
-def get_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
+def get_session(conn: sqlite3.Connection, session_id: str) -> Session | None:
     """The session with its message count, or None."""
     row = conn.execute(f"{_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
     return _shown(row) if row else None
 
 
-def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
+def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[Session]:
     """The persona's sessions, most recently active first."""
     rows = conn.execute(
         f"{_SELECT} WHERE s.persona_id = ? ORDER BY s.updated_at DESC, s.rowid DESC",
@@ -60,11 +61,9 @@ def first_session_at(conn: sqlite3.Connection, persona_id: str) -> str | None:
                         (persona_id,)).fetchone()[0]
 
 
-def _shown(row: sqlite3.Row) -> dict:
-    """The row as a dict, `imported` as a boolean."""
-    session = dict(row)
-    session["imported"] = bool(session["imported"])
-    return session
+def _shown(row: sqlite3.Row) -> Session:
+    """The row as the resource (validated once: `imported`, stored 0/1, becomes a boolean)."""
+    return Session.model_validate(dict(row))
 
 
 def set_session_title(conn: sqlite3.Connection, session_id: str, title: str,
