@@ -16,6 +16,7 @@ from tests.robustness.hostile_uploads import (
     upload,
     zero_card_png,
     zero_png,
+    zip_entries,
 )
 
 IMPORT = "/api/personas/import"
@@ -76,6 +77,37 @@ def test_a_zip_whose_end_record_understates_its_entries_is_still_refused(server)
     eocd = data.rfind(b"PK\x05\x06")
     struct.pack_into("<2H", data, eocd + 8, 2, 2)
     _refused(upload(server.port, IMPORT, bytes(data)), 413, "too_many_entries")
+
+
+def _lying_zip(kind: str) -> bytes:
+    """1,500 entries (the CHARX cap is 1,000) whose end records claim 2 and hide where the
+    directory is: the record at 1,200 is broken, so a parse of the list would stop there with
+    `bad_zip`; a refusal before any parse says `too_many_entries`."""
+    local, directory = zip_entries(1_500, broken_at=1_200)
+    start, size = len(local), len(directory)
+    fake64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, 2, 2, 52, 0)
+    plain = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 2, 2, 52, start, 0)
+    marked = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
+                         0xFFFFFFFF, 0)
+    if kind == "offset-past-the-end":
+        return local + directory + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 2, 2, size,
+                                               0x7FFF0000, 0)
+    real64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, 2, 2, size, start)
+    if kind == "zip64-behind-a-plain-end":
+        locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, start + size, 1)
+        return local + directory + real64 + locator + plain
+    # the locator names a harmless zip64 record; zipfile reads the one right before it
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, start, 1)
+    return local + fake64 + directory + real64 + locator + marked
+
+
+@pytest.mark.parametrize("kind", ["offset-past-the-end", "zip64-behind-a-plain-end",
+                                  "locator-elsewhere"])
+def test_a_zip_whose_end_records_hide_its_directory_is_refused_before_parsing(server, kind):
+    """The directory is judged where zipfile will read it (the zip64 record right before the
+    end record whenever a locator is there, the list ending at the end record), not where the
+    records say it is."""
+    _refused(upload(server.port, IMPORT, _lying_zip(kind)), 413, "too_many_entries")
 
 
 def test_a_letta_file_whose_blocks_are_not_a_list_is_refused(server, persona_count):
