@@ -11,6 +11,7 @@ import pytest
 
 from src.utils.portability.images import MAX_PIXELS
 from tests.robustness.hostile_uploads import (
+    chunk,
     many_entry_zip,
     persona_archive,
     upload,
@@ -52,6 +53,17 @@ def test_a_small_png_declaring_a_huge_canvas_is_refused_from_its_header(server, 
     pid = _persona(server)
     _refused(upload(server.port, f"/api/personas/{pid}/avatar", zero_png(6000, 6000), "PUT"),
              413, "image_bomb")
+
+
+def test_only_the_card_text_chunks_of_a_png_are_inflated(server, persona_count):
+    """A 16 MiB PNG holds 4,000 zTXt chunks that inflate to 4 MiB each: 16 GiB (and as much
+    memory) if every text chunk were read. Only `ccv3` and `chara` are: a chunk under any other
+    keyword is never inflated, so a damaged one does not even refuse the card (the picture is
+    re-encoded without it)."""
+    card = zero_card_png(16, 16)
+    junk = chunk(b"zTXt", b"Comment\0\0" + b"not zlib at all")
+    status, body = upload(server.port, IMPORT, card[:33] + junk + card[33:])
+    assert status == 201, body
 
 
 def test_the_pixel_cap_is_what_an_avatar_needs(server):

@@ -17,7 +17,8 @@ CARD = {"spec": "chara_card_v2", "spec_version": "2.0",
                  "first_mes": "", "mes_example": ""}}
 
 
-def _chunk(kind: bytes, body: bytes) -> bytes:
+def chunk(kind: bytes, body: bytes) -> bytes:
+    """One PNG chunk with its length and CRC."""
     crc = zlib.crc32(kind + body) & 0xFFFFFFFF
     return struct.pack(">I4s", len(body), kind) + body + struct.pack(">I", crc)
 
@@ -29,9 +30,9 @@ def zero_png(width: int, height: int, texts: tuple = ()) -> bytes:
     row = b"\0" * (1 + 4 * width)
     idat = b"".join(squeeze.compress(row) for _ in range(height)) + squeeze.flush()
     header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
-    parts = [b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header)]
-    parts += [_chunk(b"tEXt", k.encode("latin-1") + b"\0" + t.encode("latin-1")) for k, t in texts]
-    return b"".join([*parts, _chunk(b"IDAT", idat), _chunk(b"IEND", b"")])
+    parts = [b"\x89PNG\r\n\x1a\n", chunk(b"IHDR", header)]
+    parts += [chunk(b"tEXt", k.encode("latin-1") + b"\0" + t.encode("latin-1")) for k, t in texts]
+    return b"".join([*parts, chunk(b"IDAT", idat), chunk(b"IEND", b"")])
 
 
 def zero_card_png(width: int = 6000, height: int = 6000) -> bytes:
