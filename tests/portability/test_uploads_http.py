@@ -5,6 +5,7 @@ import json
 import math
 import sqlite3
 import struct
+import zlib
 from contextlib import closing
 
 import pytest
@@ -64,6 +65,17 @@ def test_only_the_card_text_chunks_of_a_png_are_inflated(server, persona_count):
     junk = chunk(b"zTXt", b"Comment\0\0" + b"not zlib at all")
     status, body = upload(server.port, IMPORT, card[:33] + junk + card[33:])
     assert status == 201, body
+
+
+def test_a_second_card_chunk_refuses_the_png_before_any_further_one_is_inflated(server):
+    """4,000 `chara` chunks would be the same 16 GiB: the second one refuses the file, and the
+    damaged third is never reached."""
+    card = zero_card_png(16, 16)
+    again = chunk(b"zTXt", b"chara\0\0" + zlib.compress(b"e30="))
+    broken = chunk(b"zTXt", b"chara\0\0" + b"not zlib at all")
+    at = card.index(b"IDAT") - 4  # after the card's own `chara` chunk
+    _refused(upload(server.port, IMPORT, card[:at] + again + broken + card[at:]), 400,
+             "duplicate_chunk")
 
 
 def test_the_pixel_cap_is_what_an_avatar_needs(server):
