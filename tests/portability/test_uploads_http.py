@@ -89,15 +89,19 @@ def test_the_pixel_cap_is_what_an_avatar_needs(server):
 
 
 def test_a_zip_listing_too_many_entries_is_refused_from_its_end_record(server, persona_count):
+    """150,000 entries, the last record broken: a parse of the list (3 s of Python) would end
+    with `bad_zip` there; the end record's count refuses the file before that."""
     before = persona_count()
-    _refused(upload(server.port, IMPORT, many_entry_zip(150_000)), 413, "too_many_entries")
+    _refused(upload(server.port, IMPORT, many_entry_zip(150_000, broken_at=149_999)), 413,
+             "too_many_entries")
     assert persona_count() == before
 
 
 def test_a_zip_whose_end_record_understates_its_entries_is_still_refused(server):
     """The end record claims 2 entries; the directory holds 1,500 records (the CHARX cap is
-    1,000): counted by their signatures before zipfile parses them."""
-    data = bytearray(many_entry_zip(1_500))
+    1,000): counted by their signatures before zipfile parses them (the broken 1,200th would
+    stop a parse with `bad_zip`)."""
+    data = bytearray(many_entry_zip(1_500, broken_at=1_200))
     eocd = data.rfind(b"PK\x05\x06")
     struct.pack_into("<2H", data, eocd + 8, 2, 2)
     _refused(upload(server.port, IMPORT, bytes(data)), 413, "too_many_entries")

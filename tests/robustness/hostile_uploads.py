@@ -42,9 +42,10 @@ def zero_card_png(width: int = 6000, height: int = 6000) -> bytes:
     return zero_png(width, height, (("chara", text),))
 
 
-def many_entry_zip(count: int = 150_000) -> bytes:
-    """A zip of `count` empty stored entries (zip64 end records past 65,535): about 12 MiB."""
-    local, directory = zip_entries(count)
+def many_entry_zip(count: int = 150_000, broken_at: int | None = None) -> bytes:
+    """A zip of `count` empty stored entries (zip64 end records past 65,535): about 12 MiB;
+    the directory record at `broken_at` lacks its signature (see `zip_entries`)."""
+    local, directory = zip_entries(count, broken_at)
     start, size = len(local), len(directory)
     eocd64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, start)
     locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, start + size, 1)
