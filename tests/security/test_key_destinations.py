@@ -161,10 +161,11 @@ def test_probes_and_chats_follow_no_redirect(client, provider, listener):
     Answer(status=200, body={"data": [{"id": "leaked-model", "x": "ECHO-ME-please"},
                                       {"name": "not a model"}]}),
 ], ids=["error-json", "text-plain-list", "not-a-list"])
-def test_the_probe_repeats_nothing_it_reached(client, listener, answer):
+@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
+def test_the_probe_repeats_nothing_it_reached(client, listener, answer, provider):
     listener.answer = answer
     response = client.post("/api/settings/test-connection", json={
-        "provider": "openai_compatible", "base_url": listener.url + "/v1", "api_key": None})
+        "provider": provider, "base_url": listener.url + "/v1", "api_key": OTHER_KEY})
     text = response.get_data(as_text=True)
     assert response.status_code == 200
     assert "ECHO-ME" not in text and "leaked-model" not in text
@@ -173,15 +174,18 @@ def test_the_probe_repeats_nothing_it_reached(client, listener, answer):
     assert set(report["error"]) == {"code", "message"}
 
 
-def test_an_open_port_that_is_not_an_api_is_not_reachable(client, listener):
+@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
+def test_an_open_port_that_is_not_an_api_is_not_reachable(client, listener, provider):
     listener.answer = Answer(status=404, content_type="text/html", body=b"<h1>hello</h1>")
     report = client.post("/api/settings/test-connection", json={
-        "provider": "openai_compatible", "base_url": listener.url, "api_key": None}).get_json()
+        "provider": provider, "base_url": listener.url, "api_key": OTHER_KEY}).get_json()
     assert report["reachable"] is False
 
 
 @pytest.mark.parametrize("kind", ["silent", "trickle"])
-def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener, kind):
+@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
+def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener, kind,
+                                                               provider):
     """A port that never answers, or answers one byte at a time for ever, cannot hold the
     request: the probe's time budget cuts it (the bound here is generous on purpose)."""
     listener.answer = Answer(kind=kind)
@@ -191,7 +195,7 @@ def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener,
         conn = http.client.HTTPConnection("127.0.0.1", urlsplit(server.url).port, timeout=90)
         try:
             conn.request("POST", "/api/settings/test-connection", json.dumps({
-                "provider": "openai_compatible", "base_url": listener.url, "api_key": None}),
+                "provider": provider, "base_url": listener.url, "api_key": OTHER_KEY}),
                 {"Content-Type": "application/json"})
             result["report"] = json.loads(conn.getresponse().read())
         finally:
