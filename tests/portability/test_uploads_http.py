@@ -6,10 +6,12 @@ import math
 import sqlite3
 import struct
 import zlib
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import closing
 
 import pytest
 
+from src.utils.cooperative import HEAVY_QUEUE, HEAVY_THREADS
 from src.utils.portability.images import MAX_PIXELS
 from tests.robustness.hostile_uploads import (
     chunk,
@@ -20,8 +22,18 @@ from tests.robustness.hostile_uploads import (
     zero_png,
     zip_entries,
 )
+from tests.robustness.servers import ServerProcess
 
 IMPORT = "/api/personas/import"
+
+
+@pytest.fixture(scope="module")
+def gevent_server(tmp_path_factory):
+    """The production model (`python -m src.app`, one gevent worker, its heavy-work child)."""
+    path = tmp_path_factory.mktemp("uploads")
+    (path / "data").mkdir()
+    with ServerProcess(path / "data", path / "server.log", PERSONA_WORKERS="1") as served:
+        yield served
 
 
 @pytest.fixture
@@ -54,6 +66,25 @@ def test_a_small_png_declaring_a_huge_canvas_is_refused_from_its_header(server, 
     pid = _persona(server)
     _refused(upload(server.port, f"/api/personas/{pid}/avatar", zero_png(6000, 6000), "PUT"),
              413, "image_bomb")
+
+
+def test_a_picture_over_the_cap_is_refused_from_its_header_even_with_the_heavy_queue_full(
+        gevent_server):
+    """The declared size is judged before a heavy-work turn is asked for: with every turn
+    of the one gevent worker taken by pictures at the cap (an upload more is `503
+    server_busy`), a 6000×6000 PNG, as an avatar or as a card (the card is its picture), is
+    still `413 image_bomb`, neither queued behind them nor refused as busy."""
+    port = gevent_server.port
+    avatar = f"/api/personas/{_persona(gevent_server)}/avatar"
+    at_cap = zero_png(4096, 4096)
+    with ThreadPoolExecutor(HEAVY_THREADS + HEAVY_QUEUE + 2) as pool:
+        busy = [pool.submit(upload, port, avatar, at_cap, "PUT")
+                for _ in range(HEAVY_THREADS + HEAVY_QUEUE + 2)]
+        full = next(as_completed(busy))  # the first answer is a refusal as busy
+        assert full.result()[0] == 503, full.result()
+        _refused(upload(port, IMPORT, zero_card_png()), 413, "image_bomb")
+        _refused(upload(port, avatar, zero_png(6000, 6000), "PUT"), 413, "image_bomb")
+    assert {f.result()[0] for f in busy} <= {200, 503}
 
 
 def test_only_the_card_text_chunks_of_a_png_are_inflated(server, persona_count):
