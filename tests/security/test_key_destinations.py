@@ -223,3 +223,36 @@ def test_the_openai_env_key_goes_to_its_own_url(client, openai_fake):
         "provider": "openai_compatible", "model": "llama3.2:3b"}).get_json()
     assert report["reachable"] is True and "llama3.2:3b" in report["models"]
     assert report["tools"]["non_streaming"] is True
+
+
+SPELLINGS = ["http://127.0.0.1:8001/v1/", "HTTP://127.0.0.1:8001/v1", "http://127.0.0.1:8001/v1//",
+             "http://127.0.0.1:08001/v1", "http://127.0.0.1.:8001/v1", "http://2130706433:8001/v1",
+             "http://0x7f000001:8001/v1", "http://0177.0.0.1:8001/v1", "http://127.1:8001/v1",
+             "http://[::ffff:127.0.0.1]:8001/v1", "http://[::ffff:7f00:1]:8001/v1",
+             "http://localhost:8001/v1", "http://127.0.0.1:8001\\@evil.example/v1",
+             "http://127.0.0.1:8001/v1\t", "http://127.0.0.1:8001/V1", "http://127.0.0.1:8001/./v1",
+             "http://127.0.0.1:8001/v1/..", "https://127.0.0.1:8001/v1", "http://127.0.0.1:80/v1",
+             "http://127.0.0.1:8001:8001/v1", "http://127.0.0.1:８００１/v1"]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_spelling_shares_the_key_s_url_only_when_it_reaches_the_same_place(spelling):
+    """A key is bound to its URL's canonical form (provider_settings.endpoint). Each spelling
+    of an address (decimal, octal and IPv6 hosts, case, slashes, ports) is refused, or reads
+    as another URL, or reaches exactly where the key's URL does: the scheme, host and port the
+    HTTP client itself will connect to."""
+    import httpx2
+    from pydantic_core import PydanticCustomError
+
+    from src.utils.models.fields import check_base_url
+    from src.utils.services.provider_settings import endpoint
+
+    bound = "http://127.0.0.1:8001/v1"
+    try:
+        accepted = check_base_url(spelling)
+    except PydanticCustomError:
+        return
+    if endpoint("anthropic", accepted) == endpoint("anthropic", bound):
+        ours, theirs = httpx2.URL(accepted + "/messages"), httpx2.URL(bound + "/messages")
+        assert (ours.scheme, ours.host, ours.port, ours.path) == \
+            (theirs.scheme, theirs.host, theirs.port, theirs.path)
