@@ -99,7 +99,7 @@ class _Waits:
         self._loop = loop_tid
         self._disk = 0.0
         self._last = time.perf_counter()
-        self._samples: collections.deque = collections.deque(maxlen=64)
+        self._samples: collections.deque = collections.deque(maxlen=1200)  # 2 minutes
 
     def sample(self) -> None:
         """Reads the counters now (in the monitor thread)."""
