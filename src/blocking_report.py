@@ -3,17 +3,23 @@
 gevent's monitor thread notices when the event loop has not switched greenlets for
 `max_blocking_time` (BLOCK_SECONDS); each time it does (again every period while a block lasts),
 the blocked stack is appended to the file as one JSON line (gevent's own report is replaced: see
-`install`). Each line also carries how
-long the loop's thread has gone without a switch (`wall`) and how much CPU that thread used in
-that time (`cpu`, its own thread clock). A block that computes has `cpu` close to `wall`; a loop
-that only waited for a core (a loaded machine, another process running) has `wall` without
-`cpu`, so a test can fail on work done on the loop and never on the machine's load.
+`install`). Each line also carries how long the loop's thread has gone without a switch
+(`wall`), how much CPU that thread used in that time (`cpu`, its own thread clock), and
+`stalled`: `wall` less the time the machine kept the worker from running, which is the run
+delay of all its threads (runnable, waiting for a CPU: `/proc/self/task/<tid>/schedstat`;
+every thread counts, since one that waits for a CPU while holding the GIL keeps the loop
+waiting) and the time the loop thread was seen in a disk wait (state `D`). A block that
+computes has `cpu` close to `wall`; one that sleeps in a system call (a lock, a pipe, a
+sleep) has `stalled` close to `wall` without `cpu`; a loop that only waited for a core or a
+disk has neither, so a test can fail on what the worker did and never on the machine's load.
 """
 from __future__ import annotations
 
+import collections
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from typing import Any
@@ -52,17 +58,22 @@ def install(path: str) -> None:
     switch = _LastSwitch(greenlet.settrace(None))
     greenlet.settrace(switch)
     clock = time.pthread_getcpuclockid(hub.thread_ident)
+    waits = _Waits(threading.get_native_id())
 
     def check(watched: Any) -> None:
         """Runs in gevent's monitor thread every BLOCK_SECONDS, in place of gevent's own
         `monitor_blocking` (same tracer, same test); writes a block with its stack."""
+        waits.sample()
         blocked = tracer.did_block_hub(watched)
         if not blocked:
             return
         since, cpu_since = switch.wall, switch.cpu
-        record = {"pid": os.getpid(), "since": since,
-                  "wall": round(time.perf_counter() - since, 3),
+        wall = time.perf_counter() - since
+        waited, disk = waits.since(since)
+        record = {"pid": os.getpid(), "since": since, "wall": round(wall, 3),
                   "cpu": round(time.clock_gettime(clock) - cpu_since, 3),
+                  "waited": round(waited, 3), "disk": round(disk, 3),
+                  "stalled": round(max(0.0, wall - waited - disk), 3),
                   "greenlet": str(blocked[1]), "report": _stack(watched)}
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
@@ -76,3 +87,53 @@ def install(path: str) -> None:
 def _stack(hub: Any) -> str:
     frame = sys._current_frames().get(hub.thread_ident)
     return "".join(traceback.format_stack(frame)) if frame is not None else "(no frame)"
+
+
+class _Waits:
+    """The worker's waits that are the machine's doing, sampled by the monitor thread every
+    period: the summed run delay of the process's threads (but the monitor's own) and the
+    time the loop thread spent in a disk wait, each kept with the time it was read, so a
+    block's share is the difference to the last sample taken before the block began."""
+
+    def __init__(self, loop_tid: int) -> None:
+        self._loop = loop_tid
+        self._disk = 0.0
+        self._last = time.perf_counter()
+        self._samples: collections.deque = collections.deque(maxlen=1200)  # 2 minutes
+
+    def sample(self) -> None:
+        """Reads the counters now (in the monitor thread)."""
+        now = time.perf_counter()
+        if _state(self._loop) == "D":
+            self._disk += now - self._last
+        self._last = now
+        self._samples.append((now, _run_delay(threading.get_native_id()), self._disk))
+
+    def since(self, began: float) -> tuple[float, float]:
+        """(run delay, disk wait) in seconds from the last sample before `began` to now."""
+        _, delay, disk = self._samples[-1]
+        earlier = [s for s in self._samples if s[0] <= began] or [self._samples[0]]
+        return delay - earlier[-1][1], disk - earlier[-1][2]
+
+
+def _run_delay(skip: int) -> float:
+    """Seconds this process's live threads (but `skip`) have waited for a CPU."""
+    total = 0
+    for tid in os.listdir("/proc/self/task"):
+        if int(tid) == skip:
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as handle:
+                total += int(handle.read().split()[1])
+        except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile
+            continue
+    return total / 1e9
+
+
+def _state(tid: int) -> str:
+    """The thread's scheduler state letter (R, S, D, ...)."""
+    try:
+        with open(f"/proc/self/task/{tid}/stat", encoding="ascii") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return "?"

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from src.utils.portability import png as png_chunks
+from src.utils.portability.card_files import CARD_CHUNKS
 from tests.browser.support import open_page
 from tests.portability.support import V3_CARD, b64, png
 
@@ -52,7 +53,8 @@ def test_drop_a_card_preview_create_chat_and_export(page, server, model):
         tile.locator(".persona-export-link").click()
     with open(download_info.value.path(), "rb") as handle:
         exported = handle.read()
-    chunks = {k: json.loads(base64.b64decode(v)) for k, v in png_chunks.text_chunks(exported)}
+    chunks = {k: json.loads(base64.b64decode(v))
+              for k, v in png_chunks.text_chunks(exported, CARD_CHUNKS)}
     assert chunks["ccv3"]["data"]["name"] == "Aria" and "chara" in chunks
     assert "cortex" not in chunks["ccv3"]["data"]["extensions"]["persona_cortex"]
 

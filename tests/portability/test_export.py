@@ -9,6 +9,7 @@ import pytest
 
 from src.utils import provider
 from src.utils.portability import png as png_chunks
+from src.utils.portability.card_files import CARD_CHUNKS
 from src.utils.portability.cards import V2_BACKFILL_NOTE
 from tests.portability.support import V2_CARD, V3_CARD, b64, png, upload
 
@@ -39,7 +40,8 @@ def _export(client, pid: str, query: str = "") -> bytes:
 
 
 def _chunks(data: bytes) -> dict:
-    return {k: json.loads(base64.b64decode(v)) for k, v in png_chunks.text_chunks(data)}
+    return {k: json.loads(base64.b64decode(v))
+            for k, v in png_chunks.text_chunks(data, CARD_CHUNKS)}
 
 
 def _cortex(client, pid: str) -> dict:

@@ -17,7 +17,8 @@ CARD = {"spec": "chara_card_v2", "spec_version": "2.0",
                  "first_mes": "", "mes_example": ""}}
 
 
-def _chunk(kind: bytes, body: bytes) -> bytes:
+def chunk(kind: bytes, body: bytes) -> bytes:
+    """One PNG chunk with its length and CRC."""
     crc = zlib.crc32(kind + body) & 0xFFFFFFFF
     return struct.pack(">I4s", len(body), kind) + body + struct.pack(">I", crc)
 
@@ -29,9 +30,9 @@ def zero_png(width: int, height: int, texts: tuple = ()) -> bytes:
     row = b"\0" * (1 + 4 * width)
     idat = b"".join(squeeze.compress(row) for _ in range(height)) + squeeze.flush()
     header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
-    parts = [b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header)]
-    parts += [_chunk(b"tEXt", k.encode("latin-1") + b"\0" + t.encode("latin-1")) for k, t in texts]
-    return b"".join([*parts, _chunk(b"IDAT", idat), _chunk(b"IEND", b"")])
+    parts = [b"\x89PNG\r\n\x1a\n", chunk(b"IHDR", header)]
+    parts += [chunk(b"tEXt", k.encode("latin-1") + b"\0" + t.encode("latin-1")) for k, t in texts]
+    return b"".join([*parts, chunk(b"IDAT", idat), chunk(b"IEND", b"")])
 
 
 def zero_card_png(width: int = 6000, height: int = 6000) -> bytes:
@@ -41,25 +42,32 @@ def zero_card_png(width: int = 6000, height: int = 6000) -> bytes:
     return zero_png(width, height, (("chara", text),))
 
 
-def many_entry_zip(count: int = 150_000) -> bytes:
-    """A zip of `count` empty stored entries (zip64 end records past 65,535): about 12 MiB."""
+def many_entry_zip(count: int = 150_000, broken_at: int | None = None) -> bytes:
+    """A zip of `count` empty stored entries (zip64 end records past 65,535): about 12 MiB;
+    the directory record at `broken_at` lacks its signature (see `zip_entries`)."""
+    local, directory = zip_entries(count, broken_at)
+    start, size = len(local), len(directory)
+    eocd64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, start)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, start + size, 1)
+    eocd = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
+                       0xFFFFFFFF, 0)
+    return local + directory + eocd64 + locator + eocd
+
+
+def zip_entries(count: int, broken_at: int | None = None) -> tuple[bytes, bytes]:
+    """The local records and the central directory of `count` empty stored entries; the record
+    at `broken_at` lacks its signature (a parse of the directory stops there)."""
     local, central = [], []
     offset = 0
     for index in range(count):
         name = f"{index:06d}".encode()
         head = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0)
-        central.append(struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0,
+        signature = b"PK\x01\x99" if index == broken_at else b"PK\x01\x02"
+        central.append(struct.pack("<4s6H3L5H2L", signature, 20, 20, 0, 0, 0, 0, 0, 0, 0,
                                    len(name), 0, 0, 0, 0, 0, offset) + name)
         local.append(head + name)
         offset += len(head) + len(name)
-    directory = b"".join(central)
-    size, start = len(directory), offset
-    eocd64_at = start + size
-    eocd64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, start)
-    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, eocd64_at, 1)
-    eocd = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF,
-                       0xFFFFFFFF, 0)
-    return b"".join(local) + directory + eocd64 + locator + eocd
+    return b"".join(local), b"".join(central)
 
 
 WORDS = ["tide", "lamp", "harbour", "storm", "keeper", "rope", "gull", "salt", "night", "shore",

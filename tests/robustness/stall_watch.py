@@ -123,9 +123,12 @@ def blocks(report: Path, since: int = 0) -> list[dict]:
     return list(found.values())
 
 
-def cpu_blocks(report: Path, since: int, over: float) -> list[dict]:
-    """The blocks that spent more than `over` seconds of the loop thread's own CPU."""
-    return [b for b in blocks(report, since) if b["cpu"] > over]
+def stalling_blocks(report: Path, since: int, over: float) -> list[dict]:
+    """The blocks that held the loop for more than `over` seconds of its own doing: computing
+    (the loop thread's CPU) or asleep in a system call (`stalled`: the block's wall time less
+    the worker's waits for a CPU and the loop's disk waits; src/blocking_report.py)."""
+    return [b for b in blocks(report, since)
+            if b["cpu"] > over or b.get("stalled", 0.0) > over]
 
 
 def where(block: dict) -> str:

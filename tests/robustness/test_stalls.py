@@ -5,8 +5,9 @@ repetitive memories up to the hard cap, archive exports of a 20,000-message pers
 while `/healthz` is polled and a chat streams over SSE from the Claude fake (a thread of this
 process). The worst `/healthz` answer and the worst gap between chunks beyond the fake's own
 pace stay within STALL_SECONDS, and gevent's blocking monitor (PERSONA_BLOCKING_REPORT) saw no
-block of the event loop that computed for more than STALL_SECONDS of its own CPU time (blocks
-are judged by CPU, not wall time, so a loaded machine cannot fail this; docs/development.md).
+block of the event loop that computed or slept in a system call for more than STALL_SECONDS
+(blocks are judged net of the worker's waits for a CPU or the disk, so a loaded machine cannot
+fail this; docs/development.md).
 """
 import pytest
 
@@ -24,7 +25,7 @@ from tests.robustness.stall_watch import (
     CHUNK_SECONDS,
     CHUNKS,
     blocks,
-    cpu_blocks,
+    stalling_blocks,
     watch,
     where,
 )
@@ -141,8 +142,9 @@ def test_heavy_requests_do_not_stall_the_worker(server, files, kind, request):
     stalls = watch(server, session_id, requests)
     print(f"\n{kind}: {stalls.summary()}")
     for block in blocks(server.blocking_report, since):
-        print(f"  block {block['wall']} s wall, {block['cpu']} s CPU at {where(block)}")
+        print(f"  block {block['wall']} s wall, {block['cpu']} s CPU, {block.get('stalled')} s "
+              f"stalled at {where(block)}")
     assert set(stalls.statuses) <= allowed, stalls.summary()
     assert stalls.worst_healthz <= STALL_SECONDS, stalls.summary()
     assert stalls.worst_extra_gap <= STALL_SECONDS, stalls.summary()
-    assert cpu_blocks(server.blocking_report, since, STALL_SECONDS) == []
+    assert stalling_blocks(server.blocking_report, since, STALL_SECONDS) == []

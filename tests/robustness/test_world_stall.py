@@ -4,7 +4,7 @@ monitor, a card from the internet whose book has hundreds of entries of 64 keys 
 punctuation (`.`: each candidate in the text needs a look at its neighbours) and a message full
 of them. The scan runs on the event loop at every turn; before its work was bounded it spent
 seconds of CPU there (minutes with the largest books and a deep scan), now the server's stop
-finds no block over BLOCK_CPU_SECONDS (servers.py) and the one real entry still fires."""
+finds no block over BLOCK_SECONDS (servers.py) and the one real entry still fires."""
 import json
 
 from tests.chat.chat_support import SseStream, chat_requests

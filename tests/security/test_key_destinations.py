@@ -4,6 +4,7 @@ a loopback listener that records everything that reaches it."""
 import http.client
 import json
 import threading
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -161,10 +162,11 @@ def test_probes_and_chats_follow_no_redirect(client, provider, listener):
     Answer(status=200, body={"data": [{"id": "leaked-model", "x": "ECHO-ME-please"},
                                       {"name": "not a model"}]}),
 ], ids=["error-json", "text-plain-list", "not-a-list"])
-def test_the_probe_repeats_nothing_it_reached(client, listener, answer):
+@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
+def test_the_probe_repeats_nothing_it_reached(client, listener, answer, provider):
     listener.answer = answer
     response = client.post("/api/settings/test-connection", json={
-        "provider": "openai_compatible", "base_url": listener.url + "/v1", "api_key": None})
+        "provider": provider, "base_url": listener.url + "/v1", "api_key": OTHER_KEY})
     text = response.get_data(as_text=True)
     assert response.status_code == 200
     assert "ECHO-ME" not in text and "leaked-model" not in text
@@ -173,17 +175,21 @@ def test_the_probe_repeats_nothing_it_reached(client, listener, answer):
     assert set(report["error"]) == {"code", "message"}
 
 
-def test_an_open_port_that_is_not_an_api_is_not_reachable(client, listener):
+@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
+def test_an_open_port_that_is_not_an_api_is_not_reachable(client, listener, provider):
     listener.answer = Answer(status=404, content_type="text/html", body=b"<h1>hello</h1>")
     report = client.post("/api/settings/test-connection", json={
-        "provider": "openai_compatible", "base_url": listener.url, "api_key": None}).get_json()
+        "provider": provider, "base_url": listener.url, "api_key": OTHER_KEY}).get_json()
     assert report["reachable"] is False
 
 
 @pytest.mark.parametrize("kind", ["silent", "trickle"])
-def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener, kind):
+@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
+def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener, kind,
+                                                               provider):
     """A port that never answers, or answers one byte at a time for ever, cannot hold the
-    request: the probe's time budget cuts it (the bound here is generous on purpose)."""
+    request (it held it 60 s): the probe's 9 s budget cuts it. The bound here, 30 s, is
+    generous on purpose; it still tells the budget from the SDK's own timeouts."""
     listener.answer = Answer(kind=kind)
     result: dict = {}
 
@@ -191,30 +197,23 @@ def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener,
         conn = http.client.HTTPConnection("127.0.0.1", urlsplit(server.url).port, timeout=90)
         try:
             conn.request("POST", "/api/settings/test-connection", json.dumps({
-                "provider": "openai_compatible", "base_url": listener.url, "api_key": None}),
+                "provider": provider, "base_url": listener.url, "api_key": OTHER_KEY}),
                 {"Content-Type": "application/json"})
             result["report"] = json.loads(conn.getresponse().read())
         finally:
             conn.close()
 
     thread = threading.Thread(target=probe)
+    began = time.monotonic()
     thread.start()
-    thread.join(60)
+    thread.join(30)
     finished = not thread.is_alive()
+    print(f"\nthe probe {'answered' if finished else 'still waited'} after "
+          f"{time.monotonic() - began:.2f} s")
     listener.close()  # frees a probe that is still stuck, so the thread ends either way
     thread.join(10)
     assert finished, "the probe was still waiting on the far side"
     assert result["report"]["error"]["code"] == "timeout"
-
-
-@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://127.0.0.1:0/v1",
-                                 "http://127.0.0.1:port/v1", "http://bad host/v1"])
-def test_an_invalid_base_url_is_refused(client, url, snapshot):
-    before = snapshot()
-    response = client.put("/api/settings", json={"base_url": url})
-    assert response.status_code == 400
-    assert response.get_json()["error"]["field"] == "base_url"
-    assert snapshot() == before
 
 
 def test_the_openai_env_key_goes_to_its_own_url(client, openai_fake):
@@ -224,3 +223,36 @@ def test_the_openai_env_key_goes_to_its_own_url(client, openai_fake):
         "provider": "openai_compatible", "model": "llama3.2:3b"}).get_json()
     assert report["reachable"] is True and "llama3.2:3b" in report["models"]
     assert report["tools"]["non_streaming"] is True
+
+
+SPELLINGS = ["http://127.0.0.1:8001/v1/", "HTTP://127.0.0.1:8001/v1", "http://127.0.0.1:8001/v1//",
+             "http://127.0.0.1:08001/v1", "http://127.0.0.1.:8001/v1", "http://2130706433:8001/v1",
+             "http://0x7f000001:8001/v1", "http://0177.0.0.1:8001/v1", "http://127.1:8001/v1",
+             "http://[::ffff:127.0.0.1]:8001/v1", "http://[::ffff:7f00:1]:8001/v1",
+             "http://localhost:8001/v1", "http://127.0.0.1:8001\\@evil.example/v1",
+             "http://127.0.0.1:8001/v1\t", "http://127.0.0.1:8001/V1", "http://127.0.0.1:8001/./v1",
+             "http://127.0.0.1:8001/v1/..", "https://127.0.0.1:8001/v1", "http://127.0.0.1:80/v1",
+             "http://127.0.0.1:8001:8001/v1", "http://127.0.0.1:８００１/v1"]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_a_spelling_shares_the_key_s_url_only_when_it_reaches_the_same_place(spelling):
+    """A key is bound to its URL's canonical form (provider_settings.endpoint). Each spelling
+    of an address (decimal, octal and IPv6 hosts, case, slashes, ports) is refused, or reads
+    as another URL, or reaches exactly where the key's URL does: the scheme, host and port the
+    HTTP client itself will connect to."""
+    import httpx2
+    from pydantic_core import PydanticCustomError
+
+    from src.utils.models.fields import check_base_url
+    from src.utils.services.provider_settings import endpoint
+
+    bound = "http://127.0.0.1:8001/v1"
+    try:
+        accepted = check_base_url(spelling)
+    except PydanticCustomError:
+        return
+    if endpoint("anthropic", accepted) == endpoint("anthropic", bound):
+        ours, theirs = httpx2.URL(accepted + "/messages"), httpx2.URL(bound + "/messages")
+        assert (ours.scheme, ours.host, ours.port, ours.path) == \
+            (theirs.scheme, theirs.host, theirs.port, theirs.path)

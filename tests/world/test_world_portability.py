@@ -13,6 +13,7 @@ from contextlib import closing
 from pathlib import Path
 
 from src.utils.portability import png as png_chunks
+from src.utils.portability.card_files import CARD_CHUNKS
 from src.utils.storage import db as storage
 from tests.portability.support import upload
 
@@ -32,7 +33,7 @@ def _exported(client, pid: str, fmt: str = "json") -> dict:
     assert response.status_code == 200
     if fmt == "png":
         return {k: json.loads(base64.b64decode(v))
-                for k, v in png_chunks.text_chunks(response.data)}
+                for k, v in png_chunks.text_chunks(response.data, CARD_CHUNKS)}
     return json.loads(response.data)
 
 

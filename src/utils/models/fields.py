@@ -3,6 +3,7 @@
 Each is an `Annotated` type whose checks run in pydantic, so the schema in the OpenAPI
 document and the check the server runs come from the same declaration.
 """
+import ipaddress
 import re
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -14,9 +15,15 @@ from .base import rule_error
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINE_BREAK = re.compile(r"[\r\n\u2028\u2029]")
-# ASCII only: a case-blind [a-z] also takes "ſ", "K" (Kelvin) and "ı", which fold to letters
-_HOST = re.compile(r"^(\[[0-9a-f:.]+\]|[0-9a-f:]+|[a-z0-9]([a-z0-9._-]{0,251}[a-z0-9])?)$",
+# ASCII only: a case-blind [a-z] also takes "ſ", "K" (Kelvin) and "ı", which fold to letters.
+# A name is dot-separated labels of 1 to 63 characters (what the IDNA codec resolves: "a..b"
+# or a longer label raised UnicodeError inside the HTTP client, reported as the server's error).
+_LABEL = r"[a-z0-9](?:[a-z0-9_-]{0,61}[a-z0-9])?"
+_HOST = re.compile(rf"^(\[[0-9a-f:.]+\]|[0-9a-f:]+|(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*)$",
                    re.IGNORECASE | re.ASCII)
+# httpx reads a host of four dotted numbers as an IPv4 address and refuses it unless each is a
+# decimal 0-255 without leading zeros ("0177.0.0.1" would be octal elsewhere): a 500 later
+_IPV4_STYLE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$", re.ASCII)
 MODEL_ID = r"^[A-Za-z0-9][A-Za-z0-9._:/@+\-]{0,199}$"
 ONE_LINE = "^[^\r\n\u2028\u2029]*$"
 
@@ -66,9 +73,21 @@ def check_base_url(value: str | None) -> str | None:
     except ValueError:
         raise rule_error("has an invalid port (1 to 65535)") from None
     if parts.port == 0 or not _HOST.fullmatch(parts.hostname) or \
+            not _address_or_name(parts.hostname) or \
             parts.netloc.lower() != _netloc(parts.hostname, parts.port):
         raise rule_error("has an invalid host or port")
     return url.rstrip("/")
+
+
+def _address_or_name(host: str) -> bool:
+    """A host of four dotted numbers is a valid IPv4 address (as httpx requires)."""
+    if not _IPV4_STYLE.fullmatch(host):
+        return True
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _netloc(host: str, port: int | None) -> str:

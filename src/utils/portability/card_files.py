@@ -15,6 +15,7 @@ from .errors import MAX_CARD_JSON, MAX_UPLOAD, invalid_card, too_large
 from .safezip import SafeZip
 
 CHARX_ICON_PATH = "assets/icon/images/main"
+CARD_CHUNKS = frozenset({"ccv3", "chara"})  # the only PNG text chunks read (png.text_chunks)
 
 
 def read_card(data: bytes) -> dict:
@@ -46,7 +47,7 @@ def read_card(data: bytes) -> dict:
 
 def _read_png(data: bytes) -> dict:
     found = {}
-    for keyword, text in png.text_chunks(data):
+    for keyword, text in png.text_chunks(data, CARD_CHUNKS):
         key = keyword.lower()
         if key in ("ccv3", "chara"):
             if key in found:

@@ -26,7 +26,7 @@ from ..storage import (
     cortex_revisions as revision_store,
     personas as persona_store,
 )
-from . import books, card_files, cards, images, letta
+from . import books, card_files, cards, images, letta, png
 from .archive_service import ArchiveService, Seed
 from .uploads import Upload, read_upload
 
@@ -119,7 +119,10 @@ class CardService:
 
     def _read(self, data: bytes) -> Upload:
         """The upload parsed and checked, off the event loop (PNG chunks, zip directories and
-        the picture's decode are CPU work; nothing here touches storage)."""
+        the picture's decode are CPU work; nothing here touches storage). A PNG card is its
+        own picture: its declared size is judged first, so a bomb never waits for a turn."""
+        if png.is_png(data):
+            images.check_header(data)
         return offload(read_upload, data, self._cortex.hard_cap)
 
     def _create(self, fields: dict, avatar: dict | None, cortex: dict | None,

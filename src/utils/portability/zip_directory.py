@@ -5,7 +5,8 @@ zip naming 150,000 empty entries costs seconds of Python before any cap can be c
 end-of-central-directory record (and its zip64 form) states the entry count and the directory's
 size; a count over the limit, or a directory larger than the limit's worth of records, refuses
 the file at once. The stated count could lie, so the directory's record signatures are also
-counted (a C-speed byte search, not a parse) before zipfile reads it.
+counted (a C-speed byte search, not a parse) in the bytes zipfile will read as the directory.
+All three are taken where zipfile takes them (`_directory`), not where the records point.
 """
 import os
 import struct
@@ -37,34 +38,37 @@ def check_directory(source: bytes | str, max_entries: int,
 
 def _check(view: "_BytesView | _FileView", max_entries: int, refuse: Refusal,
            too_many: Refusal) -> None:
-    entries, size, offset = _directory(view, refuse)
-    if entries > max_entries or size > max_entries * MAX_RECORD:
-        raise too_many("too_many_entries", f"The zip archive has more than {max_entries} "
-                       "entries.")
-    if offset + size <= view.size and view.count(_RECORD_SIGNATURE, offset, size) > max_entries:
+    entries, size, ends_at = _directory(view, refuse)
+    begins_at = max(0, ends_at - size)
+    if entries > max_entries or size > max_entries * MAX_RECORD or \
+            view.count(_RECORD_SIGNATURE, begins_at, ends_at - begins_at) > max_entries:
         raise too_many("too_many_entries", f"The zip archive has more than {max_entries} "
                        "entries.")
 
 
 def _directory(view: "_BytesView | _FileView", refuse: Refusal) -> tuple[int, int, int]:
-    """`(entries, directory size, directory offset)` from the end record (zip64 if present)."""
+    """`(entries, directory size, where the directory ends)` as `zipfile` (3.11) will read
+    them, not as the records claim: a zip64 locator right before the end record makes zipfile
+    take the zip64 record right before that locator, whatever the end record's own fields say
+    and wherever the locator points; and zipfile reads the directory as the `size` bytes
+    before those records, ignoring the stated offset. Judging anything else let a zip hide a
+    long directory behind small figures."""
     start = max(0, view.size - _TAIL)
     tail = view.read(start, view.size - start)
     at = tail.rfind(b"PK\x05\x06")
     if at < 0 or at + _EOCD.size > len(tail):
         raise refuse("bad_zip", "The zip archive is damaged (no end of central directory).")
-    _, _, _, _, entries, size, offset, _ = _EOCD.unpack_from(tail, at)
-    if entries != 0xFFFF and size != 0xFFFFFFFF and offset != 0xFFFFFFFF:
-        return entries, size, offset
-    locator_at = start + at - _LOCATOR.size
-    locator = view.read(locator_at, _LOCATOR.size) if locator_at >= 0 else b""
-    if len(locator) != _LOCATOR.size or locator[:4] != b"PK\x06\x07":
-        return entries, size, offset
-    record = view.read(_LOCATOR.unpack(locator)[2], _EOCD64.size)
-    if len(record) != _EOCD64.size or record[:4] != b"PK\x06\x06":
-        raise refuse("bad_zip", "The zip archive is damaged (bad zip64 end record).")
+    _, _, _, _, entries, size, _, _ = _EOCD.unpack_from(tail, at)
+    ends_at = start + at
+    locator_at = ends_at - _LOCATOR.size
+    record_at = locator_at - _EOCD64.size
+    if record_at < 0 or view.read(locator_at, 4) != b"PK\x06\x07":
+        return entries, size, ends_at
+    record = view.read(record_at, _EOCD64.size)
+    if record[:4] != b"PK\x06\x06":  # zipfile falls back to the end record too
+        return entries, size, ends_at
     fields = _EOCD64.unpack(record)
-    return fields[7], fields[8], fields[9]
+    return fields[7], fields[8], record_at
 
 
 class _BytesView:
