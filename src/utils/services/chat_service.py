@@ -167,7 +167,7 @@ class ChatService(ChatTree):
         unless more are in use than the pool keeps (then memory wins)."""
         try:
             config, sources = self._prompt.config(session, generation.reply_id,
-                                                  generation.text())
+                                                  generation.text(), generation.parent_id)
             capture = config.on_sent = SentCapture(config)
             if self._db.crowded():  # many replies at once: each holding one costs ~1 MiB
                 self._db.close_thread()

@@ -36,10 +36,10 @@ class ChatTree:
             log.exception("Could not check persona %s for memory reconciliation", persona_id)
 
     def session(self, session_id) -> dict:
-        """The session row; ServiceError 404 when unknown."""
+        """The session row (without the API's message count); ServiceError 404 when unknown."""
         found = None
         if isinstance(session_id, str) and is_session_id(session_id):
-            found = session_store.get_session(self._db.conn(), session_id)
+            found = session_store.get_session_row(self._db.conn(), session_id)
         if found is None:
             raise not_found("session", str(session_id))
         return found

@@ -39,6 +39,15 @@ def get_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
     return _shown(row) if row else None
 
 
+def get_session_row(conn: sqlite3.Connection, session_id: str) -> dict | None:
+    """The session without its message count (a chat turn's read: counting the branch costs
+    a scan of the session's messages), or None."""
+    row = conn.execute("SELECT id, persona_id, title, greeting_index, created_at, updated_at, "
+                       "active_leaf_id, user_persona_id, imported FROM sessions WHERE id = ?",
+                       (session_id,)).fetchone()
+    return _shown(row) if row else None
+
+
 def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
     """The persona's sessions, most recently active first."""
     rows = conn.execute(
