@@ -165,3 +165,21 @@ def test_recorded_tool_use_stream_replays_into_a_tool_call(api, claude):
     assert result.content == "Sunny in Paris."
     assert claude.last.messages[-1]["content"] == [
         {"type": "tool_result", "tool_use_id": call.id, "content": "Paris: sunny"}]
+
+
+def test_a_streamed_request_reads_its_connection_once(claude):
+    """Provider, URL and key come from one read of the settings per request (each read is a
+    settings query and a secrets.json read), and the request goes where that read said."""
+    from src.utils.api_request import Connection
+
+    claude.default = replies.text("Once.")
+    reads = []
+
+    def connection() -> Connection:
+        reads.append(1)
+        return Connection("anthropic", claude.url, KEY)
+    with ApiClient(connection_source=connection, timeout=5.0, max_retries=0,
+                   default_model=MODEL) as api:
+        events = list(api.stream(RequestConfig(system_prompt="s", messages=user())))
+    assert events[-1].event_type == "done" and events[-1].data["text"] == "Once."
+    assert len(reads) == 1

@@ -196,12 +196,13 @@ class ApiClient(ConnectionChecks):
         return anthropic.Anthropic(**sdk_options(key, url if isinstance(url, str) else None,
                                                  self.timeout, retries))
 
-    def _current(self) -> tuple[Any, str | None]:
-        """The SDK client and key for Anthropic as configured now. With a connection source,
-        URL and key come from one read of it (the key that belongs to that URL), so a key is
-        never paired with a URL it was not saved for."""
+    def _current(self, connection: Connection | None = None) -> tuple[Any, str | None]:
+        """The SDK client and key for Anthropic as configured now (or in `connection`, read
+        by the caller for this request). With a connection source, URL and key come from one
+        read of it (the key that belongs to that URL), so a key is never paired with a URL it
+        was not saved for."""
         if self._connection_source is not None:
-            connection = self._connection_source()
+            connection = connection or self._connection_source()
             if connection.provider != "openai_compatible":
                 self._use(connection.base_url or self._env_base_url, connection.api_key)
         elif self._key_source is not None:
@@ -238,7 +239,7 @@ class ApiClient(ConnectionChecks):
         return adapter if isinstance(adapter, ApiFailure) else (fitted, adapter)
 
     def _anthropic_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
-        sdk, key = self._current()
+        sdk, key = self._current(connection)  # the request's one read of the settings and key
         if sdk is None:
             return failure("not_configured")
         return AnthropicAdapter(self._sdk_now if live else (lambda: sdk), key, self.timeout)

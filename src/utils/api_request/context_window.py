@@ -60,6 +60,9 @@ def fit(config: RequestConfig, window: int) -> RequestConfig | ApiFailure:
     fixed = estimate(system_text(config.system_prompt)) + PER_MESSAGE + config.max_tokens
     if config.tools:
         fixed += estimate(json.dumps([_tool_json(tool) for tool in config.tools]))
+    if fixed + _most(config.messages) <= window and \
+            (not config.messages or config.messages[0].get("role") == "user"):
+        return config  # fits even if every character took 4 bytes: nothing to count or cut
     costs = [message_tokens(message) for message in config.messages]
     newest = costs[-1] if costs else 0
     if fixed + newest > window:
@@ -75,6 +78,18 @@ def fit(config: RequestConfig, window: int) -> RequestConfig | ApiFailure:
     log.info("trimmed %d old message(s) of %s to fit a %d-token window", start,
              config.request_type, window)
     return dataclasses.replace(config, messages=list(config.messages[start:]))
+
+
+def _most(messages: list[dict]) -> int:
+    """An upper bound of the history's estimate without encoding it (UTF-8 takes at most 4
+    bytes a character); a message with blocks or tool calls counts as too large to bound."""
+    chars = 0
+    for message in messages:
+        content = message.get("content")
+        if not isinstance(content, str) or message.get("tool_calls"):
+            return 2**62
+        chars += len(content)
+    return math.ceil(chars * 4 / 3) + len(messages) * (PER_MESSAGE + 1)
 
 
 def too_small(prompt: int, answer: int, window: int) -> ApiFailure:

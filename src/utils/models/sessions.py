@@ -9,15 +9,15 @@ from .resource import Resource
 _TIME = "ISO-8601 UTC, e.g. 2025-01-31T12:00:00.123Z"
 
 
-class Session(Resource):
-    """A conversation with one persona."""
+class SessionRow(Resource):
+    """A conversation with one persona, as a chat turn reads it (no message count: counting
+    the branch scans the session's messages)."""
 
     id: str = Field(json_schema_extra=shaped(SESSION_ID))
     persona_id: str = Field(json_schema_extra=shaped(PERSONA_ID))
     title: str
     created_at: str = Field(description=_TIME)
     updated_at: str = Field(description=_TIME)
-    message_count: int = Field(ge=0, description="Messages on the active branch.")
     active_leaf_id: int | None = Field(None, ge=1, description="The last message of the "
                                        "active branch.")
     greeting_index: int = Field(ge=0, description="The greeting that opens the session: 0 is "
@@ -27,6 +27,12 @@ class Session(Resource):
                                         "the default (docs/about-you.md).")
     imported: bool = Field(False, description="Made by a chat import: it opens with its own "
                            "first message, without the persona's greeting.")
+
+
+class Session(SessionRow):
+    """A conversation with one persona."""
+
+    message_count: int = Field(ge=0, description="Messages on the active branch.")
 
 
 class SessionList(Resource):

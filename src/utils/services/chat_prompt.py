@@ -9,7 +9,7 @@ from datetime import datetime
 from ..api_request.types import RequestConfig
 from ..cortex import CortexService
 from ..cortex.settings import load_cortex_settings
-from ..models.sessions import Session
+from ..models.sessions import SessionRow
 from ..storage import (
     Database,
     messages as message_store,
@@ -47,11 +47,12 @@ class ChatPrompt:
         self._settings = settings
         self._clock = clock or (lambda: datetime.now().astimezone())
 
-    def config(self, session: Session, reply_id: int, prefix: str
+    def config(self, session: SessionRow, reply_id: int, prefix: str, parent_id: int | None = None
                ) -> tuple[RequestConfig, PromptSources]:
-        """The request for reply `reply_id`: the path to its parent, plus `prefix` (the text a
-        continued reply already has) as the final assistant turn the model continues; and
-        what it drew on, for the caller to store with the reply."""
+        """The request for reply `reply_id`: the path to its parent (`parent_id` when the
+        caller knows it), plus `prefix` (the text a continued reply already has) as the final
+        assistant turn the model continues; and what it drew on, for the caller to store with
+        the reply."""
         conn = self._db.conn()
         persona = persona_store.get_persona(conn, session.persona_id)
         assert persona is not None  # a session's persona exists (deleting it deletes the session)
@@ -59,15 +60,16 @@ class ChatPrompt:
             persona, session.greeting_index)  # an import opens with its own message
         app = self._settings.values()
         language = prompts.language_of(persona.get("language"), app.get("language"))
-        user_persona = user_persona_store.of_session(conn, session.id)
+        user_persona = user_persona_store.chosen_or_default(conn, session.user_persona_id)
         user_name, about = prompts.user_for(persona, app, language, user_persona)
         cortex, used = self._cortex_text(persona["id"])
         card_user = prompts.card_user_for(persona, app, user_persona)
-        reply = message_store.get_message(conn, reply_id)
-        assert reply is not None  # created before its request is built
-        parent = reply["parent_id"]
+        if parent_id is None:
+            reply = message_store.get_message(conn, reply_id)
+            assert reply is not None  # created before its request is built
+            parent_id = reply["parent_id"]
         history = message_store.history_for_prompt(conn, session.id,
-                                                   max(int(app["context_limit"]), 1), parent)
+                                                   max(int(app["context_limit"]), 1), parent_id)
         fired = world_info.fire(conn, persona, user_name, history)
         sources = PromptSources(reply_id, used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from ..api_request import ApiClient
 from ..cortex import CortexService
-from ..models.sessions import Session
+from ..models.sessions import SessionRow
 from ..storage import Database, messages as message_store, tree
 from . import chat_events as events, chat_prompt, prompt_record
 from .chat_events import ChatEvent
@@ -153,7 +153,7 @@ class ChatService(ChatTree):
         """Stops this process's replies (shutdown)."""
         self.hub.close()
 
-    def _launch(self, session: Session, prepare: Callable[[], tuple[dict, dict]]) -> Generation:
+    def _launch(self, session: SessionRow, prepare: Callable[[], tuple[dict, dict]]) -> Generation:
         session_id = session.id
         if not self._leases.claim(session_id):
             raise busy()
@@ -174,14 +174,14 @@ class ChatService(ChatTree):
                                          "incomplete", parent_id=parent_id, streaming=True,
                                          cause=cause)
 
-    def _work(self, generation: Generation, session: Session, user: dict) -> None:
+    def _work(self, generation: Generation, session: SessionRow, user: dict) -> None:
         """The reply's thread: prompt, stream, store, free the session, then tell the followers.
         It keeps one SQLite connection from the prompt to the stored reply (handing it back
         while streaming made every turn reconnect once more than the pool keeps were busy),
         unless more are in use than the pool keeps (then memory wins)."""
         try:
             config, sources = self._prompt.config(session, generation.reply_id,
-                                                  generation.text())
+                                                  generation.text(), generation.parent_id)
             capture = config.on_sent = SentCapture(config)
             if self._db.crowded():  # many replies at once: each holding one costs ~1 MiB
                 self._db.close_thread()
@@ -199,7 +199,7 @@ class ChatService(ChatTree):
             self._leases.release(session.id)
         generation.finish(self._final(session, user, outcome))
 
-    def _final(self, session: Session, user: dict, outcome: Outcome) -> ChatEvent:
+    def _final(self, session: SessionRow, user: dict, outcome: Outcome) -> ChatEvent:
         if outcome.error is not None:
             return events.error(outcome.error["code"], outcome.error["message"],
                                 outcome.error["retryable"])
@@ -209,7 +209,7 @@ class ChatService(ChatTree):
         return events.done(stored["id"] if stored else None, outcome.text, outcome.usage,
                            outcome.stop_reason, self._check_cortex(session))
 
-    def _check_cortex(self, session: Session) -> dict:
+    def _check_cortex(self, session: SessionRow) -> dict:
         if self._trigger is None:
             return dict(NO_CORTEX)
         try:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
-from ..models.sessions import Session
+from ..models.sessions import SessionRow
 from ..storage import (
     Database,
     exchanges,
@@ -45,11 +45,11 @@ class ChatTree:
         except Exception:
             log.exception("Could not check persona %s for memory reconciliation", persona_id)
 
-    def session(self, session_id: object) -> Session:
-        """The session row; ServiceError 404 when unknown."""
+    def session(self, session_id: object) -> SessionRow:
+        """The session row (without the API's message count); ServiceError 404 when unknown."""
         found = None
         if isinstance(session_id, str) and is_session_id(session_id):
-            found = session_store.get_session(self._db.conn(), session_id)
+            found = session_store.get_session_row(self._db.conn(), session_id)
         if found is None:
             raise not_found("session", str(session_id))
         return found

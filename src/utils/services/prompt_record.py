@@ -4,10 +4,13 @@ The engine hands over the SDK's own body bytes once the request is sent (`Reques
 `SentCapture` keeps them in memory while the reply streams (the reply's thread holds no SQLite
 connection then), and `store` writes them with the reply's usage in the transaction that
 stores the reply (one write per turn). The
-first system text (persona and cortex) is the prefix stored once per content.
+first system text (persona and cortex) is the prefix stored once per content. It is found by
+looking for its JSON encoding in the body (one search in C); only a body that does not hold it
+in that encoding is walked string by string (`json_spans`, about 0.6 ms for an 8 KB body).
 """
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 
@@ -26,6 +29,7 @@ class SentCapture:
         blocks = system if isinstance(system, list) else [SystemBlock(system, label="persona")]
         self.layout = [{"label": block.label, "cache": block.cache, "chars": len(block.text)}
                        for block in blocks if block.text]
+        self.first = next((block.text for block in blocks if block.text), "")
         self.sent: SentRequest | None = None
 
     def __call__(self, sent: SentRequest) -> None:
@@ -41,13 +45,17 @@ def store(conn: sqlite3.Connection, reply_id: int, capture: SentCapture, usage: 
         return
     try:
         prompt_records.save(conn, reply_id, sent.provider, sent.model, capture.layout,
-                            sent.body, _prefix(sent, capture.layout), usage)
+                            sent.body, _prefix(sent, capture.layout, capture.first), usage)
     except Exception:
         log.exception("Could not record the request of reply %s", reply_id)
 
 
-def _prefix(sent: SentRequest, layout: list[dict]) -> tuple[int, int] | None:
-    """The byte span of the first system block's text (the part every turn repeats)."""
+def _prefix(sent: SentRequest, layout: list[dict], first: str = ""
+            ) -> tuple[int, int] | None:
+    """The byte span of the first system block's text `first` (the part every turn repeats)."""
+    found = _encoded_span(sent, first)
+    if found is not None:
+        return found
     spans = string_spans(sent.body)
     if sent.provider == "openai_compatible":
         span = spans.get(("messages", 0, "content"))
@@ -57,3 +65,22 @@ def _prefix(sent: SentRequest, layout: list[dict]) -> tuple[int, int] | None:
         return start + 1, start + char_to_byte(sent.body[start:end], int(layout[0]["chars"]))
     span = spans.get(("system", 0, "text")) or spans.get(("system",))
     return (span[0] + 1, span[1] - 1) if span else None
+
+
+def _encoded_span(sent: SentRequest, first: str) -> tuple[int, int] | None:
+    """Where `first`, encoded as both SDKs encode strings (`json.dumps`, `ensure_ascii` off),
+    begins a string after the field that holds it (`"system"`; OpenAI-compatible: `"messages"`,
+    whose first message is the system prompt, `first` at its start); None when it is not
+    there that way (the caller then walks the body). The prefix's bytes are cut out and put
+    back at the same place, so the record is exact wherever such bytes are found."""
+    if not first:
+        return None
+    token = json.dumps(first, ensure_ascii=False).encode("utf-8")
+    openai = sent.provider == "openai_compatible"
+    field = sent.body.find(b'"messages"' if openai else b'"system"')
+    if field < 0:
+        return None
+    start = sent.body.find(token[:-1] if openai else token, field)
+    if start < 0:
+        return None
+    return start + 1, start + len(token) - 1

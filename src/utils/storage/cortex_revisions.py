@@ -174,7 +174,12 @@ def latest_sizes(conn: sqlite3.Connection, persona_id: str) -> list[sqlite3.Row]
 def newest_ids(conn: sqlite3.Connection, persona_id: str,
                filenames: tuple[str, ...]) -> tuple[int | None, ...]:
     """The newest revision row id (committed or pending) of each of `filenames`, in order
-    (what the prompt's cached cortex texts depend on, `cortex/prompt_cache.py`)."""
-    rows = dict(conn.execute("SELECT filename, MAX(id) FROM cortex_revisions WHERE persona_id = ? "
-                             "GROUP BY filename", (persona_id,)).fetchall())
-    return tuple(rows.get(name) for name in filenames)
+    (what the prompt's cached cortex texts depend on, `cortex/prompt_cache.py`). Asked on
+    every chat turn, so each is two seeks at the end of the index (`committed` sits between
+    the file and the id in it), not a scan of every revision the persona ever had."""
+    newest = ("MAX(COALESCE((SELECT MAX(id) FROM cortex_revisions WHERE persona_id = ?1 AND "
+              "filename = ?{n} AND committed = 0), 0), COALESCE((SELECT MAX(id) FROM "
+              "cortex_revisions WHERE persona_id = ?1 AND filename = ?{n} AND committed = 1), 0))")
+    sql = "SELECT " + ", ".join(newest.format(n=i + 2) for i in range(len(filenames)))
+    row = conn.execute(sql, (persona_id, *filenames)).fetchone()
+    return tuple(found or None for found in row)

@@ -23,21 +23,29 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
     and sqlite3.IntegrityError for a bad role/status."""
     now = utc_now()
     with transaction(conn):
+        leaf = tree.active_leaf(conn, session_id)
         if parent_id is _PARENT:
-            parent_id = tree.active_leaf(conn, session_id)
-        elif parent_id is not None and not tree.in_session(conn, session_id, parent_id):
+            parent_id = leaf
+        elif parent_id is not None and parent_id != leaf and \
+                not tree.in_session(conn, session_id, parent_id):
             raise LookupError(f"message {parent_id} is not in session {session_id}")
+        extends = leaf is not None and parent_id == leaf  # the common append: nothing moves
         row = conn.execute(
             "INSERT INTO messages (session_id, persona_id, role, content, status, created_at, "
             "parent_id, edited, streaming, on_branch) "
-            f"SELECT id, persona_id, ?, ?, ?, ?, ?, ?, ?, 0 FROM sessions WHERE id = ? "
+            f"SELECT id, persona_id, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ? "
             f"RETURNING {_COLUMNS}",
-            (role, content, status, now, parent_id, int(edited), int(streaming), session_id),
+            (role, content, status, now, parent_id, int(edited), int(streaming), int(extends),
+             session_id),
         ).fetchone()
         if row is None:
             raise LookupError(f"unknown session: {session_id}")
-        tree.set_active(conn, session_id, row["id"], cause, fresh=row["id"])
-        touch_session(conn, session_id, now)
+        if extends:
+            conn.execute("UPDATE sessions SET active_leaf_id = ?, updated_at = ? WHERE id = ?",
+                         (row["id"], now, session_id))
+        else:
+            tree.set_active(conn, session_id, row["id"], cause, fresh=row["id"])
+            touch_session(conn, session_id, now)
     return dict(row)
 
 
@@ -152,11 +160,12 @@ def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status
                  stop_reason: str | None, error: dict | None) -> dict | None:
     """Ends a streaming reply: its final text, status, stop reason and error, if any."""
     with transaction(conn):
-        conn.execute("UPDATE messages SET content = ?, status = ?, stop_reason = ?, error = ?, "
-                     "streaming = 0 WHERE id = ?",
-                     (content, status, stop_reason, json.dumps(error) if error else None,
-                      message_id))
-        message = get_message(conn, message_id)
+        row = conn.execute("UPDATE messages SET content = ?, status = ?, stop_reason = ?, "
+                           "error = ?, streaming = 0 WHERE id = ? "
+                           f"RETURNING {_COLUMNS}",
+                           (content, status, stop_reason, json.dumps(error) if error else None,
+                            message_id)).fetchone()
+        message = dict(row) if row else None
         if message:
             touch_session(conn, message["session_id"])
     return message

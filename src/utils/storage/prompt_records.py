@@ -35,7 +35,7 @@ def save(conn: sqlite3.Connection, message_id: int, provider: str, model: str,
     start, end = prefix or (0, 0)
     shared = body[start:end]
     digest = hashlib.sha256(shared).hexdigest() if shared else None
-    rest = zlib.compress(body[:start] + body[end:])
+    rest = zlib.compress(body[:start] + body[end:], 1)  # fastest level: it runs every turn
     # Inside the reply's final transaction (one write per turn) a savepoint, so a failed record
     # never undoes the stored reply. The old row first: its trigger may drop a prefix this
     # one shares.

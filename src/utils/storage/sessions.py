@@ -5,7 +5,7 @@ newest first shows the conversations touched most recently; renaming does not re
 """
 import sqlite3
 
-from ..models.sessions import Session
+from ..models.sessions import Session, SessionRow
 from . import tree
 from .clock import utc_now
 from .db import transaction
@@ -38,6 +38,15 @@ def get_session(conn: sqlite3.Connection, session_id: str) -> Session | None:
     """The session with its message count, or None."""
     row = conn.execute(f"{_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
     return _shown(row) if row else None
+
+
+def get_session_row(conn: sqlite3.Connection, session_id: str) -> SessionRow | None:
+    """The session without its message count (a chat turn's read: counting the branch costs
+    a scan of the session's messages), or None."""
+    row = conn.execute("SELECT id, persona_id, title, greeting_index, created_at, updated_at, "
+                       "active_leaf_id, user_persona_id, imported FROM sessions WHERE id = ?",
+                       (session_id,)).fetchone()
+    return SessionRow.model_validate(dict(row)) if row else None
 
 
 def list_sessions(conn: sqlite3.Connection, persona_id: str) -> list[Session]:

@@ -37,7 +37,17 @@ def path_ids(conn: sqlite3.Connection, message_id: int) -> list[int]:
 
 
 def path_messages(conn: sqlite3.Connection, message_id: int, limit: int) -> list[dict]:
-    """The last `limit` messages of the path from the root to `message_id`, oldest first."""
+    """The last `limit` messages of the path from the root to `message_id`, oldest first.
+
+    A message on the active branch (a chat turn's: the reply is the leaf) is read from the
+    branch cache, newest first by the session's index, so a turn reads `limit` rows however
+    long the conversation is; any other message walks its ancestors."""
+    rows = conn.execute(
+        "SELECT m.id, m.role, m.content FROM messages m WHERE m.session_id = "
+        "(SELECT session_id FROM messages WHERE id = ?) AND m.on_branch = 1 AND m.id <= ? "
+        "ORDER BY m.id DESC LIMIT ?", (message_id, message_id, limit)).fetchall()
+    if rows and rows[0]["id"] == message_id:  # on the branch: its ancestors are the rest
+        return [dict(row) for row in reversed(rows)]
     rows = conn.execute(
         _PATH + "SELECT m.id, m.role, m.content FROM messages m JOIN path p ON m.id = p.id "
         "ORDER BY m.id DESC LIMIT ?", (message_id, limit)).fetchall()

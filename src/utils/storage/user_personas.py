@@ -82,7 +82,13 @@ def of_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
     """The user persona a session uses: its own choice if set, else the default (None: none)."""
     row = conn.execute("SELECT user_persona_id FROM sessions WHERE id = ?",
                        (session_id,)).fetchone()
-    chosen = get(conn, row[0]) if row and row[0] is not None else None
+    return chosen_or_default(conn, row[0] if row else None)
+
+
+def chosen_or_default(conn: sqlite3.Connection, user_persona_id: int | None) -> dict | None:
+    """The user persona `user_persona_id` (a session's `user_persona_id`, already read) if it
+    still exists, else the default (None: none)."""
+    chosen = get(conn, user_persona_id) if user_persona_id is not None else None
     return chosen or get_default(conn)
 
 
