@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 
 RACY_SECONDS = 2.0
+Signature = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
 
 
-def signature(st: os.stat_result) -> tuple[int, int, int, int, int]:
+def signature(st: os.stat_result) -> Signature:
     """What must stay equal for a file to count as unchanged."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
@@ -36,8 +37,7 @@ class FileSnapshots:
 
     def __init__(self, clock: Callable[[], int] = time.time_ns) -> None:
         self._clock = clock
-        self._entries: dict[tuple[str, str],
-                            tuple[tuple[int, int, int, int, int], sqlite3.Row]] = {}
+        self._entries: dict[tuple[str, str], tuple[Signature, sqlite3.Row]] = {}
 
     def lookup(self, key: tuple[str, str], st: os.stat_result) -> sqlite3.Row | None:
         """The remembered row if the file still has the signature it had then, else None."""
