@@ -1,10 +1,28 @@
 """Putting back what a consolidation let go: an archive entry (or part of it) as a `restore`
 revision at the end of its file (the entries themselves: storage/cortex_archive.py)."""
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Protocol
+
 from ..storage import cortex_archive as store
+from ..storage.db import Database
 
 
-def restore_entry(cortex, persona_id: str, filename: str, entry_id: int, text: str | None = None,
-                  expected_revision: int | None = None) -> int:
+class Restorable(Protocol):
+    """What a restore needs of CortexService (which calls this module, so it is named by shape)."""
+
+    @property
+    def db(self) -> Database: ...
+
+    def lock(self, persona_id: str) -> AbstractContextManager[None]: ...
+
+    def edit_file(self, persona_id: str, filename: str, transform: Callable[[str], str], *,
+                  author: str = ..., expected_revision: int | None = ...,
+                  summary: str | None = ...) -> int: ...
+
+
+def restore_entry(cortex: Restorable, persona_id: str, filename: str, entry_id: int,
+                  text: str | None = None, expected_revision: int | None = None) -> int:
     """Appends the entry's text (or `text`, a part of it) to the end of the file as a `restore`
     revision; returns the revision. Raises LookupError / ValueError for a wrong entry or part."""
     conn = cortex.db.conn()

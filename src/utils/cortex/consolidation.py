@@ -7,14 +7,16 @@ the archive (storage/cortex_archive.py) in the same transaction. In review mode 
 pending proposal instead, and the archive is written when that is accepted.
 """
 import logging
+from typing import Any
 
 from .. import prompts
-from ..api_request.types import RequestConfig
+from ..api_request import ApiResponse, RequestConfig
 from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
 from .run_context import RunContext
 from .run_outcome import consolidated_summary, job_guard, run_failure, run_result
 from .run_request import edit_run_request, format_day, render_file
+from .service import CortexFile
 from .staged_apply import NotApplied
 from .staging import StagingConflict
 from .tools import CortexToolbox
@@ -27,10 +29,10 @@ TARGET_SHARE = "60 %"
 class ConsolidationService:
     """Runs one consolidation of a persona's cortex (used by CortexUpdateService)."""
 
-    def __init__(self, context: RunContext):
+    def __init__(self, context: RunContext) -> None:
         self._context = context
 
-    def run(self, persona_id: str, job_id: str) -> dict:
+    def run(self, persona_id: str, job_id: str) -> dict[str, Any]:
         """Consolidates the persona's files; returns the same result shape as an update."""
         ctx = self._context
         if not getattr(ctx.api, "is_ready", False):
@@ -65,7 +67,7 @@ class ConsolidationService:
         return {**run_result(True, toolbox, revisions), "summary": summary,
                 "usage": response.usage}
 
-    def _config(self, persona_id: str, shown) -> RequestConfig:
+    def _config(self, persona_id: str, shown: list[CortexFile]) -> RequestConfig:
         ctx = self._context
         app = ctx.app_settings()
         persona = get_persona(ctx.db.conn(), persona_id) or {"id": persona_id,
@@ -83,7 +85,7 @@ class ConsolidationService:
                                 or ctx.default_model, max_tokens=MAX_TOKENS)
 
 
-def _summary(toolbox, response) -> str:
+def _summary(toolbox: CortexToolbox, response: ApiResponse) -> str:
     parts = [consolidated_summary(f) for f in toolbox.staged.changed_files()]
     names = [f.filename for f in toolbox.staged.changed_files()]
     text = "; ".join(f"{name} {part}" for name, part in zip(names, parts, strict=True))

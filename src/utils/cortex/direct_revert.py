@@ -7,6 +7,7 @@ a retracted message. A person's edit, a restore or a later update on top blocks 
 itself transparent to later reverts: it names the earliest revision it undoes (`reverts`), and
 the walk skips everything it undid.
 """
+import sqlite3
 from dataclasses import dataclass
 
 from ..storage import cortex_revisions as revisions, provenance, retractions
@@ -23,7 +24,8 @@ class FileRevert:
     undone: tuple[int, ...]
 
 
-def plan(conn, persona_id: str, relevant: set[int]) -> list[FileRevert] | None:
+def plan(conn: sqlite3.Connection, persona_id: str,
+         relevant: set[int]) -> list[FileRevert] | None:
     """The direct reverts that remove everything `relevant` messages left in memory, or None
     when some file needs the model (or nothing is anchored to them at all)."""
     reverts = []
@@ -48,7 +50,7 @@ def plan(conn, persona_id: str, relevant: set[int]) -> list[FileRevert] | None:
     return reverts or None
 
 
-def _in_effect(conn, persona_id: str, filename: str) -> list:
+def _in_effect(conn: sqlite3.Connection, persona_id: str, filename: str) -> list[sqlite3.Row]:
     """The file's committed revisions newest first, without direct reverts and what they
     undid (a revert's text is that of the revision before the one it names)."""
     rows = revisions.committed_texts(conn, persona_id, filename)

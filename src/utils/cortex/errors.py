@@ -1,4 +1,18 @@
 """Errors the cortex raises; each maps to one JSON answer (routes/errors.DOMAIN_ERRORS)."""
+from typing import Any, Protocol
+
+
+class FileState(Protocol):
+    """What a conflict shows of a file as it is now (service.CortexFile, which imports this
+    module, so it is named by shape)."""
+
+    @property
+    def filename(self) -> str: ...
+
+    @property
+    def revision(self) -> int: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 class InvalidPersonaId(ValueError):
@@ -16,7 +30,7 @@ class InvalidContent(ValueError):
 class CortexSizeError(ValueError):
     """The content is over the hard cap; nothing was written."""
 
-    def __init__(self, filename: str, chars: int, limit: int):
+    def __init__(self, filename: str, chars: int, limit: int) -> None:
         super().__init__(
             f"{filename} would have {chars} characters; the limit is {limit}. "
             "Shorten or consolidate it; nothing was written.")
@@ -26,7 +40,7 @@ class CortexSizeError(ValueError):
 class RevisionConflict(Exception):
     """The caller's expected revision is stale; `current` is the file as it is now."""
 
-    def __init__(self, current, expected):
+    def __init__(self, current: FileState, expected: int) -> None:
         super().__init__(
             f"{current.filename} is at revision {current.revision}, not {expected}: "
             "someone changed it meanwhile. Reload it and apply your change again.")
@@ -36,7 +50,7 @@ class RevisionConflict(Exception):
 class RevisionNotFound(LookupError):
     """No revision with that id exists for this persona and file."""
 
-    def __init__(self, persona_id: str, filename: str, rev):
+    def __init__(self, persona_id: str, filename: str, rev: object) -> None:
         super().__init__(f"{filename} of persona {persona_id} has no revision {rev}.")
         self.persona_id, self.filename, self.rev = persona_id, filename, rev
 
@@ -48,7 +62,7 @@ class UnsafePath(ValueError):
 class PersonaNotFound(LookupError):
     """The persona does not exist (or was deleted); nothing was read, created or written."""
 
-    def __init__(self, persona_id: str):
+    def __init__(self, persona_id: str) -> None:
         super().__init__(f"No persona {persona_id!r}: it does not exist or was deleted.")
         self.persona_id = persona_id
 
@@ -64,6 +78,6 @@ class ProposalDecided(Exception):
 class ProposalConflict(Exception):
     """A stale proposal's edits no longer apply to the current text; `files` is the conflict view."""
 
-    def __init__(self, message: str, files: list[dict]):
+    def __init__(self, message: str, files: list[dict[str, Any]]) -> None:
         super().__init__(message)
         self.files = files

@@ -11,8 +11,9 @@ a lost lease or a killed process therefore leaves the cortex exactly as it was. 
 moves the processed mark: imported messages are not part of the regular update's count.
 """
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..api_request.types import RequestConfig
 from ..storage import provenance
@@ -20,9 +21,10 @@ from . import learn_runs
 from .errors import PersonaNotFound
 from .run_context import RunContext
 from .run_outcome import job_guard
+from .service import CortexFile
 from .settings import load_cortex_settings
-from .staged_apply import NotApplied
-from .staging import StagingConflict
+from .staged_apply import Guard, NotApplied
+from .staging import StagedEdits, StagingConflict
 from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
@@ -38,10 +40,12 @@ class LearnRunner:
     this module does not import update.py (which builds it)."""
 
     def __init__(self, run: RunContext,
-                 request_for: Callable[[str, dict, list[dict]], RequestConfig], max_chars: int):
+                 request_for: Callable[[str, dict[str, CortexFile], list[dict[str, Any]]],
+                                       RequestConfig],
+                 max_chars: int) -> None:
         self._run, self._request_for, self._max_chars = run, request_for, max_chars
 
-    def run(self, job: dict) -> dict:
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
         """Reads every window of the job's imported session, then applies (or proposes) the
         result as one group; returns the worker's result dict."""
         conn, job_id, pid = self._run.db.conn(), job["id"], job["persona_id"]
@@ -72,7 +76,9 @@ class LearnRunner:
             learn_runs.note_progress(conn, job_id, index + 1)
         return self._finish(job, staged, review, learned)
 
-    def _read(self, job, staged, shown, review, window, learned: "_Learned") -> dict | None:
+    def _read(self, job: dict[str, Any], staged: StagedEdits, shown: list[CortexFile],
+              review: bool, window: list[dict[str, Any]],
+              learned: "_Learned") -> dict[str, Any] | None:
         """One window through the update request, its edits staged on top of the earlier
         windows'; the failure result, or None."""
         files = {f.filename: replace(f, content=staged.file(f.filename).content,
@@ -89,13 +95,14 @@ class LearnRunner:
                     (response.content or "").strip())
         return None
 
-    def windows(self, session_id: str, window_messages: int) -> list[dict]:
+    def windows(self, session_id: str, window_messages: int) -> list[dict[str, Any]]:
         """The session's imported active branch cut into windows `{first, last, count, chars,
         bytes}` (learn_runs.split_windows); a window's text is read only when it runs."""
         return learn_runs.windows_off_loop(self._run.db.path, session_id, window_messages,
                                            self._max_chars)
 
-    def _finish(self, job, staged, review, learned: "_Learned") -> dict:
+    def _finish(self, job: dict[str, Any], staged: StagedEdits, review: bool,
+                learned: "_Learned") -> dict[str, Any]:
         """One apply (or one proposal) for the whole run; each file's revision is anchored to
         the windows that edited it (a proposal, accepted as one, to every window read)."""
         job_id, pid = job["id"], job["persona_id"]
@@ -126,7 +133,7 @@ class LearnRunner:
         return {"success": True, "summary": summary, "usage": usage, "files": list(revisions)}
 
 
-def _guard(persona_id: str, job_id: str):
+def _guard(persona_id: str, job_id: str) -> Guard:
     """Applies only while the persona exists, the job holds its lease and nobody cancelled."""
     held = job_guard(persona_id, job_id)
     return lambda conn: held(conn) and not learn_runs.cancelled(conn, job_id)
@@ -136,12 +143,12 @@ def _guard(persona_id: str, job_id: str):
 class _Learned:
     """What the windows read so far left: anchors (all, and per file edited), summaries, usage."""
 
-    sources: list[dict] = field(default_factory=list)
-    by_file: dict[str, list[dict]] = field(default_factory=dict)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    by_file: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     summaries: list[str] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
 
-    def add(self, window: list[dict], edited: set[str], summary: str) -> None:
+    def add(self, window: list[dict[str, Any]], edited: set[str], summary: str) -> None:
         """A window that succeeded: its messages anchor the files it edited."""
         anchors = [provenance.source_of(m) for m in window]
         self.sources += anchors
@@ -150,8 +157,8 @@ class _Learned:
         if summary:
             self.summaries.append(summary)
 
-    def add_usage(self, usage: dict | None) -> None:
-        """Sums the token counts of every request."""
+    def add_usage(self, usage: Mapping[str, object] | None) -> None:
+        """Sums the token counts of every request (whatever else a usage holds is skipped)."""
         for key, value in (usage or {}).items():
             if isinstance(value, int) and not isinstance(value, bool):
                 self.usage[key] = self.usage.get(key, 0) + value
@@ -166,12 +173,13 @@ class _Learned:
             f" (and {more} more windows)" if more > 0 else "")
 
 
-def _cancelled(staged, usage: dict) -> dict:
+def _cancelled(staged: StagedEdits, usage: dict[str, int]) -> dict[str, Any]:
     return _failed("cancelled", learn_runs.CANCELLED_MESSAGE, retryable=False,
                    attempted=staged.attempted(), usage=usage)
 
 
-def _failed(code: str, message: str, *, retryable: bool = True, attempted=None,
-            usage=None) -> dict:
+def _failed(code: str, message: str, *, retryable: bool = True,
+            attempted: list[dict[str, Any]] | None = None,
+            usage: dict[str, int] | None = None) -> dict[str, Any]:
     return {"success": False, "error": code, "error_message": message, "retryable": retryable,
             "attempted": attempted, "usage": usage or None, "files": []}

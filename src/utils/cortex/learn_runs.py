@@ -7,6 +7,7 @@ text would pass the update's character limit, so each window is a conversation t
 update could have been shown.
 """
 import sqlite3
+from typing import Any
 
 from ..cooperative import blocking
 from ..storage import cortex_jobs as jobs, learn_runs as store
@@ -18,7 +19,7 @@ window_messages = store.window_messages
 
 
 def windows_off_loop(db_path: str, session_id: str, window_messages: int,
-                     max_chars: int) -> list[dict]:
+                     max_chars: int) -> list[dict[str, Any]]:
     """The session's windows (`imported_sizes` cut by `split_windows`), computed in a pool
     thread under gevent on a connection of its own: for a 50,000-message history SQLite alone
     takes most of a second (measured 0.3-0.7 s under load), too long for a worker's event loop."""
@@ -26,7 +27,7 @@ def windows_off_loop(db_path: str, session_id: str, window_messages: int,
 
 
 def _windows_at(db_path: str, session_id: str, window_messages: int,
-                max_chars: int) -> list[dict]:
+                max_chars: int) -> list[dict[str, Any]]:
     conn = connect(db_path)
     try:
         return split_windows(store.imported_sizes(conn, session_id), window_messages, max_chars)
@@ -34,12 +35,13 @@ def _windows_at(db_path: str, session_id: str, window_messages: int,
         conn.close()
 
 
-def split_windows(sizes: list[dict], window_messages: int, max_chars: int) -> list[dict]:
+def split_windows(sizes: list[dict[str, Any]], window_messages: int,
+                  max_chars: int) -> list[dict[str, Any]]:
     """`sizes` (imported_sizes) cut into windows of at most `window_messages` messages and
     `max_chars` characters of text (a single longer message is a window of its own), each
     `{first, last, count, chars, bytes}`: the ids it spans, and its size."""
-    windows: list[dict] = []
-    current: dict | None = None
+    windows: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
     for message in sizes:
         if current and (current["count"] >= window_messages
                         or current["chars"] + message["chars"] > max_chars):
@@ -57,7 +59,8 @@ def split_windows(sizes: list[dict], window_messages: int, max_chars: int) -> li
 
 
 def create_run(conn: sqlite3.Connection, persona_id: str, session_id: str, window_messages: int,
-               message_range: tuple[int, int], windows: int, messages: int) -> dict | None:
+               message_range: tuple[int, int], windows: int,
+               messages: int) -> dict[str, Any] | None:
     """Queues the learn job and its row; None when the persona already has a learn run queued
     or running (one at a time)."""
     job_id = store.insert_run(conn, persona_id, session_id, window_messages, message_range,
@@ -65,19 +68,19 @@ def create_run(conn: sqlite3.Connection, persona_id: str, session_id: str, windo
     return get_run(conn, job_id) if job_id else None
 
 
-def active_run(conn: sqlite3.Connection, persona_id: str) -> dict | None:
+def active_run(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any] | None:
     """The persona's learn run that is queued or running, or None."""
     job_id = store.active_job_id(conn, persona_id)
     return get_run(conn, job_id) if job_id else None
 
 
-def latest_run(conn: sqlite3.Connection, session_id: str) -> dict | None:
+def latest_run(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     """The newest learn run of the session, or None."""
     job_id = store.latest_job_id(conn, session_id)
     return get_run(conn, job_id) if job_id else None
 
 
-def get_run(conn: sqlite3.Connection, job_id: str) -> dict | None:
+def get_run(conn: sqlite3.Connection, job_id: str) -> dict[str, Any] | None:
     """The run with its job, or None."""
     row = store.get_row(conn, job_id)
     return {**row, "job": jobs.get_job(conn, job_id)} if row else None

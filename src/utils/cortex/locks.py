@@ -12,13 +12,14 @@ locks the old inode or a new file finds the persona gone and touches nothing.
 import fcntl
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..cooperative import blocking
 
 
 class _Entry:
-    def __init__(self):
+    def __init__(self) -> None:
         self.rlock = threading.RLock()
         self.depth = 0
         self.fd: int | None = None
@@ -27,13 +28,13 @@ class _Entry:
 class PersonaLocks:
     """Hands out the lock of each persona; `persona_id` must already be validated."""
 
-    def __init__(self, lock_dir: str):
+    def __init__(self, lock_dir: str) -> None:
         self.lock_dir = lock_dir
         self._entries: dict[str, _Entry] = {}
         self._guard = threading.Lock()
 
     @contextmanager
-    def hold(self, persona_id: str):
+    def hold(self, persona_id: str) -> Iterator[None]:
         """Holds the persona's lock for the `with` block (blocks until it is free)."""
         entry = self._entry(persona_id)
         with entry.rlock:

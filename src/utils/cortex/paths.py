@@ -9,7 +9,7 @@ DEFAULT_PERSONA = "default"
 _PERSONA_ID = re.compile(r"[a-z0-9]{8,32}", re.ASCII)
 
 
-def validate_persona_id(persona_id) -> str:
+def validate_persona_id(persona_id: object) -> str:
     """Returns `persona_id` if it is `default` or 8–32 lowercase ASCII letters and digits."""
     if not isinstance(persona_id, str) or not (
             persona_id == DEFAULT_PERSONA or _PERSONA_ID.fullmatch(persona_id)):
@@ -19,7 +19,7 @@ def validate_persona_id(persona_id) -> str:
     return persona_id
 
 
-def validate_filename(filename) -> str:
+def validate_filename(filename: object) -> str:
     """Returns `filename` if it is exactly one of CORTEX_FILES."""
     if not isinstance(filename, str) or filename not in CORTEX_FILES:
         raise InvalidFilename(
@@ -30,7 +30,7 @@ def validate_filename(filename) -> str:
 class CortexPaths:
     """Where cortex files live under `<data_dir>/cortex`; every path is checked to stay inside."""
 
-    def __init__(self, data_dir: str):
+    def __init__(self, data_dir: str) -> None:
         self.root = os.path.join(os.path.realpath(data_dir), "cortex")
         self.lock_dir = os.path.join(self.root, ".locks")
         # Resolved once: a `cortex` directory swapped for a symlink later resolves elsewhere,
@@ -68,7 +68,7 @@ class CortexPaths:
         return path
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     """A short, printable rendering of untrusted input for error messages."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -5,11 +5,12 @@ person accepts or rejects). The sleep schedule consolidates after `sleep_session
 once at least `sleep_hours` have passed since the last consolidation.
 """
 import sqlite3
+from typing import Any
 
 from ..storage import settings_store
 
 
-def load_persona_settings(conn: sqlite3.Connection, persona_id: str) -> dict:
+def load_persona_settings(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any]:
     """The persona's stored settings over the defaults."""
     return settings_store.persona_settings(conn, persona_id).model_dump()
 

@@ -10,6 +10,7 @@ not change, drop, split or add pinned blocks: those are the person's.
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 OPEN = "<!-- pin -->"
 CLOSE = "<!-- /pin -->"
@@ -34,13 +35,13 @@ class PinnedSpan:
             f"lines {self.first_line}-{self.last_line}"
         return f'{lines} ("{inner}")'
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The REST shape."""
         return {"start": self.start, "end": self.end, "first_line": self.first_line,
                 "last_line": self.last_line, "chars": len(self.text)}
 
 
-def parse(text: str) -> tuple[list[PinnedSpan], list[dict]]:
+def parse(text: str) -> tuple[list[PinnedSpan], list[dict[str, Any]]]:
     """The well-formed pinned blocks of `text`, and a warning per broken marker."""
     spans, warnings, opened = [], [], None
     for match in _MARKER.finditer(text):
@@ -95,5 +96,5 @@ def mark_for_model(text: str) -> str:
     return f' pinned_lines="{ranges}"'
 
 
-def _warning(line: int, message: str) -> dict:
+def _warning(line: int, message: str) -> dict[str, Any]:
     return {"line": line, "message": message}

@@ -22,10 +22,12 @@ from collections.abc import Callable
 
 from ..storage.cortex_revisions import newest_ids
 from .paths import CORTEX_FILES
-from .snapshots import RACY_SECONDS, signature
+from .snapshots import RACY_SECONDS, Signature, signature
 
 MAX_PERSONAS = 256
 Texts = list[tuple[str, str, int]]  # (filename, content, revision id)
+Depends = tuple[tuple[Signature, ...], tuple[int | None, ...]]  # the files' stats, newest ids
+Key = tuple[tuple[Signature, ...], tuple[int | None, ...], int]  # and the latest change (ns)
 
 
 class PromptTexts:
@@ -34,9 +36,9 @@ class PromptTexts:
     def __init__(self, clock: Callable[[], int] = time.time_ns):
         self._clock = clock
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str, tuple[tuple, Texts]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[Depends, Texts]] = OrderedDict()
 
-    def key(self, conn: sqlite3.Connection, directory: str, persona_id: str) -> tuple | None:
+    def key(self, conn: sqlite3.Connection, directory: str, persona_id: str) -> Key | None:
         """What the texts depend on now; None when a file is missing."""
         stats = []
         for name in CORTEX_FILES:
@@ -47,7 +49,7 @@ class PromptTexts:
         return tuple(signature(st) for st in stats), newest_ids(conn, persona_id, CORTEX_FILES), \
             max(max(st.st_mtime_ns, st.st_ctime_ns) for st in stats)
 
-    def lookup(self, persona_id: str, key: tuple | None) -> Texts | None:
+    def lookup(self, persona_id: str, key: Key | None) -> Texts | None:
         """The remembered texts if `key` is what they were read under."""
         if key is None:
             return None
@@ -58,7 +60,7 @@ class PromptTexts:
             self._entries.move_to_end(persona_id)
             return entry[1]
 
-    def remember(self, persona_id: str, key: tuple | None, texts: Texts) -> None:
+    def remember(self, persona_id: str, key: Key | None, texts: Texts) -> None:
         """Keeps `texts`, read under `key` (not if a file changed too recently)."""
         with self._lock:
             if key is None or self._clock() - key[2] < RACY_SECONDS * 1e9:

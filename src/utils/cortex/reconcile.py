@@ -15,6 +15,8 @@ transaction. Retractions of messages memory never learned from are simply marked
 """
 import json
 import logging
+import sqlite3
+from typing import Any, TypedDict
 
 from .. import prompts
 from ..api_request.types import RequestConfig
@@ -27,8 +29,9 @@ from .paths import CORTEX_FILES
 from .run_context import RunContext
 from .run_outcome import job_guard, run_failure, run_result
 from .run_request import edit_run_request, format_day, render_file
-from .staged_apply import NotApplied
-from .staging import EditError, StagingConflict
+from .service import CortexFile
+from .staged_apply import Guard, NotApplied
+from .staging import EditError, StagedEdits, StagingConflict
 from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
@@ -37,17 +40,29 @@ CAUSES = {"delete": "message deleted", "edit": "message edited",
           "regenerate": "reply regenerated", "switch": "branch abandoned"}
 
 
+class _Details(TypedDict):
+    """What one reconciliation hands from its start to its apply (or proposal)."""
+
+    job_id: str
+    guard: Guard
+    handles: list[int]
+    job_continues: bool
+    sources: list[dict[str, Any]]
+    review: bool
+
+
 class ReconcileService:
     """Reconciles one persona's memory with retracted messages (used by the cortex worker)."""
 
-    def __init__(self, context: RunContext):
+    def __init__(self, context: RunContext) -> None:
         self._context = context
 
     def pending(self, persona_id: str) -> bool:
         """True when a retraction waits for reconciliation."""
         return retractions.needs_reconciliation(self._context.db.conn(), persona_id)
 
-    def run(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
+    def run(self, persona_id: str, job_id: str, *,
+            job_continues: bool = False) -> dict[str, Any]:
         """Reconciles now; returns the update result shape plus `path` ("direct" | "model" |
         "none")."""
         ctx = self._context
@@ -56,10 +71,10 @@ class ReconcileService:
         handles = [row["id"] for row in rows]
         staged, shown, review = ctx.staged_run(persona_id)
         retracted = self._relevant(conn, persona_id, rows)
-        details = {"job_id": job_id, "guard": job_guard(persona_id, job_id),
-                   "handles": handles, "job_continues": job_continues,
-                   "sources": [_anchor(row) for row in retracted.values()],
-                   "review": review}
+        details: _Details = {"job_id": job_id, "guard": job_guard(persona_id, job_id),
+                               "handles": handles, "job_continues": job_continues,
+                               "sources": [_anchor(row) for row in retracted.values()],
+                               "review": review}
         if not retracted:
             with transaction(conn):
                 retractions.mark_handled(conn, handles)
@@ -80,7 +95,8 @@ class ReconcileService:
                 staged, shown, review = ctx.staged_run(persona_id)
         return self._model(persona_id, staged, shown, retracted, details)
 
-    def _model(self, persona_id, staged, shown, retracted: dict, details: dict) -> dict:
+    def _model(self, persona_id: str, staged: StagedEdits, shown: list[CortexFile],
+               retracted: dict[int, dict[str, Any]], details: _Details) -> dict[str, Any]:
         ctx = self._context
         if not getattr(ctx.api, "is_ready", False):
             return run_failure("not_configured", "No API key configured: add one in Settings.")
@@ -97,7 +113,9 @@ class ReconcileService:
             result["attempted"] = toolbox.staged.attempted()
         return result
 
-    def _commit(self, persona_id, staged, summary, usage, details, path, reverts) -> dict:
+    def _commit(self, persona_id: str, staged: StagedEdits, summary: str,
+                usage: dict[str, int] | None, details: _Details, path: str,
+                reverts: dict[str, int] | None) -> dict[str, Any]:
         """Applies (or proposes) the staged result with the retractions it handles."""
         ctx = self._context
         try:
@@ -126,7 +144,8 @@ class ReconcileService:
                 "usage": usage, "path": path}
 
     @staticmethod
-    def _relevant(conn, persona_id: str, rows: list[dict]) -> dict[int, dict]:
+    def _relevant(conn: sqlite3.Connection, persona_id: str,
+                  rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
         """The retracted messages (latest row each) that are still off the branch and that
         memory learned from, or is learning from in a pending proposal (its range, or for a
         learn run's proposal, which has none, its anchors)."""
@@ -143,7 +162,8 @@ class ReconcileService:
             return in_proposal or provenance.is_anchored(conn, message_id)
         return {mid: row for mid, row in latest.items() if mid in gone and learned(mid)}
 
-    def _config(self, persona_id: str, shown, retracted: dict) -> RequestConfig:
+    def _config(self, persona_id: str, shown: list[CortexFile],
+                retracted: dict[int, dict[str, Any]]) -> RequestConfig:
         ctx = self._context
         conn = ctx.db.conn()
         app = ctx.app_settings()
@@ -162,12 +182,13 @@ class ReconcileService:
                                 or ctx.default_model, max_tokens=MAX_TOKENS)
 
 
-def _anchor(row: dict) -> dict:
+def _anchor(row: dict[str, Any]) -> dict[str, Any]:
     return {"message_id": row["message_id"], "session_id": row["session_id"],
             "content_sha256": row["content_sha256"]}
 
 
-def _render(conn, retracted: dict, char_name: str, user_name: str) -> str:
+def _render(conn: sqlite3.Connection, retracted: dict[int, dict[str, Any]], char_name: str,
+            user_name: str) -> str:
     """Each retracted message (`[cause] name: text`) and what replaced it, fenced as data."""
     texts = retractions.message_texts(
         conn, list(retracted) + [row["replaced_by"] for row in retracted.values()])

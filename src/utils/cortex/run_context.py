@@ -9,9 +9,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..api_request import ApiClient
+from ..storage.db import Database
 from .persona_settings import review_mode
 from .review import ProposalService
 from .run_outcome import run_result
+from .service import CortexFile, CortexService
+from .staging import StagedEdits
+from .tools import CortexToolbox
 
 log = logging.getLogger(__name__)
 
@@ -21,15 +26,15 @@ class RunContext:
     """The API client, the cortex, the database, the proposals, the "app" settings (model,
     language, user name), the clock runs are dated with, and the default model."""
 
-    api: Any
-    cortex: Any
-    db: Any
+    api: ApiClient
+    cortex: CortexService
+    db: Database
     proposals: ProposalService
-    settings: Callable[[], dict]
+    settings: Callable[[], dict[str, Any]]
     clock: Callable[[], datetime]
     default_model: str
 
-    def app_settings(self) -> dict:
+    def app_settings(self) -> dict[str, Any]:
         """The "app" settings (model, language, user name)."""
         return self.settings() or {}
 
@@ -37,7 +42,7 @@ class RunContext:
         """The local time runs are dated with."""
         return self.clock()
 
-    def staged_run(self, persona_id: str):
+    def staged_run(self, persona_id: str) -> tuple[StagedEdits, list[CortexFile], bool]:
         """(staged copy, files as the model sees them, review mode) for a run starting now: in
         review mode the run builds on the pending proposal and a person's edit meanwhile is
         left to the review (the proposal turns stale), instead of being rebased on."""
@@ -47,7 +52,9 @@ class RunContext:
         return self.cortex.stage(persona_id, infos), infos, False
 
     @staticmethod
-    def failed(persona_id, job_id, toolbox, code, message, retryable, usage) -> dict:
+    def failed(persona_id: str, job_id: str, toolbox: CortexToolbox, code: str,
+               message: str | None, retryable: bool,
+               usage: dict[str, int] | None) -> dict[str, Any]:
         """A run that applies nothing; what it staged is kept on the job for inspection."""
         log.warning("Cortex update %s for %s failed: %s", job_id, persona_id, code)
         return {**run_result(False), "error": code, "usage": usage,

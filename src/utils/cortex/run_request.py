@@ -7,13 +7,14 @@ from datetime import datetime
 from .. import prompts
 from ..api_request.types import RequestConfig
 from . import pins
+from .service import CortexFile
 from .staging import split_lines
 from .tools import tool_definitions
 
 USER_MARKER = "<!-- user message -->"
 
 
-def edit_run_request(prompt_name: str, language: str, values: dict, *, model: str,
+def edit_run_request(prompt_name: str, language: str, values: dict[str, str], *, model: str,
                      max_tokens: int) -> RequestConfig:
     """The RequestConfig of one run of `prompt_name` (also its `request_type`)."""
     system, user = prompts.load_prompt(prompt_name, language).split(USER_MARKER, 1)
@@ -25,7 +26,7 @@ def edit_run_request(prompt_name: str, language: str, values: dict, *, model: st
                          request_type=prompt_name)
 
 
-def render_file(file) -> str:
+def render_file(file: CortexFile) -> str:
     """One preloaded file with its meter, fenced as data."""
     budget = file.budget
     over = ' over_budget="yes"' if file.chars > budget else ""

@@ -5,13 +5,14 @@ The model with its defaults and bounds is `models.settings.CortexSettings`; the 
 reads and writes them through `services/memory_settings.py`.
 """
 import sqlite3
+from typing import Any
 
 from ..storage import settings_store
 
 SETTINGS_KEY = settings_store.CORTEX
 
 
-def load_cortex_settings(conn: sqlite3.Connection) -> dict:
+def load_cortex_settings(conn: sqlite3.Connection) -> dict[str, Any]:
     """The stored settings over the defaults (unknown or invalid stored values are ignored)."""
     return settings_store.cortex_settings(conn).model_dump()
 

@@ -8,13 +8,15 @@ tick, so a file changed less than `RACY_SECONDS` before it was looked at is not 
 second edit within that tick could leave every field as it was (git's "racily clean" entries).
 """
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 
 RACY_SECONDS = 2.0
+Signature = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
 
 
-def signature(st: os.stat_result) -> tuple:
+def signature(st: os.stat_result) -> Signature:
     """What must stay equal for a file to count as unchanged."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
@@ -33,18 +35,18 @@ def read_with_stat(path: str) -> tuple[bytes | None, os.stat_result | None]:
 class FileSnapshots:
     """One process's memory of (signature, revision row) per (persona, filename)."""
 
-    def __init__(self, clock: Callable[[], int] = time.time_ns):
+    def __init__(self, clock: Callable[[], int] = time.time_ns) -> None:
         self._clock = clock
-        self._entries: dict[tuple[str, str], tuple[tuple, object]] = {}
+        self._entries: dict[tuple[str, str], tuple[Signature, sqlite3.Row]] = {}
 
-    def lookup(self, key: tuple[str, str], st: os.stat_result):
+    def lookup(self, key: tuple[str, str], st: os.stat_result) -> sqlite3.Row | None:
         """The remembered row if the file still has the signature it had then, else None."""
         entry = self._entries.get(key)
         if entry is not None and entry[0] == signature(st):
             return entry[1]
         return None
 
-    def remember(self, key: tuple[str, str], st: os.stat_result, row) -> None:
+    def remember(self, key: tuple[str, str], st: os.stat_result, row: sqlite3.Row) -> None:
         """Remembers that the file with stat `st` holds `row` (not if it changed too recently)."""
         changed = max(st.st_mtime_ns, st.st_ctime_ns)
         if self._clock() - changed < RACY_SECONDS * 1e9:

@@ -15,8 +15,12 @@ records it as an `external` revision on top of the group's.
 import json
 import logging
 import os
+import sqlite3
 import uuid
 from collections import Counter
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from ..storage import (
     changesets,
@@ -27,23 +31,44 @@ from ..storage import (
     provenance,
     retractions,
 )
-from ..storage.db import transaction
+from ..storage.db import Database, transaction
 from .atomic import atomic_write
+from .paths import CortexPaths
 from .personas_lookup import persona_exists
-from .staging import StagedEdits
+from .staging import StagedEdits, StagedFile
 
 log = logging.getLogger(__name__)
+Guard = Callable[[sqlite3.Connection], bool]  # false inside the group's transaction: NotApplied
+
+
+class GroupTarget(Protocol):
+    """What applying a group needs of CortexService (which calls this module, so it is named by
+    shape): its database, paths and lock, and a file's current revision row."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def paths(self) -> CortexPaths: ...
+
+    def lock(self, persona_id: str) -> AbstractContextManager[None]: ...
+
+    def current_revision(self, persona_id: str, filename: str) -> sqlite3.Row: ...
 
 
 class NotApplied(Exception):
     """The guard refused the group (e.g. the job lost its lease); nothing was written."""
 
 
-def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summary: str = "",
-          outcome: dict | None = None, guard=None, review: dict | None = None,
-          archive: bool = False, summary_for=None, sources=(), sources_for=None,
-          source_kind: str = "derived",
-          reverts: dict | None = None, handles=(), job_continues: bool = False) -> dict[str, int]:
+def apply(service: GroupTarget, staged: StagedEdits, *, job_id: str | None = None,
+          message_range: tuple[int, int] | None = None, summary: str = "",
+          outcome: dict[str, Any] | None = None, guard: Guard | None = None,
+          review: dict[str, Any] | None = None, archive: bool = False,
+          summary_for: Callable[[StagedFile], str] | None = None,
+          sources: Iterable[dict[str, Any]] = (),
+          sources_for: Callable[[str], Iterable[dict[str, Any]]] | None = None,
+          source_kind: str = "derived", reverts: dict[str, int] | None = None,
+          handles: Iterable[int] = (), job_continues: bool = False) -> dict[str, int]:
     """Applies the staged edits as one group; returns {filename: new revision id}.
 
     `review` ({proposal_id, review}) marks revisions made by accepting a proposal (and the
@@ -64,7 +89,7 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
             current = service.current_revision(pid, staged_file.filename)
             staged.rebase(staged_file.filename, current["id"], current["content"])
         changed = staged.changed_files()
-        row = {"id": uuid.uuid4().hex, "persona_id": pid, "job_id": job_id,
+        row: dict[str, Any] = {"id": uuid.uuid4().hex, "persona_id": pid, "job_id": job_id,
                "message_to": message_range[1] if message_range else None}
         with transaction(conn):
             if guard is not None and not guard(conn):
@@ -93,7 +118,8 @@ def apply(service, staged: StagedEdits, *, job_id=None, message_range=None, summ
     return revs
 
 
-def archived(changed, revs: dict, job_id) -> list[dict]:
+def archived(changed: list[StagedFile], revs: dict[str, int],
+             job_id: str | None) -> list[dict[str, Any]]:
     """What each file loses: the lines of its old text missing from its new text, in order."""
     entries = []
     for staged_file in changed:
@@ -111,7 +137,7 @@ def archived(changed, revs: dict, job_id) -> list[dict]:
     return entries
 
 
-def recover(service, persona_id: str) -> int:
+def recover(service: GroupTarget, persona_id: str) -> int:
     """Under the persona's lock: completes every group a killed writer left; returns how many."""
     conn = service.db.conn()
     rows = changesets.changesets_of(conn, persona_id)
@@ -125,7 +151,7 @@ def recover(service, persona_id: str) -> int:
     return len(rows)
 
 
-def recover_all(service) -> int:
+def recover_all(service: GroupTarget) -> int:
     """Completes the interrupted groups of every persona (at start-up and by the job reaper)."""
     conn = service.db.conn()
     personas = changesets.personas_with_changesets(conn)
@@ -136,7 +162,8 @@ def recover_all(service) -> int:
     return count
 
 
-def _write_files(service, persona_id: str, changed, row: dict) -> None:
+def _write_files(service: GroupTarget, persona_id: str, changed: list[StagedFile],
+                 row: dict[str, Any]) -> None:
     """Step 2; on an error the files already replaced get their old text back."""
     written = []
     try:
@@ -159,7 +186,7 @@ def _write_files(service, persona_id: str, changed, row: dict) -> None:
         raise
 
 
-def _roll_forward(service, persona_id: str, revision_ids: list[int]) -> None:
+def _roll_forward(service: GroupTarget, persona_id: str, revision_ids: list[int]) -> None:
     """Puts each pending revision's text on disk unless the disk already has it, or has a text
     changed outside the app (kept, and recorded as `external` by the next read)."""
     conn = service.db.conn()
@@ -181,7 +208,7 @@ def _roll_forward(service, persona_id: str, revision_ids: list[int]) -> None:
             atomic_write(path, pending["content"].encode("utf-8"))
 
 
-def _complete(conn, row: dict) -> None:
+def _complete(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     """Step 3 (inside a transaction): the group becomes visible with everything it implies."""
     persona_id, outcome = row["persona_id"], json.loads(row["outcome"] or "{}")
     alive = persona_exists(conn, persona_id)

@@ -9,7 +9,9 @@ on the new text (`rebase`): a `str_replace` whose old text still occurs once, an
 anchor line is still unique. A whole-file write cannot be replayed without losing the person's
 edit, so it is a conflict: the person's edit always wins.
 """
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import pins
 from .paths import CORTEX_FILES
@@ -18,7 +20,7 @@ from .paths import CORTEX_FILES
 class EditError(Exception):
     """An edit that cannot apply to the text; `kind` says why, `details` by how much."""
 
-    def __init__(self, kind: str, **details):
+    def __init__(self, kind: str, **details: Any) -> None:
         super().__init__(kind)
         self.kind = kind
         self.details = details
@@ -27,7 +29,7 @@ class EditError(Exception):
 class StagingConflict(Exception):
     """A file changed under staged edits that cannot be replayed on its new text."""
 
-    def __init__(self, filename: str, reason: str):
+    def __init__(self, filename: str, reason: str) -> None:
         super().__init__(f"{filename}: {reason}")
         self.filename = filename
         self.reason = reason
@@ -38,14 +40,14 @@ class Edit:
     """One staged operation, with what it needs to be replayed on another text."""
 
     action: str
-    args: dict
+    args: dict[str, Any]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The JSON shape kept on a failed job for inspection (and in a proposal)."""
         return {"action": self.action, **self.args}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Edit":
+    def from_dict(cls, data: dict[str, Any]) -> "Edit":
         """The edit `to_dict` describes."""
         args = {key: value for key, value in data.items() if key != "action"}
         return cls(data["action"], args)
@@ -70,14 +72,15 @@ class StagedFile:
 class StagedEdits:
     """The staged copy of one persona's three files and the edits made to it."""
 
-    def __init__(self, persona_id: str, files: dict[str, tuple[int, str]], *, hard_cap: int):
+    def __init__(self, persona_id: str, files: dict[str, tuple[int, str]], *,
+                 hard_cap: int) -> None:
         self.persona_id = persona_id
         self.hard_cap = hard_cap
         self._files = {name: StagedFile(name, rev, text, text)
                        for name, (rev, text) in files.items() if name in CORTEX_FILES}
 
     def add_file(self, filename: str, base_revision: int, base_content: str, content: str,
-                 edits=()) -> StagedFile:
+                 edits: Iterable[Edit] = ()) -> StagedFile:
         """Stages a file whose edits were made earlier (a proposal): taken as they are."""
         self._files[filename] = StagedFile(filename, base_revision, base_content, content,
                                            list(edits))
@@ -136,7 +139,7 @@ class StagedEdits:
         return [self._files[name] for name in CORTEX_FILES
                 if name in self._files and self._files[name].changed]
 
-    def attempted(self) -> list[dict]:
+    def attempted(self) -> list[dict[str, Any]]:
         """Every staged edit (file, action, arguments), for inspecting a run that failed."""
         return [{"file": name, **edit.to_dict()}
                 for name, staged in self._files.items() for edit in staged.edits]

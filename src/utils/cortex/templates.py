@@ -7,6 +7,7 @@ name-like "User" (the seed's own default user name) rather than a noun that woul
 """
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ..prompts import LANGUAGES
 
@@ -15,13 +16,13 @@ NEUTRAL_USER = {"en": "my conversation partner", "de": "User"}
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "instructions" / "cortex"
 
 
-def language_of(settings: dict | None) -> str:
+def language_of(settings: dict[str, Any] | None) -> str:
     """The template language for an "app" settings dict ("en" unless German is chosen)."""
     value = str((settings or {}).get("language") or "").strip().lower()[:2]
     return value if value in LANGUAGES else DEFAULT_LANGUAGE
 
 
-def render_template(filename: str, settings: dict | None = None) -> str:
+def render_template(filename: str, settings: dict[str, Any] | None = None) -> str:
     """The template for `filename` (a validated cortex filename) with `{{user}}` filled in."""
     language = language_of(settings)
     user_name = str((settings or {}).get("user_name") or "").strip()

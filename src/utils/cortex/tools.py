@@ -8,11 +8,14 @@ refused until the model has read the person's version. Every error text says wha
 what the model can do next; nothing is staged on an error.
 """
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..api_request.types import ToolDefinition
 from .paths import CORTEX_FILES
 from .personas_lookup import persona_exists
+from .service import CortexService
 from .staging import EditError, StagedEdits, StagingConflict, split_lines
 
 log = logging.getLogger(__name__)
@@ -24,7 +27,7 @@ _FILENAME = {"type": "string", "enum": list(CORTEX_FILES),
 
 def tool_definitions() -> list[ToolDefinition]:
     """The four cortex tools with their JSON schemas."""
-    def schema(**properties) -> dict:
+    def schema(**properties: dict[str, Any]) -> dict[str, Any]:
         return {"type": "object", "properties": {"filename": _FILENAME, **properties},
                 "required": ["filename", *properties], "additionalProperties": False}
 
@@ -64,7 +67,8 @@ class Change:
 class CortexToolbox:
     """Executes one update job's tool calls on its staged files (`executor` of tool_request)."""
 
-    def __init__(self, cortex, staged: StagedEdits, *, follow_files: bool = True):
+    def __init__(self, cortex: CortexService, staged: StagedEdits, *,
+                 follow_files: bool = True) -> None:
         self._cortex = cortex
         self._follow = follow_files  # False in review mode: the run edits a proposal's text
         self.review = not follow_files
@@ -73,7 +77,7 @@ class CortexToolbox:
         self._unseen: dict[str, int] = {}  # file -> revision the model saw before a person's edit
         self.changes: list[Change] = []
 
-    def __call__(self, name: str, arguments: dict) -> tuple[bool, str]:
+    def __call__(self, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
         """Runs one tool call under the persona's lock; returns (ok, text for the model)."""
         handler = getattr(self, f"_tool_{name}", None) if name in TOOL_NAMES else None
         try:
@@ -117,7 +121,7 @@ class CortexToolbox:
                     f'read_file for "{filename}", then make your changes again, preferably with '
                     "str_replace or insert, so their edit is kept.") from None
 
-    def _tool_read_file(self, filename: str, args: dict) -> str:
+    def _tool_read_file(self, filename: str, args: dict[str, Any]) -> str:
         staged = self.staged.file(filename)
         self._unseen.pop(filename, None)
         edited = " with your staged edits" if staged.edits else ""
@@ -126,7 +130,7 @@ class CortexToolbox:
         return f"{header}\n\n{staged.content}" if staged.content else \
             f"{header} (The file is empty.)"
 
-    def _tool_write_file(self, filename: str, args: dict) -> str:
+    def _tool_write_file(self, filename: str, args: dict[str, Any]) -> str:
         content = _text(args, "content")
         staged = self.staged.file(filename)
         if filename in self._unseen:
@@ -141,7 +145,7 @@ class CortexToolbox:
         self._stage(filename, "write_file", lambda: self.staged.write(filename, content))
         return self._done(filename, f"Wrote {filename}")
 
-    def _tool_str_replace(self, filename: str, args: dict) -> str:
+    def _tool_str_replace(self, filename: str, args: dict[str, Any]) -> str:
         old, new = _text(args, "old_str"), _text(args, "new_str")
         if not old:
             raise ToolError("old_str is empty. Give the exact text to replace; to add new lines "
@@ -153,7 +157,7 @@ class CortexToolbox:
             return f"No change: {filename} already reads like that."
         return self._done(filename, f"Replaced the text in {filename}")
 
-    def _tool_insert(self, filename: str, args: dict) -> str:
+    def _tool_insert(self, filename: str, args: dict[str, Any]) -> str:
         line, insert_text = args.get("insert_line"), _text(args, "insert_text")
         if isinstance(line, bool) or not isinstance(line, int):
             raise ToolError('Missing or invalid argument "insert_line": expected a whole number '
@@ -162,7 +166,7 @@ class CortexToolbox:
         return self._done(filename, f"Inserted {len(split_lines(insert_text)) or 1} line(s) "
                                     f"after line {line} of {filename}")
 
-    def _stage(self, filename: str, action: str, edit) -> str:
+    def _stage(self, filename: str, action: str, edit: Callable[[], str]) -> str:
         """Runs a staging edit, turning its errors into texts the model can act on."""
         try:
             text = edit()
@@ -217,7 +221,7 @@ def _edit_error(filename: str, err: EditError, budget: int) -> str:
     return f"The text for {filename} is not valid Unicode text. Nothing was written."
 
 
-def _filename(args: dict) -> str:
+def _filename(args: dict[str, Any]) -> str:
     filename = args.get("filename")
     if filename not in CORTEX_FILES:
         shown = filename if isinstance(filename, str) and len(filename) <= 60 else "(invalid)"
@@ -226,7 +230,7 @@ def _filename(args: dict) -> str:
     return filename
 
 
-def _text(args: dict, name: str) -> str:
+def _text(args: dict[str, Any], name: str) -> str:
     value = args.get(name)
     if not isinstance(value, str):
         raise ToolError(f'Missing or invalid argument "{name}": expected a string.')

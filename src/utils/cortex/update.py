@@ -9,13 +9,16 @@ its messages are picked up again, so a fact is never written twice. The prompt i
 prompt caching, so the rounds after the first read it from the cache.
 """
 import logging
+import sqlite3
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from .. import prompts
-from ..api_request.types import RequestConfig
+from ..api_request import ApiClient, ApiResponse, RequestConfig
 from ..storage import cortex_input, cortex_jobs as jobs, provenance, settings_store, user_personas
+from ..storage.db import Database
 from ..storage.personas import get_persona
 from .consolidation import ConsolidationService
 from .errors import PersonaNotFound
@@ -26,8 +29,9 @@ from .review import ProposalService
 from .run_context import RunContext
 from .run_outcome import RETRYABLE, job_guard, run_failure, run_result
 from .run_request import USER_MARKER, format_day, render_file
+from .service import CortexFile, CortexService
 from .settings import load_cortex_settings
-from .staged_apply import NotApplied
+from .staged_apply import Guard, NotApplied
 from .staging import StagingConflict
 from .tools import CortexToolbox, tool_definitions
 
@@ -40,9 +44,10 @@ MAX_CONVERSATION_CHARS = 120_000
 class CortexUpdateService:
     """Runs cortex updates through `ApiClient.tool_request` and records what they processed."""
 
-    def __init__(self, api_client, cortex_service, db, settings_fn: Callable[[], dict] | None,
-                 default_model: str, *, clock: Callable[[], datetime] | None = None,
-                 proposals: ProposalService | None = None):
+    def __init__(self, api_client: ApiClient, cortex_service: CortexService, db: Database,
+                 settings_fn: Callable[[], dict[str, Any]] | None, default_model: str, *,
+                 clock: Callable[[], datetime] | None = None,
+                 proposals: ProposalService | None = None) -> None:
         self._api = api_client
         self._cortex = cortex_service
         self._db = db
@@ -56,14 +61,15 @@ class CortexUpdateService:
         self.reconciliation = ReconcileService(self._run)
         self.learning = LearnRunner(self._run, self.request_for, MAX_CONVERSATION_CHARS)
 
-    def consolidate(self, persona_id: str, job_id: str) -> dict:
+    def consolidate(self, persona_id: str, job_id: str) -> dict[str, Any]:
         """Runs a consolidation ("sleep") of the persona's cortex as job `job_id`."""
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
             return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.consolidation.run(persona_id, job_id)
 
-    def reconcile(self, persona_id: str, job_id: str, *, job_continues: bool = False) -> dict:
+    def reconcile(self, persona_id: str, job_id: str, *,
+                  job_continues: bool = False) -> dict[str, Any]:
         """Reconciles the persona's memory with retracted messages as (part of) job `job_id`."""
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
@@ -86,7 +92,7 @@ class CortexUpdateService:
         return rows[0]["id"], last
 
     def run(self, persona_id: str, job_id: str | None = None,
-            message_range: tuple[int, int] | None = None) -> dict:
+            message_range: tuple[int, int] | None = None) -> dict[str, Any]:
         """Updates the persona's cortex from its unprocessed messages.
 
         Returns `{success, updates, summary, error, ...}`; `error` is a §4 code (or one of the
@@ -104,7 +110,8 @@ class CortexUpdateService:
         toolbox, response, sources = self._call_model(persona_id, job_id, message_range)
         return self._finish(persona_id, job_id, message_range, toolbox, response, sources)
 
-    def _call_model(self, persona_id: str, job_id: str, message_range: tuple[int, int]):
+    def _call_model(self, persona_id: str, job_id: str, message_range: tuple[int, int]
+                    ) -> tuple[CortexToolbox, ApiResponse, list[dict[str, Any]]]:
         staged, shown, review = self._run.staged_run(persona_id)
         messages = _messages(self._db.conn(), persona_id, message_range)
         config = self.request_for(persona_id, {f.filename: f for f in shown}, messages)
@@ -113,7 +120,8 @@ class CortexUpdateService:
         return (toolbox, self._api.tool_request(config, toolbox),
                 [provenance.source_of(m) for m in messages])
 
-    def request_for(self, persona_id: str, files: dict, messages: list[dict]) -> RequestConfig:
+    def request_for(self, persona_id: str, files: dict[str, CortexFile],
+                    messages: list[dict[str, Any]]) -> RequestConfig:
         """The update request showing `files` (as the model sees them) and the conversation
         `messages`; a learn run (learn_run.py) sends one per window of an imported history."""
         conn = self._db.conn()
@@ -127,7 +135,7 @@ class CortexUpdateService:
                              model=self.model_for(persona), max_tokens=MAX_TOKENS,
                              tools=tool_definitions(), request_type="cortex_update")
 
-    def model_for(self, persona: dict) -> str:
+    def model_for(self, persona: dict[str, Any]) -> str:
         """The model a cortex run of `persona` uses: the cortex model setting, else the
         persona's own model, else the chat model."""
         app = self._settings() or {}
@@ -138,8 +146,9 @@ class CortexUpdateService:
         """Completes groups of edits a crash interrupted (before jobs are failed as orphans)."""
         return self._cortex.recover_staged()
 
-    def _finish(self, persona_id: str, job_id: str, message_range, toolbox, response,
-                sources) -> dict:
+    def _finish(self, persona_id: str, job_id: str, message_range: tuple[int, int],
+                toolbox: CortexToolbox, response: ApiResponse,
+                sources: list[dict[str, Any]]) -> dict[str, Any]:
         if not response.success:
             code = response.error or "api_error"
             return self._run.failed(persona_id, job_id, toolbox, code, response.error_message,
@@ -170,8 +179,9 @@ class CortexUpdateService:
         return {**run_result(True, toolbox, revisions), "summary": summary, "usage": response.usage,
                 "message_range": list(message_range)}
 
-    def _propose(self, persona_id, job_id, message_range, toolbox, response, guard,
-                 sources) -> dict:
+    def _propose(self, persona_id: str, job_id: str, message_range: tuple[int, int],
+                 toolbox: CortexToolbox, response: ApiResponse, guard: Guard,
+                 sources: list[dict[str, Any]]) -> dict[str, Any]:
         """Review mode: the staged edits become (part of) the pending proposal."""
         summary = (response.content or "").strip()
         try:
@@ -187,8 +197,8 @@ class CortexUpdateService:
 
 
 
-def _people(conn, persona: dict, app: dict, language: str,
-            messages: list[dict]) -> dict[str | None, tuple[str, str]]:
+def _people(conn: sqlite3.Connection, persona: dict[str, Any], app: dict[str, Any], language: str,
+            messages: list[dict[str, Any]]) -> dict[str | None, tuple[str, str]]:
     """`(name, description)` of the person in each session of the range (its user persona,
     docs/about-you.md); key None is the one the prompt speaks of: the person of the newest
     message (the conversation just had), else the default."""
@@ -200,8 +210,9 @@ def _people(conn, persona: dict, app: dict, language: str,
     return people
 
 
-def build_prompt(persona: dict, people: str | dict, files: dict, messages: list[dict],
-                 language: str, now: datetime) -> tuple[str, str]:
+def build_prompt(persona: dict[str, Any], people: str | dict[str | None, tuple[str, str]],
+                 files: dict[str, CortexFile], messages: list[dict[str, Any]], language: str,
+                 now: datetime) -> tuple[str, str]:
     """The system prompt (role and rules) and the user message (files and conversation);
     `people` is a plain user name or `_people`'s map of each session's person."""
     if isinstance(people, str):
@@ -227,8 +238,8 @@ def build_prompt(persona: dict, people: str | dict, files: dict, messages: list[
             prompts.render(user, values, flags).strip())
 
 
-def render_conversation(messages: list[dict], char_name: str, user_name: str,
-                        now: datetime, names: dict | None = None) -> str:
+def render_conversation(messages: list[dict[str, Any]], char_name: str, user_name: str,
+                        now: datetime, names: dict[str | None, str] | None = None) -> str:
     """The messages as `[date time] name: text` lines, one block per session; `names` gives a
     session's own user name (its user persona) where it differs from `user_name`."""
     blocks, session = [], None
@@ -255,7 +266,8 @@ def _local(timestamp: str, now: datetime) -> str:
     return f"{moment.astimezone(now.tzinfo):%Y-%m-%d %H:%M}"
 
 
-def _messages(conn, persona_id: str, message_range: tuple[int, int]) -> list[dict]:
+def _messages(conn: sqlite3.Connection, persona_id: str,
+              message_range: tuple[int, int]) -> list[dict[str, Any]]:
     """The range's messages grouped by session (sessions in order of their first message)."""
     rows = cortex_input.range_messages(conn, persona_id, message_range)
     order: dict[str, int] = {}

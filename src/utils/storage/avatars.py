@@ -5,7 +5,7 @@ Personas keep theirs in `persona_avatars` (migration 0010), user personas in
 so one set of functions serves both (`owner` names the table and its key column).
 """
 import sqlite3
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .clock import utc_now
 
@@ -22,14 +22,14 @@ USER_PERSONA = Owner("user_persona_avatars", "user_persona_id")
 
 
 def get_avatar(conn: sqlite3.Connection, owner_id: str | int,
-               owner: Owner = PERSONA) -> dict | None:
+               owner: Owner = PERSONA) -> dict[str, Any] | None:
     """`{mime, data, sha256, width, height, updated_at}` or None."""
     row = conn.execute(f"SELECT mime, data, sha256, width, height, updated_at "
                        f"FROM {owner.table} WHERE {owner.key} = ?", (owner_id,)).fetchone()
     return dict(row) if row else None
 
 
-def put_avatar(conn: sqlite3.Connection, owner_id: str | int, image: dict,
+def put_avatar(conn: sqlite3.Connection, owner_id: str | int, image: dict[str, Any],
                owner: Owner = PERSONA) -> None:
     """Sets (or replaces) the owner's avatar."""
     conn.execute(

@@ -4,11 +4,12 @@ A row exists from the transaction that writes a group's pending revisions until 
 commits them (see cortex/staged_apply.py); a row left behind is a group a crash interrupted.
 """
 import sqlite3
+from typing import Any
 
 from .clock import utc_now
 
 
-def insert_changeset(conn: sqlite3.Connection, row: dict) -> None:
+def insert_changeset(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     """Records a group's intent (inside the transaction that writes its pending revisions)."""
     conn.execute("INSERT INTO cortex_changesets (id, persona_id, job_id, revisions, message_to, "
                  "outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -16,7 +17,7 @@ def insert_changeset(conn: sqlite3.Connection, row: dict) -> None:
                   row["message_to"], row["outcome"], utc_now()))
 
 
-def changesets_of(conn: sqlite3.Connection, persona_id: str) -> list:
+def changesets_of(conn: sqlite3.Connection, persona_id: str) -> list[sqlite3.Row]:
     """The persona's interrupted groups, oldest first."""
     return conn.execute("SELECT * FROM cortex_changesets WHERE persona_id = ? ORDER BY rowid",
                         (persona_id,)).fetchall()

@@ -5,6 +5,7 @@ from one file (computed from the texts, not from what the model claims it droppe
 revisions before and after, so nothing is forgotten silently.
 """
 import sqlite3
+from typing import Any
 
 from .clock import utc_now
 
@@ -12,7 +13,7 @@ _COLUMNS = ("id, persona_id, filename, text, chars, job_id, revision_before, rev
             "created_at, restored_at, restored_revision")
 
 
-def add_entry(conn: sqlite3.Connection, persona_id: str, entry: dict) -> int:
+def add_entry(conn: sqlite3.Connection, persona_id: str, entry: dict[str, Any]) -> int:
     """Stores one file's dropped text (inside the transaction that applies the consolidation)."""
     rowid = conn.execute(
         "INSERT INTO cortex_archive (persona_id, filename, text, chars, job_id, revision_before, "
@@ -24,17 +25,18 @@ def add_entry(conn: sqlite3.Connection, persona_id: str, entry: dict) -> int:
 
 
 def list_entries(conn: sqlite3.Connection, persona_id: str, filename: str,
-                 query: str | None = None) -> list[dict]:
+                 query: str | None = None) -> list[dict[str, Any]]:
     """The file's archive entries, newest first; `query` keeps those containing it (any case)."""
     sql = f"SELECT {_COLUMNS} FROM cortex_archive WHERE persona_id = ? AND filename = ?"
-    params: list = [persona_id, filename]
+    params: list[str] = [persona_id, filename]
     if query:
         sql += " AND instr(lower(text), lower(?)) > 0"
         params.append(query)
     return [dict(row) for row in conn.execute(sql + " ORDER BY id DESC", params)]
 
 
-def get_entry(conn: sqlite3.Connection, persona_id: str, filename: str, entry_id: int):
+def get_entry(conn: sqlite3.Connection, persona_id: str, filename: str, entry_id: int
+              ) -> dict[str, Any] | None:
     """One entry of this persona's file, or None."""
     row = conn.execute(f"SELECT {_COLUMNS} FROM cortex_archive WHERE id = ? AND persona_id = ? "
                        "AND filename = ?", (entry_id, persona_id, filename)).fetchone()

@@ -12,7 +12,7 @@ _NO_STREAM = 2**63 - 1
 
 
 def unprocessed_sizes(conn: sqlite3.Connection, persona_id: str, after: int,
-                      limit: int) -> list:
+                      limit: int) -> list[sqlite3.Row]:
     """`id` and `chars` of the persona's next `limit` messages after `after`, oldest first,
     stopping before the first reply still streaming."""
     return conn.execute(
@@ -22,7 +22,7 @@ def unprocessed_sizes(conn: sqlite3.Connection, persona_id: str, after: int,
 
 
 def range_messages(conn: sqlite3.Connection, persona_id: str,
-                   message_range: tuple[int, int]) -> list:
+                   message_range: tuple[int, int]) -> list[sqlite3.Row]:
     """The range's messages with their session's title, in id order."""
     return conn.execute(
         "SELECT m.id, m.session_id, m.role, m.content, m.status, m.created_at, s.title "
@@ -39,7 +39,7 @@ def count_after(conn: sqlite3.Connection, persona_id: str, after_id: int) -> int
                         (persona_id, after_id)).fetchone()[0]
 
 
-def sessions_with_unprocessed(conn: sqlite3.Connection) -> list:
+def sessions_with_unprocessed(conn: sqlite3.Connection) -> list[sqlite3.Row]:
     """Per session holding finished unprocessed messages: `persona_id`, `session_id`, the
     newest such message's `last_id` and `last_at`."""
     return conn.execute(

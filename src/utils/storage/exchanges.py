@@ -1,14 +1,15 @@
 """Queries about the end of the active branch, for regenerate, edit last and delete last."""
 import sqlite3
+from typing import Any
 
 from .messages import get_message
 
 
 def last_message(conn: sqlite3.Connection, session_id: str, role: str | None = None
-                 ) -> dict | None:
+                 ) -> dict[str, Any] | None:
     """The active branch's newest message (of `role`, when given), or None."""
     sql = "SELECT id FROM messages WHERE session_id = ? AND on_branch = 1"
-    params: tuple = (session_id,)
+    params: tuple[str, ...] = (session_id,)
     if role is not None:
         sql += " AND role = ?"
         params += (role,)

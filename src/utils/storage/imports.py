@@ -40,7 +40,7 @@ def insert_conversation(conn: sqlite3.Connection, session_id: str, persona_id: s
     return ids
 
 
-def _path(rows: list[tuple], leaf: int | None) -> set[int]:
+def _path(rows: list[tuple[str, str, str, str, int | None]], leaf: int | None) -> set[int]:
     """The indexes from `leaf` up to its root."""
     path: set[int] = set()
     while leaf is not None:

@@ -7,6 +7,7 @@ into windows and the run itself live in cortex/ (learn_runs.py, learn_run.py).
 """
 import sqlite3
 import uuid
+from typing import Any
 
 from .clock import utc_now
 from .db import transaction
@@ -15,7 +16,7 @@ _COLUMNS = ("job_id, persona_id, session_id, window_messages, windows, windows_d
             "cancel_requested, created_at")
 
 
-def imported_sizes(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+def imported_sizes(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
     """The session's imported messages on its active branch, oldest first, as `{id, chars,
     bytes}` only: sizing and cutting 50,000 messages must not read their text (SQLite counts)."""
     rows = conn.execute(
@@ -26,7 +27,7 @@ def imported_sizes(conn: sqlite3.Connection, session_id: str) -> list[dict]:
 
 
 def window_messages(conn: sqlite3.Connection, session_id: str, first: int,
-                    last: int) -> list[dict]:
+                    last: int) -> list[dict[str, Any]]:
     """One window's messages (ids `first`..`last` still on the branch) as an update shows them,
     with their session's title."""
     rows = conn.execute(
@@ -73,7 +74,7 @@ def latest_job_id(conn: sqlite3.Connection, session_id: str) -> str | None:
     return row[0] if row else None
 
 
-def get_row(conn: sqlite3.Connection, job_id: str) -> dict | None:
+def get_row(conn: sqlite3.Connection, job_id: str) -> dict[str, Any] | None:
     """The run's own row (without its job), or None."""
     row = conn.execute(f"SELECT {_COLUMNS} FROM cortex_learn_runs WHERE job_id = ?",
                        (job_id,)).fetchone()

@@ -7,6 +7,7 @@ while to read or insert even without packing it.
 import hashlib
 import sqlite3
 from collections.abc import Callable
+from typing import Any
 
 from ..cooperative import pause
 from .cortex_jobs import last_processed_id
@@ -14,7 +15,7 @@ from .cortex_jobs import last_processed_id
 YIELD_EVERY = 500  # rows read or inserted between two cooperative yields (in one transaction)
 
 
-def read_history(conn: sqlite3.Connection, persona_id: str) -> dict:
+def read_history(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any]:
     """`{sessions, messages, revisions, last_processed_id}` of the persona (committed
     revisions only), each row a dict (call inside one read transaction)."""
     return {
@@ -29,8 +30,8 @@ def read_history(conn: sqlite3.Connection, persona_id: str) -> dict:
     }
 
 
-def insert_history(conn: sqlite3.Connection, new_persona_id: str, parsed: dict,
-                   new_session_id: Callable[[], str]) -> dict:
+def insert_history(conn: sqlite3.Connection, new_persona_id: str, parsed: dict[str, Any],
+                   new_session_id: Callable[[], str]) -> dict[str, Any]:
     """Inserts sessions, messages, revisions and state under new ids; returns the cortex files
     (`{filename: content}` of each file's newest revision)."""
     sessions = {}
@@ -70,11 +71,11 @@ def insert_history(conn: sqlite3.Connection, new_persona_id: str, parsed: dict,
     return latest
 
 
-def _rows(conn: sqlite3.Connection, sql: str, persona_id: str) -> list[dict]:
+def _rows(conn: sqlite3.Connection, sql: str, persona_id: str) -> list[dict[str, Any]]:
     """The query's rows as dicts, yielding to the worker's other connections every
     YIELD_EVERY rows (a long history takes a while to read even without packing it)."""
     cursor = conn.execute(sql, (persona_id,))
-    found: list[dict] = []
+    found: list[dict[str, Any]] = []
     while batch := cursor.fetchmany(YIELD_EVERY):
         found.extend(dict(row) for row in batch)
         pause(0)

@@ -1,11 +1,12 @@
 """Per-persona memory settings as stored (table `cortex_persona_settings`; the defaults and
 their checks: cortex/persona_settings.py)."""
 import sqlite3
+from typing import Any
 
 from .clock import utc_now
 
 
-def read_persona_settings(conn: sqlite3.Connection, persona_id: str) -> dict | None:
+def read_persona_settings(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any] | None:
     """The persona's stored row (`sleep_enabled` as a bool), or None when it has none."""
     row = conn.execute("SELECT memory_review, sleep_enabled, sleep_sessions, sleep_hours "
                        "FROM cortex_persona_settings WHERE persona_id = ?",
@@ -13,7 +14,8 @@ def read_persona_settings(conn: sqlite3.Connection, persona_id: str) -> dict | N
     return None if row is None else {**dict(row), "sleep_enabled": bool(row["sleep_enabled"])}
 
 
-def write_persona_settings(conn: sqlite3.Connection, persona_id: str, settings: dict) -> None:
+def write_persona_settings(conn: sqlite3.Connection, persona_id: str,
+                           settings: dict[str, Any]) -> None:
     """Stores all four settings of the persona (inserted or replaced)."""
     conn.execute(
         "INSERT INTO cortex_persona_settings (persona_id, memory_review, sleep_enabled, "

@@ -6,6 +6,7 @@ its hash so a browser never shows a stale picture.
 """
 import json
 import sqlite3
+from typing import Any
 
 from .clock import utc_now
 
@@ -21,7 +22,8 @@ _SELECT = (f"SELECT personas.id, {', '.join(FIELDS)}, created_at, updated_at, "
 _MARKS = ", ".join("?" * (len(FIELDS) + 3))
 
 
-def create_persona(conn: sqlite3.Connection, persona_id: str, fields: dict) -> dict:
+def create_persona(conn: sqlite3.Connection, persona_id: str,
+                   fields: dict[str, Any]) -> dict[str, Any]:
     """Inserts a persona; raises sqlite3.IntegrityError when the id is taken."""
     conn.execute(f"INSERT INTO personas ({_COLUMNS}) VALUES ({_MARKS})",
                  _row_values(persona_id, fields))
@@ -30,20 +32,21 @@ def create_persona(conn: sqlite3.Connection, persona_id: str, fields: dict) -> d
     return created
 
 
-def insert_persona_if_missing(conn: sqlite3.Connection, persona_id: str, fields: dict) -> bool:
+def insert_persona_if_missing(conn: sqlite3.Connection, persona_id: str,
+                              fields: dict[str, Any]) -> bool:
     """Inserts a persona unless one with that id exists; True when it was inserted now."""
     cursor = conn.execute(f"INSERT OR IGNORE INTO personas ({_COLUMNS}) VALUES ({_MARKS})",
                           _row_values(persona_id, fields))
     return cursor.rowcount == 1
 
 
-def get_persona(conn: sqlite3.Connection, persona_id: str) -> dict | None:
+def get_persona(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any] | None:
     """The persona with `persona_id`, or None."""
     row = conn.execute(f"{_SELECT} WHERE personas.id = ?", (persona_id,)).fetchone()
     return _decode(row) if row else None
 
 
-def list_personas(conn: sqlite3.Connection) -> list[dict]:
+def list_personas(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """All personas: the default one first, then in the order they were created."""
     rows = conn.execute(
         f"{_SELECT} ORDER BY personas.id = 'default' DESC, created_at, personas.rowid"
@@ -61,7 +64,8 @@ def has_persona(conn: sqlite3.Connection, persona_id: str) -> bool:
     return conn.execute("SELECT 1 FROM personas WHERE id = ?", (persona_id,)).fetchone() is not None
 
 
-def update_persona(conn: sqlite3.Connection, persona_id: str, changes: dict) -> dict | None:
+def update_persona(conn: sqlite3.Connection, persona_id: str,
+                   changes: dict[str, Any]) -> dict[str, Any] | None:
     """Sets the given fields (a subset of FIELDS); returns the persona, or None if unknown."""
     names = [name for name in FIELDS if name in changes]
     assignments = "".join(f"{name} = ?, " for name in names)
@@ -77,7 +81,7 @@ def delete_persona(conn: sqlite3.Connection, persona_id: str) -> bool:
     return conn.execute("DELETE FROM personas WHERE id = ?", (persona_id,)).rowcount == 1
 
 
-def _row_values(persona_id: str, fields: dict) -> tuple:
+def _row_values(persona_id: str, fields: dict[str, Any]) -> tuple[Any, ...]:
     now = utc_now()
     values = {name: fields.get(name) or "" for name in TEXT_FIELDS}
     values["language"] = values["language"] or "en"
@@ -88,7 +92,7 @@ def _row_values(persona_id: str, fields: dict) -> tuple:
     return (persona_id, *(values[name] for name in FIELDS), now, now)
 
 
-def _encode(name: str, value):
+def _encode(name: str, value: Any) -> Any:
     if name in JSON_FIELDS:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if name == "use_card_prompts":
@@ -96,7 +100,7 @@ def _encode(name: str, value):
     return value
 
 
-def _decode(row) -> dict:
+def _decode(row: sqlite3.Row) -> dict[str, Any]:
     persona = dict(row)
     for name in JSON_FIELDS:
         persona[name] = json.loads(persona[name])

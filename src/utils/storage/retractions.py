@@ -9,6 +9,8 @@ next update reads the conversation as it now stands. A reconciliation marks ever
 handled in the transaction that applies its result, and erases a deleted message's kept text.
 """
 import sqlite3
+from collections.abc import Iterable
+from typing import Any
 
 from .clock import utc_now
 from .db import transaction
@@ -53,14 +55,14 @@ def personas_waiting(conn: sqlite3.Connection) -> list[str]:
     return waiting
 
 
-def unhandled(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
+def unhandled(conn: sqlite3.Connection, persona_id: str) -> list[dict[str, Any]]:
     """Every row of the persona no reconciliation has handled yet, oldest first."""
     rows = conn.execute(f"SELECT {_COLUMNS} FROM message_changes WHERE persona_id = ? AND "
                         "handled_at IS NULL ORDER BY id", (persona_id,)).fetchall()
     return [dict(row) for row in rows]
 
 
-def off_branch(conn: sqlite3.Connection, message_ids) -> set[int]:
+def off_branch(conn: sqlite3.Connection, message_ids: Iterable[int]) -> set[int]:
     """Those of `message_ids` that are no longer on an active branch (or no longer exist)."""
     ids = sorted(set(message_ids))
     alive: set[int] = set()
@@ -72,7 +74,8 @@ def off_branch(conn: sqlite3.Connection, message_ids) -> set[int]:
     return set(ids) - alive
 
 
-def message_texts(conn: sqlite3.Connection, message_ids) -> dict[int, dict]:
+def message_texts(conn: sqlite3.Connection,
+                  message_ids: Iterable[int | None]) -> dict[int, dict[str, Any]]:
     """`{id: {role, content, created_at, session_id}}` of the messages that still exist."""
     ids = sorted({i for i in message_ids if i is not None})
     if not ids:
@@ -99,7 +102,7 @@ def settle_unneeded(conn: sqlite3.Connection, persona_id: str) -> int:
                         (utc_now(), persona_id)).rowcount
 
 
-def mark_handled(conn: sqlite3.Connection, change_ids) -> None:
+def mark_handled(conn: sqlite3.Connection, change_ids: Iterable[int]) -> None:
     """Marks rows handled and erases the kept text of deleted messages (in the caller's
     transaction)."""
     ids = list(change_ids)

@@ -2,6 +2,7 @@
 as FTS5 query syntax; snippets mark hits with control characters the caller turns into ranges."""
 import re
 import sqlite3
+from typing import Any
 
 HIT_START, HIT_END = "\x02", "\x03"
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -14,7 +15,7 @@ def fts_query(text: str, max_terms: int = 12) -> str:
 
 
 def search_messages(conn: sqlite3.Connection, persona_id: str, query: str,
-                    limit: int = 50) -> list[dict]:
+                    limit: int = 50) -> list[dict[str, Any]]:
     """The persona's messages on active branches matching `query` (an fts_query), best first."""
     rows = conn.execute(
         "SELECT m.id AS message_id, m.session_id, m.role, m.created_at, s.title AS session_title, "

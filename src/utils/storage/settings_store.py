@@ -6,6 +6,7 @@ ignored field by field, so the default applies again instead of a broken value.
 """
 import logging
 import sqlite3
+from collections.abc import Iterable
 from typing import Any
 
 from ..models import Body, Invalid, parse
@@ -19,9 +20,10 @@ APP, CORTEX = "app", "cortex"
 APP_FIELDS = tuple(AppSettings.model_fields)
 
 
-def valid_fields(model: type[Body], stored: Any, names=None) -> dict:
+def valid_fields(model: type[Body], stored: Any,
+                 names: Iterable[str] | None = None) -> dict[str, Any]:
     """The entries of `stored` (a dict read back) that still pass `model`'s check."""
-    valid: dict = {}
+    valid: dict[str, Any] = {}
     if not isinstance(stored, dict):
         return valid
     for name in names or model.model_fields:
@@ -33,18 +35,18 @@ def valid_fields(model: type[Body], stored: Any, names=None) -> dict:
     return valid
 
 
-def app_stored(conn: sqlite3.Connection) -> dict:
+def app_stored(conn: sqlite3.Connection) -> dict[str, Any]:
     """The raw "app" settings as stored (only what was set; `by_provider` included)."""
     stored = get_setting(conn, APP, {})
     return stored if isinstance(stored, dict) else {}
 
 
-def app_valid(conn: sqlite3.Connection) -> dict:
+def app_valid(conn: sqlite3.Connection) -> dict[str, Any]:
     """The app settings that were set and still pass their checks (defaults stay live)."""
     return valid_fields(SettingsPatch, app_stored(conn), APP_FIELDS)
 
 
-def save_app(conn: sqlite3.Connection, stored: dict) -> None:
+def save_app(conn: sqlite3.Connection, stored: dict[str, Any]) -> None:
     """Stores the raw "app" settings (the caller validated them)."""
     set_setting(conn, APP, stored)
 

@@ -6,18 +6,19 @@ row whose `data` is the entry object verbatim. Both are JSON text here and dicts
 """
 import json
 import sqlite3
+from typing import Any
 
 from .clock import utc_now
 
 _BOOK = "SELECT id, persona_id, data, created_at, updated_at FROM world_books"
 
 
-def _dumps(value: dict) -> str:
+def _dumps(value: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def create_book(conn: sqlite3.Connection, data: dict, entries: list[dict],
-                persona_id: str | None = None) -> dict:
+def create_book(conn: sqlite3.Connection, data: dict[str, Any], entries: list[dict[str, Any]],
+                persona_id: str | None = None) -> dict[str, Any]:
     """Inserts a book with its entries in order (and attaches an own book to its persona)."""
     now = utc_now()
     cursor = conn.execute(
@@ -31,24 +32,24 @@ def create_book(conn: sqlite3.Connection, data: dict, entries: list[dict],
     return get_book(conn, book_id) or {}
 
 
-def get_book(conn: sqlite3.Connection, book_id: int) -> dict | None:
+def get_book(conn: sqlite3.Connection, book_id: int) -> dict[str, Any] | None:
     """The book row (`data` decoded, `personas`: the ids it is attached to), or None."""
     row = conn.execute(f"{_BOOK} WHERE id = ?", (book_id,)).fetchone()
     return _book(conn, row) if row else None
 
 
-def own_book(conn: sqlite3.Connection, persona_id: str) -> dict | None:
+def own_book(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any] | None:
     """The book the persona's card brought (exported with it), or None."""
     row = conn.execute(f"{_BOOK} WHERE persona_id = ?", (persona_id,)).fetchone()
     return _book(conn, row) if row else None
 
 
-def list_books(conn: sqlite3.Connection) -> list[dict]:
+def list_books(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     """Every book, oldest first."""
     return [_book(conn, row) for row in conn.execute(f"{_BOOK} ORDER BY id").fetchall()]
 
 
-def books_of_persona(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
+def books_of_persona(conn: sqlite3.Connection, persona_id: str) -> list[dict[str, Any]]:
     """The books attached to a persona: its own book first, then shared ones, oldest first."""
     rows = conn.execute(
         f"{_BOOK} WHERE id IN (SELECT book_id FROM persona_world_books WHERE persona_id = ?) "
@@ -56,7 +57,7 @@ def books_of_persona(conn: sqlite3.Connection, persona_id: str) -> list[dict]:
     return [_book(conn, row) for row in rows]
 
 
-def set_book_data(conn: sqlite3.Connection, book_id: int, data: dict) -> bool:
+def set_book_data(conn: sqlite3.Connection, book_id: int, data: dict[str, Any]) -> bool:
     """Replaces a book's own fields (not its entries)."""
     return conn.execute("UPDATE world_books SET data = ?, updated_at = ? WHERE id = ?",
                         (_dumps(data), utc_now(), book_id)).rowcount == 1
@@ -84,21 +85,21 @@ def detach(conn: sqlite3.Connection, persona_id: str, book_id: int) -> bool:
                         (persona_id, book_id)).rowcount == 1
 
 
-def entries(conn: sqlite3.Connection, book_id: int) -> list[dict]:
+def entries(conn: sqlite3.Connection, book_id: int) -> list[dict[str, Any]]:
     """A book's entries in the card's order: `{id, book_id, data}`."""
     rows = conn.execute("SELECT id, book_id, data FROM world_entries WHERE book_id = ? "
                         "ORDER BY position, id", (book_id,)).fetchall()
     return [_entry(row) for row in rows]
 
 
-def get_entry(conn: sqlite3.Connection, entry_id: int) -> dict | None:
+def get_entry(conn: sqlite3.Connection, entry_id: int) -> dict[str, Any] | None:
     """One entry, or None."""
     row = conn.execute("SELECT id, book_id, data FROM world_entries WHERE id = ?",
                        (entry_id,)).fetchone()
     return _entry(row) if row else None
 
 
-def add_entry(conn: sqlite3.Connection, book_id: int, data: dict) -> dict:
+def add_entry(conn: sqlite3.Connection, book_id: int, data: dict[str, Any]) -> dict[str, Any]:
     """Appends an entry to a book."""
     position = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM world_entries "
                             "WHERE book_id = ?", (book_id,)).fetchone()[0]
@@ -108,7 +109,7 @@ def add_entry(conn: sqlite3.Connection, book_id: int, data: dict) -> dict:
     return get_entry(conn, int(cursor.lastrowid or 0)) or {}
 
 
-def set_entry_data(conn: sqlite3.Connection, entry_id: int, data: dict) -> None:
+def set_entry_data(conn: sqlite3.Connection, entry_id: int, data: dict[str, Any]) -> None:
     """Replaces an entry's object."""
     conn.execute("UPDATE world_entries SET data = ? WHERE id = ?", (_dumps(data), entry_id))
 
@@ -118,7 +119,7 @@ def delete_entry(conn: sqlite3.Connection, entry_id: int) -> bool:
     return conn.execute("DELETE FROM world_entries WHERE id = ?", (entry_id,)).rowcount == 1
 
 
-def _book(conn: sqlite3.Connection, row) -> dict:
+def _book(conn: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
     book = dict(row)
     book["data"] = json.loads(book["data"])
     book["personas"] = [r[0] for r in conn.execute(
@@ -127,7 +128,7 @@ def _book(conn: sqlite3.Connection, row) -> dict:
     return book
 
 
-def _entry(row) -> dict:
+def _entry(row: sqlite3.Row) -> dict[str, Any]:
     entry = dict(row)
     entry["data"] = json.loads(entry["data"])
     return entry
