@@ -232,6 +232,20 @@ def tree_pids(pid: int) -> list[int]:
     return found
 
 
+def app_parts(master: int) -> dict[str, list[int]]:
+    """The app's processes by part: `workers` (the gunicorn workers, with their helpers) and
+    `memory` (the memory process, src/memory_process.py; none with PERSONA_MEMORY_PROCESS=0).
+    The master is in neither."""
+    parts: dict[str, list[int]] = {"workers": [], "memory": []}
+    for child in worker_pids(master):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except FileNotFoundError:
+            continue
+        parts["memory" if b"src.memory_process" in command else "workers"] += tree_pids(child)
+    return parts
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """utime + stime of `pids`, in seconds."""
     total = 0
@@ -286,7 +300,8 @@ class MemoryPeak:
 
 
 def memory_kib(pid: int, field: str = "VmHWM") -> int:
-    """`field` (VmHWM: peak, VmRSS: now) of the master and its workers together, in KiB."""
+    """`field` (VmHWM: peak, VmRSS: now) of the master and its children (the workers and the
+    memory process) together, in KiB."""
     total = 0
     for each in [pid, *worker_pids(pid)]:
         for line in Path(f"/proc/{each}/status").read_text().splitlines():
