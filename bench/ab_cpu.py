@@ -10,12 +10,15 @@ stream count; CPU is utime + stime of each app's whole process tree from /proc o
 rounds, divided by its turns, beside its chat workers' alone (their own rounds) and its memory
 process's (src/memory_process.py, over all rounds at that stream count, per turn of the app).
 `--a-env`/`--b-env NAME=VALUE` set environment variables of one app (e.g. the same tree with
-`PERSONA_MEMORY_PROCESS=0`). Load on the machine slows both alike, so the ratio B/A is what to
+`PERSONA_MEMORY_PROCESS=0`). `--context-limit N` sets both apps' context limit, and with it how
+often a persona's cortex update is due (every 0.75 × N messages): with a small N and the fake's
+updates editing memory (BENCH_UPDATE_EDITS=1), turns coincide with updates. Load on the machine slows both alike, so the ratio B/A is what to
 read; absolute figures need a quiet machine.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -27,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_clients import call  # noqa: E402
 from bench.bench_procs import (  # noqa: E402
     OPENAI,
     OPENAI_MODEL,
@@ -56,6 +60,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--provider", default="anthropic", choices=["anthropic", OPENAI])
+    parser.add_argument("--context-limit", type=int, default=None)
     parser.add_argument("--a-env", nargs="*", default=[], metavar="NAME=VALUE")
     parser.add_argument("--b-env", nargs="*", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
@@ -72,6 +77,8 @@ def main() -> None:
             data = stack.enter_context(tempfile.TemporaryDirectory())
             own = {**extra, **dict(item.split("=", 1) for item in env)}
             base, proc = stack.enter_context(serve_app(url, data, args.workers, own, tree))
+            if args.context_limit:
+                call(base, "PUT", "/api/settings", {"context_limit": args.context_limit})
             clients = [Child("clients", base, str(i), str(args.workers))
                        for i in range(args.workers)]
             for client in clients:
@@ -79,7 +86,9 @@ def main() -> None:
             benches[name] = Bench(fake, [], [], clients, proc.pid)
             benches[name].ensure_slots(max(args.streams))
         print(f"A = {args.a} {' '.join(args.a_env)}, B = {args.b} {' '.join(args.b_env)}, "
-              f"{args.provider}, {args.rounds} rounds each")
+              f"{args.provider}, {args.rounds} rounds each, context limit "
+              f"{args.context_limit or 'default'}, update edits "
+              f"{os.environ.get('BENCH_UPDATE_EDITS', '0')}")
         print("| streams | CPU per turn A | CPU per turn B | B ÷ A | workers A / B | "
               "memory process A / B | TTFT p50 A / B |")
         print("|---|---|---|---|---|---|---|")

@@ -39,6 +39,19 @@ def _chunks(n: int) -> list[str]:
     return [WORDS[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+def _update_reply(body: dict, replies):
+    """A cortex update's answer: nothing to remember, or with BENCH_UPDATE_EDITS=1 one line
+    inserted into memory.md (a tool round, staging and the applied edit: an update's real
+    work), then a closing text."""
+    if os.environ.get("BENCH_UPDATE_EDITS") != "1":
+        return replies.text("Nothing new to remember.")
+    last = body["messages"][-1]["content"]
+    if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
+        return replies.text("Remembered.")
+    return replies.tool_use([("insert", {"filename": "memory.md", "insert_line": 0,
+                                         "insert_text": "- Talked about the trip.\n"})])
+
+
 def run_fake(event_delay: float, chunks: int, provider: str = "anthropic") -> None:
     """FakeClaude (or FakeOpenAI for `openai_compatible`) in this process: chat replies paced
     at `event_delay`, titles and cortex updates answered at once; stdin commands change the
@@ -57,7 +70,7 @@ def run_fake(event_delay: float, chunks: int, provider: str = "anthropic") -> No
         if body.get("max_tokens") == TITLE_MAX_TOKENS:
             return replies.text("A title")
         if body.get("tools"):
-            return replies.text("Nothing new to remember.")
+            return _update_reply(body, replies)
         return replies.delayed(chat, latency[0], after_headers=True) if latency[0] else chat
 
     with (FakeOpenAI(validate=False) if provider == OPENAI else FakeClaude()) as fake:

@@ -5,8 +5,11 @@ touches nothing on disk or on the network (`Database`, `ProcessOwner` and `Sessi
 their files when started; the one side effect is telling the log filter which configured values
 are secrets, so whatever a built service logs is masked). `start(services)` does the start-up
 work: the data directory, the database's migrations, seeding, the recoveries of a previous run,
-and last the worker thread. `stop(services)` ends what `start` began. `create_app` does build
-then start (`provider.init_services`); a test may build without starting and nothing runs.
+and last the worker thread (in a chat worker whose jobs run in the memory process,
+`MEMORY_PROCESS`: only its look at what that process finished). `start_memory(services)` is the
+memory process's start (`src/memory_process.py`). `stop(services)` ends what either began.
+`create_app` does build then start (`provider.init_services`); a test may build without
+starting and nothing runs.
 See docs/development.md#composition-root-build-then-start.
 """
 import atexit
