@@ -210,7 +210,7 @@ def start(services: Services) -> None:
 
 
 def start_memory(services: Services) -> None:
-    """The memory process's start-up (`src/memory.py`): the migrated database, the job owner,
+    """The memory process's start-up (`src/memory_process.py`): the migrated database, the job owner,
     the recoveries of jobs and titles whose owner died, then the cortex worker (with the idle,
     retraction and sleep scans) and the title runners. No seeding, no replies: the chat
     workers do those."""
