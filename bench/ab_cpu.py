@@ -7,12 +7,18 @@ directory) or `.` (this working tree). One fake Claude (bench_procs.py fake, 20 
 events) serves both apps (`python -m src.app`, 2 workers each, own data directories); each app
 has its own client processes. Rounds alternate A and B (the order flipping every round) at each
 stream count; CPU is utime + stime of each app's whole process tree from /proc over its own
-rounds, divided by its turns. Load on the machine slows both alike, so the ratio B/A is what to
+rounds, divided by its turns, beside its chat workers' alone (their own rounds) and its memory
+process's (src/memory_process.py, over all rounds at that stream count, per turn of the app).
+`--a-env`/`--b-env NAME=VALUE` set environment variables of one app (e.g. the same tree with
+`PERSONA_MEMORY_PROCESS=0`). `--context-limit N` sets both apps' context limit, and with it how
+often a persona's cortex update is due (every 0.75 × N messages): with a small N and the fake's
+updates editing memory (BENCH_UPDATE_EDITS=1), turns coincide with updates. Load on the machine slows both alike, so the ratio B/A is what to
 read; absolute figures need a quiet machine.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -24,7 +30,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_procs import OPENAI, OPENAI_MODEL, Child, serve_app  # noqa: E402
+from bench.bench_clients import call  # noqa: E402
+from bench.bench_procs import (  # noqa: E402
+    OPENAI,
+    OPENAI_MODEL,
+    Child,
+    app_parts,
+    cpu_seconds,
+    serve_app,
+)
 from bench.chat_bench import Bench  # noqa: E402
 
 
@@ -46,6 +60,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--provider", default="anthropic", choices=["anthropic", OPENAI])
+    parser.add_argument("--context-limit", type=int, default=None)
+    parser.add_argument("--a-env", nargs="*", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--b-env", nargs="*", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
     with ExitStack() as stack:
@@ -55,31 +72,54 @@ def main() -> None:
         extra = {"PERSONA_PROVIDER": args.provider, "OPENAI_BASE_URL": url,
                  "PERSONA_MODEL": OPENAI_MODEL} if args.provider == OPENAI else {}
         benches = {}
-        for name, revision in (("A", args.a), ("B", args.b)):
+        for name, revision, env in (("A", args.a, args.a_env), ("B", args.b, args.b_env)):
             tree = export(revision, stack.enter_context(tempfile.TemporaryDirectory()))
             data = stack.enter_context(tempfile.TemporaryDirectory())
-            base, proc = stack.enter_context(serve_app(url, data, args.workers, extra, tree))
+            own = {**extra, **dict(item.split("=", 1) for item in env)}
+            base, proc = stack.enter_context(serve_app(url, data, args.workers, own, tree))
+            if args.context_limit:
+                call(base, "PUT", "/api/settings", {"context_limit": args.context_limit})
             clients = [Child("clients", base, str(i), str(args.workers))
                        for i in range(args.workers)]
             for client in clients:
                 stack.callback(client.close)
             benches[name] = Bench(fake, [], [], clients, proc.pid)
             benches[name].ensure_slots(max(args.streams))
-        print(f"A = {args.a}, B = {args.b}, {args.provider}, {args.rounds} rounds each")
-        print("| streams | CPU per turn A | CPU per turn B | B ÷ A | TTFT p50 A / B |")
-        print("|---|---|---|---|---|")
+        print(f"A = {args.a} {' '.join(args.a_env)}, B = {args.b} {' '.join(args.b_env)}, "
+              f"{args.provider}, {args.rounds} rounds each, context limit "
+              f"{args.context_limit or 'default'}, update edits "
+              f"{os.environ.get('BENCH_UPDATE_EDITS', '0')}")
+        print("| streams | CPU per turn A | CPU per turn B | B ÷ A | workers A / B | "
+              "memory process A / B | TTFT p50 A / B |")
+        print("|---|---|---|---|---|---|---|")
         for n in args.streams:
-            cpu = {"A": 0.0, "B": 0.0}
-            ttfts: dict[str, list[float]] = {"A": [], "B": []}
-            for i in range(args.rounds):
-                for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
-                    got, spent = benches[name].round("ws", n, 1)
-                    ttfts[name] += got
-                    cpu[name] += spent
-            a, b = (cpu[k] / (args.rounds * n) * 1000 for k in ("A", "B"))
-            print(f"| {n} | {a:.2f} ms | {b:.2f} ms | {b / a:.2f} | "
-                  f"{statistics.median(ttfts['A']) * 1000:.0f} / "
-                  f"{statistics.median(ttfts['B']) * 1000:.0f} ms |", flush=True)
+            _compare(benches, n, args.rounds)
+
+
+def _compare(benches: dict, n: int, rounds: int) -> None:
+    """Interleaved rounds of A and B at `n` streams; prints one table row."""
+    cpu = {"A": 0.0, "B": 0.0}
+    workers = {"A": 0.0, "B": 0.0}
+    memory = {name: app_parts(bench.pid)["memory"] for name, bench in benches.items()}
+    memory_before = {name: cpu_seconds(pids) for name, pids in memory.items()}
+    ttfts: dict[str, list[float]] = {"A": [], "B": []}
+    for i in range(rounds):
+        for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
+            got, spent = benches[name].round("ws", n, 1)
+            ttfts[name] += got
+            cpu[name] += spent
+            workers[name] += benches[name].workers_cpu
+    turns = rounds * n
+
+    def ms(values: dict, name: str) -> float:
+        return values[name] / turns * 1000
+
+    mem = {name: cpu_seconds(pids) - memory_before[name] for name, pids in memory.items()}
+    a, b = ms(cpu, "A"), ms(cpu, "B")
+    print(f"| {n} | {a:.2f} ms | {b:.2f} ms | {b / a:.2f} | {ms(workers, 'A'):.2f} / "
+          f"{ms(workers, 'B'):.2f} ms | {ms(mem, 'A'):.2f} / {ms(mem, 'B'):.2f} ms | "
+          f"{statistics.median(ttfts['A']) * 1000:.0f} / "
+          f"{statistics.median(ttfts['B']) * 1000:.0f} ms |", flush=True)
 
 
 if __name__ == "__main__":

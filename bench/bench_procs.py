@@ -39,6 +39,19 @@ def _chunks(n: int) -> list[str]:
     return [WORDS[a:b] for a, b in itertools.pairwise(bounds)]
 
 
+def _update_reply(body: dict, replies):
+    """A cortex update's answer: nothing to remember, or with BENCH_UPDATE_EDITS=1 one line
+    inserted into memory.md (a tool round, staging and the applied edit: an update's real
+    work), then a closing text."""
+    if os.environ.get("BENCH_UPDATE_EDITS") != "1":
+        return replies.text("Nothing new to remember.")
+    last = body["messages"][-1]["content"]
+    if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
+        return replies.text("Remembered.")
+    return replies.tool_use([("insert", {"filename": "memory.md", "insert_line": 0,
+                                         "insert_text": "- Talked about the trip.\n"})])
+
+
 def run_fake(event_delay: float, chunks: int, provider: str = "anthropic") -> None:
     """FakeClaude (or FakeOpenAI for `openai_compatible`) in this process: chat replies paced
     at `event_delay`, titles and cortex updates answered at once; stdin commands change the
@@ -57,7 +70,7 @@ def run_fake(event_delay: float, chunks: int, provider: str = "anthropic") -> No
         if body.get("max_tokens") == TITLE_MAX_TOKENS:
             return replies.text("A title")
         if body.get("tools"):
-            return replies.text("Nothing new to remember.")
+            return _update_reply(body, replies)
         return replies.delayed(chat, latency[0], after_headers=True) if latency[0] else chat
 
     with (FakeOpenAI(validate=False) if provider == OPENAI else FakeClaude()) as fake:
@@ -232,6 +245,20 @@ def tree_pids(pid: int) -> list[int]:
     return found
 
 
+def app_parts(master: int) -> dict[str, list[int]]:
+    """The app's processes by part: `workers` (the gunicorn workers, with their helpers) and
+    `memory` (the memory process, src/memory_process.py; none with PERSONA_MEMORY_PROCESS=0).
+    The master is in neither."""
+    parts: dict[str, list[int]] = {"workers": [], "memory": []}
+    for child in worker_pids(master):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except FileNotFoundError:
+            continue
+        parts["memory" if b"src.memory_process" in command else "workers"] += tree_pids(child)
+    return parts
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """utime + stime of `pids`, in seconds."""
     total = 0
@@ -286,7 +313,8 @@ class MemoryPeak:
 
 
 def memory_kib(pid: int, field: str = "VmHWM") -> int:
-    """`field` (VmHWM: peak, VmRSS: now) of the master and its workers together, in KiB."""
+    """`field` (VmHWM: peak, VmRSS: now) of the master and its children (the workers and the
+    memory process) together, in KiB."""
     total = 0
     for each in [pid, *worker_pids(pid)]:
         for line in Path(f"/proc/{each}/status").read_text().splitlines():

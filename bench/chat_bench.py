@@ -41,6 +41,7 @@ from bench.bench_procs import (  # noqa: E402
     OPENAI,
     OPENAI_MODEL,
     Child,
+    app_parts,
     cpu_seconds,
     free_port,
     memory_kib,
@@ -61,6 +62,7 @@ class Bench:
     def __init__(self, fake: Child, sdks: list[Child], leans: list[Child],
                  clients: list[Child], pid: int):
         self.fake, self.sdks, self.leans, self.clients, self.pid = fake, sdks, leans, clients, pid
+        self.workers_cpu = 0.0  # the chat workers' CPU in the last WS or SSE round
         self.slots = 0
         self.bodies: dict[int, dict] = {}
         self.templated = False
@@ -104,11 +106,13 @@ class Bench:
         if kind == "sdk":
             return self._sdk_round(streams, turns, at)
         pids = [lean.proc.pid for lean in self.leans] if kind == "lean" else tree_pids(self.pid)
-        cpu = cpu_seconds(pids)
+        workers = [] if kind == "lean" else app_parts(self.pid)["workers"]
+        cpu, cpu_workers = cpu_seconds(pids), cpu_seconds(workers)
         for client in self.clients:
             client.send(_json({"kind": kind, "turns": turns, "at": at, "n": streams}))
         ttfts = [t for client in self.clients for t in client.read()["ttfts"]]
         spent = cpu_seconds(pids) - cpu
+        self.workers_cpu = cpu_seconds(workers) - cpu_workers
         if kind != "lean":
             self._refresh_bodies()
         return ttfts, spent
@@ -128,13 +132,21 @@ class Bench:
         self.ensure_slots(streams)
         samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
         cpu = dict.fromkeys(KINDS, 0.0)
+        workers = {"ws": 0.0, "sse": 0.0}
+        memory = app_parts(self.pid)["memory"]
+        memory_before = cpu_seconds(memory)
         for i in range(rounds):
             shift = i % len(KINDS)
             for kind in KINDS[shift:] + KINDS[:shift]:
                 ttfts, spent = self.round(kind, streams, turns)
                 samples[kind].extend(ttfts)
                 cpu[kind] += spent
-        per_turn = {kind: cpu[kind] / (rounds * streams * turns) for kind in KINDS}
+                if kind in workers:
+                    workers[kind] += self.workers_cpu
+        turns_each = rounds * streams * turns
+        per_turn = {kind: cpu[kind] / turns_each for kind in KINDS}
+        per_turn.update({f"workers_{kind}": workers[kind] / turns_each for kind in workers},
+                        memory=(cpu_seconds(memory) - memory_before) / (2 * turns_each))
         return {"samples": samples, "cpu": per_turn}
 
 
@@ -168,7 +180,8 @@ def row_line(provider: str, latency: float, streams: int, mode: str, result: dic
             f"{p['sdk'][0]:.0f}/{p['sdk'][1]:.0f} | {p['lean'][0]:.0f}/{p['lean'][1]:.0f} | "
             f"{cells[0]} | {cells[1]} | {cpu['sdk'] * 1000:.1f} / {cpu['lean'] * 1000:.1f} / "
             f"{cpu['ws'] * 1000:.1f} / {cpu['sse'] * 1000:.1f} ms | "
-            f"{app_cpu / cpu['lean']:.2f} |")
+            f"{cpu['workers_ws'] * 1000:.1f} / {cpu['workers_sse'] * 1000:.1f} / "
+            f"{cpu['memory'] * 1000:.1f} ms | {app_cpu / cpu['lean']:.2f} |")
 
 
 def table(runs: list[dict], capacity: dict | None, args) -> str:
@@ -180,16 +193,20 @@ def table(runs: list[dict], capacity: dict | None, args) -> str:
              "",
              "| provider | latency | streams | mode | raw SDK p50/p95 ms | lean p50/p95 ms | "
              "app WS p50/p95 (÷SDK; ÷lean) | app SSE p50/p95 (÷SDK; ÷lean) | "
-             "CPU per turn SDK / lean / WS / SSE | app CPU ÷ lean |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "CPU per turn SDK / lean / WS / SSE | workers WS / SSE / memory process | "
+             "app CPU ÷ lean |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         lines += [row_line(run["provider"], *row) for row in run["rows"]]
     lines.append("\nCPU per turn: the SDK processes' own (its HTTP stack, every event parsed), the "
                  "lean servers' (bench/lean_server.py), and the app's whole process tree "
-                 "(master, workers, their helpers: titles and cortex updates included).")
+                 "(master, workers, their helpers and the memory process: titles and cortex "
+                 "updates included); then the chat workers' alone (with their helpers) over the "
+                 "WS and the SSE rounds, and the memory process's over the whole setting per "
+                 "app turn (WS and SSE together).")
     for run in runs:
         before, after = run["rss_before"], run["rss_after"]
-        lines.append(f"{run['provider']}: RSS (VmRSS, master + workers) {before:.0f} MiB before "
+        lines.append(f"{run['provider']}: RSS (VmRSS, master, workers and memory process) {before:.0f} MiB before "
                      f"the bursts, {after:.0f} MiB {SETTLE:.0f} s after them "
                      f"({after / before:.2f}×); peak (VmHWM) {run['peak']:.0f} MiB")
     if capacity:

@@ -20,6 +20,7 @@ ENV_KEYS = {
     "PROVIDER": "PERSONA_PROVIDER",
     "OPENAI_BASE_URL": "OPENAI_BASE_URL",
     "OPENAI_API_KEY": "OPENAI_API_KEY",
+    "MEMORY_PROCESS": "PERSONA_MEMORY_PROCESS",
 }
 
 
@@ -41,6 +42,7 @@ def defaults(instance_path: str) -> dict:
         "LOG_LEVEL": "INFO",
         "LOG_PROMPTS": False,
         "CORTEX_WORKER": True,
+        "MEMORY_PROCESS": False,  # `python -m src.app` sets it for its workers (serve.py)
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "MAX_UPLOAD_LENGTH": 17 * 1024 * 1024,
     }
@@ -56,8 +58,9 @@ def from_environment(dotenv_path: str = ".env") -> dict:
             found[key] = value
     if "PORT" in found:
         found["PORT"] = int(found["PORT"])
-    if "LOG_PROMPTS" in found:
-        found["LOG_PROMPTS"] = found["LOG_PROMPTS"].strip().lower() in ("1", "true", "yes", "on")
+    for flag in ("LOG_PROMPTS", "MEMORY_PROCESS"):
+        if flag in found:
+            found[flag] = found[flag].strip().lower() in ("1", "true", "yes", "on")
     return found
 
 

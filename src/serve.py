@@ -28,7 +28,9 @@ def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:
     its cortex worker thread live in the process that serves the requests (a thread started before
     the fork would stay in the master and see new jobs only when it polls). `PERSONA_WORKERS`
     (default 2, one per core of a small machine) sets how many worker processes share the data
-    directory.
+    directory. Cortex updates and session titles run in one more process the master starts
+    and keeps (`memory_supervisor.py`), so the workers only chat; `PERSONA_MEMORY_PROCESS=0`
+    runs them in the workers instead (the earlier model, for comparisons).
     """
     from gunicorn.app.base import BaseApplication
 
@@ -52,6 +54,11 @@ def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:
     if not workers.isdigit() or int(workers) < 1:
         log.error("PERSONA_WORKERS must be a whole number of at least 1, not %r", workers)
         return 2
+    memory_process = os.environ.get("PERSONA_MEMORY_PROCESS", "1")
+    if memory_process not in ("0", "1"):
+        log.error("PERSONA_MEMORY_PROCESS must be 1 (the default) or 0, not %r", memory_process)
+        return 2
+    os.environ["PERSONA_MEMORY_PROCESS"] = memory_process  # read by each worker's create_app
     try:
         config["ACCESS_TOKEN"] = checked_token(config.get("ACCESS_TOKEN"))
     except WeakToken as err:
@@ -76,6 +83,12 @@ def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:
             """The Flask app (typed Any: gunicorn's stubs type a WSGI app's start_response as a
             Callable, which Flask's typeshed protocol for it does not match)."""
             return load_app()
+
+        def run(self) -> None:
+            if memory_process == "0":
+                return super().run()
+            from .memory_supervisor import SupervisingArbiter
+            return SupervisingArbiter(self).run()
 
     log.info("Persona Cortex on http://%s:%d", host, port)
     os.umask(0o077)  # everything the server creates in the data directory is owner-only

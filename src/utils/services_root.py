@@ -5,8 +5,11 @@ touches nothing on disk or on the network (`Database`, `ProcessOwner` and `Sessi
 their files when started; the one side effect is telling the log filter which configured values
 are secrets, so whatever a built service logs is masked). `start(services)` does the start-up
 work: the data directory, the database's migrations, seeding, the recoveries of a previous run,
-and last the worker thread. `stop(services)` ends what `start` began. `create_app` does build
-then start (`provider.init_services`); a test may build without starting and nothing runs.
+and last the worker thread (in a chat worker whose jobs run in the memory process,
+`MEMORY_PROCESS`: only its look at what that process finished). `start_memory(services)` is the
+memory process's start (`src/memory_process.py`). `stop(services)` ends what either began.
+`create_app` does build then start (`provider.init_services`); a test may build without
+starting and nothing runs.
 See docs/development.md#composition-root-build-then-start.
 """
 import atexit
@@ -46,6 +49,7 @@ from .services.history_learning import HistoryLearning
 from .services.memory_settings import MemorySettings
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
+from .services.poll_loop import PollLoop
 from .services.prompt_inspector import PromptInspector
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
@@ -59,6 +63,9 @@ from .storage import Database, settings_store, user_personas
 
 log = logging.getLogger(__name__)
 Config = Mapping[str, Any]
+NEWS_SECONDS = 1.0  # how soon a chat worker's sockets hear what the memory process finished
+TITLE_POLL_SECONDS = 0.25  # how soon the memory process takes a queued title
+TITLE_RUNNERS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +74,7 @@ class Services:
 
     data_dir: str
     run_worker: bool  # CORTEX_WORKER: `start` runs the worker thread
+    memory_process: bool  # MEMORY_PROCESS: jobs and titles run in the memory process
     db: Database
     cortex: CortexService
     persona_cleanup: PersonaCleanup
@@ -97,6 +105,8 @@ class Services:
     titles: TitleGenerator
     chat: ChatService
     prompt_inspector: PromptInspector
+    news: PollLoop  # a chat worker's look at what the memory process finished
+    title_runners: tuple[PollLoop, ...]  # the memory process's
 
 
 class _Memory(NamedTuple):
@@ -127,7 +137,9 @@ def build_services(config: Config) -> Services:
     memory = _memory(config, db, cortex, api_client)
     sessions = SessionService(db, retracted=memory.cortex_trigger.notice_retractions)
     leases = SessionLeases(data_dir)
-    titles = TitleGenerator(db, api_client, sessions, settings)
+    memory_process = bool(config.get("MEMORY_PROCESS"))
+    titles = TitleGenerator(db, api_client, sessions, settings, memory.job_owner,
+                            inline=not memory_process)
     chat = ChatService(db, api_client, cortex, settings, leases, titles=titles,
                        trigger=memory.cortex_trigger.check_and_trigger,
                        retracted=memory.cortex_trigger.notice_retractions,
@@ -135,6 +147,7 @@ def build_services(config: Config) -> Services:
     return Services(
         data_dir=data_dir,
         run_worker=bool(config.get("CORTEX_WORKER")),
+        memory_process=memory_process,
         db=db,
         cortex=cortex,
         persona_cleanup=cleanup,
@@ -169,6 +182,9 @@ def build_services(config: Config) -> Services:
             db, sessions, api_client,
             TokenCounter(db, api_client,
                          float(config.get("COUNT_BUDGET_SECONDS", BUDGET_SECONDS)))),
+        news=PollLoop(partial(_announce, memory.cortex_worker, titles), NEWS_SECONDS, "news"),
+        title_runners=tuple(PollLoop(titles.run_next, TITLE_POLL_SECONDS, f"titles-{n}")
+                            for n in range(TITLE_RUNNERS)),
     )
 
 
@@ -190,17 +206,42 @@ def start(services: Services) -> None:
     if settled:
         log.warning("Marked %d reply(s) left streaming by a stopped process as incomplete",
                     settled)
-    if services.run_worker:
-        services.cortex_worker.start(tick=partial(_after_each_pass, services.cortex_trigger,
-                                                  services.sleep))
-        atexit.register(services.cortex_worker.stop)
+    if services.memory_process:
+        services.news.start()
+    elif services.run_worker:
+        _start_worker(services)
+
+
+def start_memory(services: Services) -> None:
+    """The memory process's start-up (`src/memory_process.py`): the migrated database, the job owner,
+    the recoveries of jobs and titles whose owner died, then the cortex worker (with the idle,
+    retraction and sleep scans) and the title runners. No seeding, no replies: the chat
+    workers do those."""
+    _owner_only_dir(services.data_dir)
+    services.db.open()
+    services.job_owner.open()
+    services.job_owner.sweep()
+    services.cortex_worker.recover_interrupted()
+    services.titles.recover()
+    _start_worker(services)
+    for runner in services.title_runners:
+        runner.start()
+
+
+def _start_worker(services: Services) -> None:
+    services.cortex_worker.start(tick=partial(_after_each_pass, services.cortex_trigger,
+                                              services.sleep, services.titles))
+    atexit.register(services.cortex_worker.stop)
 
 
 def stop(services: Services) -> None:
-    """Stops the replies and the worker, then closes the API client's connections, the lock
-    files and the database's idle connections (tests, clean exits; a built app never started
-    stops as well)."""
+    """Stops the replies, the worker and the loops, then closes the API client's connections,
+    the lock files and the database's idle connections (tests, clean exits; a built app never
+    started stops as well)."""
     services.chat.close()
+    services.news.stop()
+    for runner in services.title_runners:
+        runner.stop()
     services.cortex_worker.stop()
     atexit.unregister(services.cortex_worker.stop)  # a stopped app is not kept for the exit
     services.api_client.close()
@@ -209,11 +250,22 @@ def stop(services: Services) -> None:
     services.db.close()
 
 
-def _after_each_pass(trigger: CortexTrigger, sleep: SleepSchedule) -> None:
-    """What the worker does after every pass: the idle, retraction and sleep scans."""
+def _after_each_pass(trigger: CortexTrigger, sleep: SleepSchedule,
+                     titles: TitleGenerator) -> None:
+    """What the worker does every POLL_SECONDS: the idle, retraction and sleep scans, and the
+    title requests whose owner died."""
     trigger.scan_idle()
     trigger.scan_retractions()
     sleep.scan()
+    titles.recover()
+
+
+def _announce(worker: CortexWorker, titles: TitleGenerator) -> bool:
+    """A chat worker's look (every NEWS_SECONDS) at the cortex jobs and titles another process
+    finished, for its sockets; never "busy"."""
+    worker.announce_foreign()
+    titles.announce_finished()
+    return False
 
 
 def _access_token(config: Config) -> str | None:

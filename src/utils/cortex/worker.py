@@ -15,12 +15,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Self
+from functools import partial
 
 from ..listeners import Listeners
 from ..storage import cortex_jobs as jobs
 from ..storage.clock import utc_now
-from ..storage.db import connect
+from .heartbeat import Heartbeat
 from .ownership import ProcessOwner
 
 log = logging.getLogger(__name__)
@@ -51,12 +51,18 @@ class CortexWorker:
 
     def recover_interrupted(self, now: float | None = None) -> int:
         """Completes groups of edits a crash interrupted, then fails jobs whose owner is gone or
-        whose lease expired (`interrupted`, retried later); at start-up and on every pass."""
+        whose lease expired (`interrupted`), and queues each one's work again (once: see
+        `cortex_jobs.retry_interrupted`); at start-up and on every pass."""
         self._update.recover_staged()
-        count = jobs.fail_interrupted(self._db.conn(), self._owner.is_alive, now)
-        if count:
-            log.warning("Marked %d interrupted cortex update job(s) as failed", count)
-        return count
+        conn = self._db.conn()
+        failed = jobs.fail_interrupted_jobs(conn, self._owner.is_alive, now)
+        if failed:
+            log.warning("Marked %d interrupted cortex update job(s) as failed", len(failed))
+        for job_id in failed:
+            retry = jobs.retry_interrupted(conn, job_id)
+            if retry is not None:
+                log.info("Cortex job %s queued again as %s", job_id, retry["id"])
+        return len(failed)
 
     def enqueue(self, persona_id: str, trigger: str = "manual",
                 reason: str | None = None) -> tuple[dict, bool]:
@@ -81,7 +87,9 @@ class CortexWorker:
         finished = []
         while (job := jobs.claim_next_job(self._db.conn(), self._plan, owner=self._owner.token,
                                           lease_seconds=self._lease)) is not None:
-            with _Heartbeat(self._db.path, job["id"], self._owner.token, self._lease):
+            renew = partial(jobs.renew_lease, job_id=job["id"], owner=self._owner.token,
+                            lease_seconds=self._lease)
+            with Heartbeat(self._db.path, renew, self._lease, f"Cortex job {job['id']}"):
                 finished.append(self._run(job))
         return finished
 
@@ -183,7 +191,7 @@ class CortexWorker:
             result = {**result, "reconciled": reconciled}
         return result
 
-    def _announce_foreign(self) -> None:
+    def announce_foreign(self) -> None:
         """Announces jobs that finished in another process since the last look."""
         for job in jobs.finished_since(self._db.conn(), self._watermark):
             self._watermark = max(self._watermark, job["finished_at"])
@@ -206,7 +214,7 @@ class CortexWorker:
                     return
             self._guarded(self.recover_interrupted)
             self._guarded(self.run_pending)
-            self._guarded(self._announce_foreign)
+            self._guarded(self.announce_foreign)
             if self._tick is not None and time.monotonic() >= self._next_tick:
                 self._next_tick = time.monotonic() + self._poll
                 self._guarded(self._tick)
@@ -222,34 +230,3 @@ class CortexWorker:
         except Exception:
             log.exception("Cortex worker step failed")
 
-
-class _Heartbeat:
-    """Renews a running job's lease every third of it, on its own connection and thread."""
-
-    def __init__(self, db_path: str, job_id: str, owner: str, lease_seconds: float):
-        self._args = (db_path, job_id, owner, lease_seconds)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name="cortex-heartbeat", daemon=True)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _beat(self) -> None:
-        db_path, job_id, owner, lease = self._args
-        conn = connect(db_path)
-        try:
-            while not self._stop.wait(lease / 3):
-                try:
-                    if not jobs.renew_lease(conn, job_id, owner, lease):
-                        log.warning("Cortex job %s lost its lease; its edits will not apply",
-                                    job_id)
-                        return
-                except Exception:
-                    log.exception("Could not renew the lease of cortex job %s", job_id)
-        finally:
-            conn.close()

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from simple_websocket import ConnectionClosed
 
-from ..models.sessions import Session
+from ..models.sessions import SessionRow
 from . import chat_events as events
 from .chat_events import ChatEvent
 from .chat_frames import FrameError, parse_frame
@@ -244,7 +244,7 @@ class ChatSocket:
                 "status": job.get("status"), "files": job.get("files") or [],
                 "error": job.get("error"), "reason": job.get("reason")}))
 
-    def _on_title(self, session: Session) -> None:
+    def _on_title(self, session: SessionRow) -> None:
         if session.id in self._sessions:
             self._send(ChatEvent("title", {"session_id": session.id, "title": session.title}))
 

@@ -1,51 +1,98 @@
-"""Session titles written by the model after the first exchange, off the request thread.
+"""Session titles written by the model after the first exchange, off the chat's path.
 
-A title is a nicety: failures are logged and the session simply stays untitled (it is tried again
-after a later reply). Listeners (the WebSocket) hear about each title that was applied.
+A chat turn only queues the request (`storage/title_jobs.py`, one row); who runs it depends on
+how the app is served. Under gunicorn the memory process claims it (`run_next`, with an owner
+token and a lease like a cortex job) and each chat worker learns of the titles it set by
+looking every second (`announce_finished`); an app without a memory process (tests, the
+threaded live server) runs it in a thread of its own (`inline`). A title is a nicety: failures
+are logged and the session simply stays untitled (it is queued again after a later reply), and
+nothing ever waits for one. Listeners (the WebSocket) hear about each title that was applied.
 """
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from functools import partial
 
 from ..api_request import ApiClient
 from ..api_request.types import RequestConfig
+from ..cortex.heartbeat import Heartbeat
+from ..cortex.ownership import ProcessOwner
 from ..listeners import Listeners
-from ..models.sessions import Session
-from ..storage import Database, personas as persona_store, sessions as session_store
+from ..models.sessions import Session, SessionRow
+from ..storage import Database, personas as persona_store, sessions as session_store, title_jobs
+from ..storage.clock import utc_now
 from . import prompt_builder as prompts
 from .session_service import SessionService
 from .settings_service import SettingsService
 
 log = logging.getLogger(__name__)
 TITLE_MAX_TOKENS = 30
+LEASE_SECONDS = 60.0
+LOOK_BACK = timedelta(seconds=5)  # a title committed just after a later one is still seen
 
 
 class TitleGenerator:
-    """Asks the model for a short session title in a background thread and stores it."""
+    """Queues session titles, runs queued ones, and tells listeners when one was applied."""
 
     def __init__(self, db: Database, api_client: ApiClient, sessions: SessionService,
-                 settings: SettingsService):
+                 settings: SettingsService, owner: ProcessOwner, *,
+                 inline: bool = True, lease_seconds: float = LEASE_SECONDS):
         self._db = db
         self._api = api_client
         self._sessions = sessions
         self._settings = settings
-        self._pending: set[str] = set()
+        self._owner = owner
+        self._inline = inline
+        self._lease = lease_seconds
         self._lock = threading.Lock()
-        self._listeners: Listeners[Session] = Listeners("A title listener failed")
+        self._listeners: Listeners[SessionRow] = Listeners("A title listener failed")
+        self._announced: deque[str] = deque(maxlen=1000)
+        self._watermark = utc_now()
 
-    def subscribe(self, listener: Callable[[Session], None]) -> Callable[[], None]:
+    def subscribe(self, listener: Callable[[SessionRow], None]) -> Callable[[], None]:
         """Calls `listener(session)` after a title was stored; returns the unsubscribe function."""
         return self._listeners.subscribe(listener)
 
     def schedule(self, session_id: str, user_text: str, reply_text: str) -> bool:
-        """Starts naming the session unless that is already under way; True when started."""
-        with self._lock:
-            if session_id in self._pending:
-                return False
-            self._pending.add(session_id)
-        threading.Thread(target=self._run, args=(session_id, user_text, reply_text),
-                         name=f"title-{session_id}", daemon=True).start()
+        """Queues naming the session unless a request is already queued or running; True when
+        queued now. Inline, a thread of this process runs it at once."""
+        job, created = title_jobs.enqueue(self._db.conn(), session_id, user_text, reply_text,
+                                          self._owner.is_alive)
+        if created and self._inline:
+            threading.Thread(target=self._run_inline, args=(job["id"],),
+                             name=f"title-{session_id}", daemon=True).start()
+        return created
+
+    def run_next(self) -> bool:
+        """Claims the oldest queued request and runs it (the memory process); False when none
+        was queued."""
+        job = title_jobs.claim(self._db.conn(), self._owner.token, self._lease)
+        if job is None:
+            return False
+        self._execute(job)
         return True
+
+    def recover(self) -> int:
+        """Fails running requests whose owner died or whose lease ran out (each pass of the
+        memory process), and prunes old finished ones."""
+        conn = self._db.conn()
+        title_jobs.prune(conn)
+        count = title_jobs.fail_interrupted(conn, self._owner.is_alive)
+        if count:
+            log.warning("Marked %d interrupted title request(s) as failed", count)
+        return count
+
+    def announce_finished(self) -> None:
+        """Tells listeners of the titles another process applied since the last look."""
+        for row in title_jobs.titled_since(self._db.conn(), _earlier(self._watermark)):
+            self._watermark = max(self._watermark, row["finished_at"])
+            if row["job_id"] not in self._announced:
+                self._announced.append(row["job_id"])
+                session = session_store.get_session_row(self._db.conn(), row["id"])
+                if session is not None:
+                    self._listeners.notify(session)
 
     def generate(self, session_id: str, user_text: str, reply_text: str) -> Session | None:
         """Requests and stores a title now; returns the updated session, or None."""
@@ -66,13 +113,35 @@ class TitleGenerator:
             return None
         return self._sessions.set_title(session_id, response.content)
 
-    def _run(self, session_id: str, user_text: str, reply_text: str) -> None:
+    def _run_inline(self, job_id: str) -> None:
         try:
-            session = self.generate(session_id, user_text, reply_text)
-            if session is not None:
-                self._listeners.notify(session)
-        except Exception:
-            log.exception("Title generation failed for session %s", session_id)
+            job = title_jobs.claim(self._db.conn(), self._owner.token, self._lease, job_id)
+            if job is not None:
+                self._execute(job)
         finally:
-            with self._lock:
-                self._pending.discard(session_id)
+            self._db.close_thread()
+
+    def _execute(self, job: dict) -> None:
+        """Runs a claimed request under a renewed lease, records how it ended, and tells this
+        process's listeners (the memory process has none; chat workers look themselves)."""
+        session: Session | None = None
+        error: str | None = "no_title"
+        renew = partial(title_jobs.renew_lease, job_id=job["id"], owner=self._owner.token,
+                        lease_seconds=self._lease)
+        try:
+            with Heartbeat(self._db.path, renew, self._lease, f"Title request {job['id']}"):
+                session = self.generate(job["session_id"], job["user_text"], job["reply_text"])
+            error = None if session is not None else error
+        except Exception:
+            log.exception("Title generation failed for session %s", job["session_id"])
+            error = "internal_error"
+        title_jobs.finish(self._db.conn(), job["id"], self._owner.token, error)
+        if session is not None:
+            self._announced.append(job["id"])
+            self._listeners.notify(session)
+
+
+def _earlier(stamp: str) -> str:
+    """The stored timestamp `stamp` less LOOK_BACK, in the same format."""
+    moment = datetime.fromisoformat(stamp) - LOOK_BACK
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

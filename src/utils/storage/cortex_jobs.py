@@ -12,7 +12,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from ..models.cortex import CortexJob
 from .clock import utc_now
@@ -22,6 +22,7 @@ FINISHED = ("done", "failed")
 _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, error_message, "
             "retryable, message_from, message_to, created_at, started_at, finished_at, attempted, "
             "lease_until, reason, proposal_id")
+RETRY_WINDOW = 600.0  # seconds: a job interrupted twice in this time is not retried again
 REASONS = ("threshold", "idle", "manual", "reconcile", "consolidate", "learn")
 # What the API shows of a job (DESIGN §7); the rest (lease, owner) is the runner's.
 _SHOWN = ("id", "persona_id", "status", "files", "error", "error_message", "retryable",
@@ -154,20 +155,45 @@ def fail_interrupted(conn: sqlite3.Connection, owner_alive: Callable[[str | None
                      now: float | None = None) -> int:
     """Marks `running` jobs whose owner process is gone, or whose lease expired without a
     heartbeat, as failed (`interrupted`, retryable); returns how many."""
+    return len(fail_interrupted_jobs(conn, owner_alive, now))
+
+
+def fail_interrupted_jobs(conn: sqlite3.Connection, owner_alive: Callable[[str | None], bool],
+                          now: float | None = None) -> list[str]:
+    """`fail_interrupted`, returning the ids of the jobs it failed."""
     now = time.time() if now is None else now
     running = conn.execute(
         "SELECT id, owner, lease_until FROM cortex_jobs WHERE status = 'running'").fetchall()
     orphans = [row["id"] for row in running
                if (row["lease_until"] or 0) < now or not owner_alive(row["owner"])]
     if not orphans:
-        return 0
+        return []
     with transaction(conn):
         for job_id in orphans:
             conn.execute(
                 "UPDATE cortex_jobs SET status = 'failed', error = 'interrupted', retryable = 1, "
                 "error_message = 'The app stopped while this update ran; it will be retried.', "
                 "finished_at = ? WHERE id = ? AND status = 'running'", (utc_now(), job_id))
-    return len(orphans)
+    return orphans
+
+
+def retry_interrupted(conn: sqlite3.Connection, job_id: str,
+                      window_seconds: float = RETRY_WINDOW) -> dict | None:
+    """Queues again (or joins the queued one) the work of a job a crash interrupted, once: not
+    a learn run (which resumes by itself, learn_runs.py), and not when another of the
+    persona's jobs was interrupted within `window_seconds` (a job that kills its process
+    every time must not restart it forever). Returns the queued job, or None."""
+    job = get_job(conn, job_id)
+    if job is None or job["reason"] == "learn" or job["error"] != "interrupted":
+        return None
+    since = datetime.fromtimestamp(time.time() - window_seconds, UTC).strftime(
+        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    streak = conn.execute("SELECT COUNT(*) FROM cortex_jobs WHERE persona_id = ? AND "
+                          "error = 'interrupted' AND finished_at >= ?",
+                          (job["persona_id"], since)).fetchone()[0]
+    if streak > 1:
+        return None
+    return enqueue_job(conn, job["persona_id"], job["trigger"], reason=job["reason"])[0]
 
 
 def get_job(conn: sqlite3.Connection, job_id: str) -> dict | None:

@@ -1,0 +1,72 @@
+"""Session titles are queued requests (storage/title_jobs.py, issue #23).
+
+An app served with a memory process (`MEMORY_PROCESS`, a gunicorn chat worker) only queues a
+title; the memory process claims and runs it, and the chat worker's sockets hear of it by
+looking (`announce_finished`). Here the "memory process" is a second app on the same data
+directory, as another process would be. A request left running by a process that died does
+not keep the session from being named after its next reply.
+"""
+import uuid
+from contextlib import closing
+
+import pytest
+
+from src.app import create_app
+from src.utils import provider
+from src.utils.services.chat_titles import TITLE_MAX_TOKENS
+from src.utils.storage.clock import utc_now
+from src.utils.storage.db import connect
+from tests.chat.chat_support import ChatSocketClient, live_config
+from tests.support.live_server import LiveServer
+
+
+@pytest.fixture
+def app_config(app_config, claude):
+    return live_config(app_config, claude)
+
+
+@pytest.fixture
+def chat_worker(app_config, app, key_hygiene):
+    """An app that hands its jobs and titles to a memory process, served on a live server."""
+    worker = create_app({**app_config, "MEMORY_PROCESS": True})
+    try:
+        with LiveServer(worker) as live:
+            yield live
+    finally:
+        provider.shutdown_services(worker)
+
+
+def _title_requests(claude) -> list:
+    return [r for r in claude.requests if r.body.get("max_tokens") == TITLE_MAX_TOKENS]
+
+
+def test_a_chat_worker_only_queues_the_title_and_hears_when_it_is_set(
+        chat_worker, app, claude, script, make_session, rows):
+    session = make_session()
+    script.title = "Tea and books"
+    with ChatSocketClient(chat_worker.ws_url) as ws:
+        assert ws.chat(session["id"], "Do you like tea?")[-1]["type"] == "done"
+        assert _title_requests(claude) == []
+        assert rows("SELECT status FROM title_jobs") == [{"status": "queued"}]
+
+        assert provider.services_of(app).titles.run_next() is True  # the memory process
+        title = ws.first("title")
+    assert title == {"type": "title", "session_id": session["id"], "title": "Tea and books"}
+    assert len(_title_requests(claude)) == 1
+    assert rows("SELECT status, error FROM title_jobs") == [{"status": "done", "error": None}]
+
+
+def test_a_title_left_running_by_a_dead_process_is_replaced_at_the_next_reply(
+        server, app, claude, script, make_session, rows, data_dir):
+    session = make_session()
+    with closing(connect(str(data_dir / "app.db"))) as conn:
+        conn.execute("INSERT INTO title_jobs (id, session_id, user_text, reply_text, status, "
+                     "owner, lease_until, created_at) VALUES ('gone', ?, 'a', 'b', 'running', "
+                     "?, 1e12, ?)", (session["id"], uuid.uuid4().hex, utc_now()))
+    with ChatSocketClient(server.ws_url) as ws:
+        assert ws.chat(session["id"], "Do you like tea?")[-1]["type"] == "done"
+        assert ws.first("title")["title"] == script.title
+    assert rows("SELECT id, status, error FROM title_jobs ORDER BY id = 'gone' DESC") == [
+        {"id": "gone", "status": "failed", "error": "interrupted"},
+        {"id": rows("SELECT id FROM title_jobs WHERE id != 'gone'")[0]["id"],
+         "status": "done", "error": None}]
