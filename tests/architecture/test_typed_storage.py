@@ -19,10 +19,11 @@ CONVERTED: dict[str, dict[str, str]] = {
     "src.utils.storage.cortex_revisions": {},
     "src.utils.storage.proposals": {},
     # The API reads jobs through find_job and resource_of; the runner (queue, claim, lease,
-    # finish, its notifications) keeps reading rows as dicts until it moves into its own process.
+    # finish, its notifications, the retry of an interrupted job) reads rows as dicts.
     "src.utils.storage.cortex_jobs": {
         **dict.fromkeys(("enqueue_job", "claim_next_job", "finish_job", "note_reconciled",
-                         "get_job", "finished_since", "active_jobs", "last_finished_job"),
+                         "get_job", "finished_since", "active_jobs", "last_finished_job",
+                         "retry_interrupted"),
                         "the runner's rows"),
         "last_consolidation": "the sleep status's `last_consolidation`, an open object",
     },
