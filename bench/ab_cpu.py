@@ -1,13 +1,14 @@
 """A/B of the app's CPU per chat turn: two source trees served side by side, bursts interleaved.
 
-    .venv/bin/python bench/ab_cpu.py --a HEAD~1 --b HEAD [--streams 8 32] [--rounds 6]
+    .venv/bin/python bench/ab_cpu.py --a HEAD~1 --b HEAD [--streams 8 32] [--rounds 6] [--mode sse]
 
 Each of `--a` and `--b` is a git revision (exported with `git archive` into a temporary
 directory) or `.` (this working tree). One fake Claude (bench_procs.py fake, 20 ms between
 events) serves both apps (`python -m src.app`, 2 workers each, own data directories); each app
 has its own client processes. Rounds alternate A and B (the order flipping every round) at each
 stream count; CPU is utime + stime of each app's whole process tree from /proc over its own
-rounds, divided by its turns. Load on the machine slows both alike, so the ratio B/A is what to
+rounds, divided by its turns. `--mode` picks the transport the turns use: the WebSocket (`ws`, the
+default) or `POST /api/chat/stream` (`sse`). Load on the machine slows both alike, so the ratio B/A is what to
 read; absolute figures need a quiet machine.
 """
 from __future__ import annotations
@@ -46,6 +47,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--provider", default="anthropic", choices=["anthropic", OPENAI])
+    parser.add_argument("--mode", default="ws", choices=["ws", "sse"])
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
     with ExitStack() as stack:
@@ -65,7 +67,7 @@ def main() -> None:
                 stack.callback(client.close)
             benches[name] = Bench(fake, [], [], clients, proc.pid)
             benches[name].ensure_slots(max(args.streams))
-        print(f"A = {args.a}, B = {args.b}, {args.provider}, {args.rounds} rounds each")
+        print(f"A = {args.a}, B = {args.b}, {args.provider}, {args.mode}, {args.rounds} rounds each")
         print("| streams | CPU per turn A | CPU per turn B | B ÷ A | TTFT p50 A / B |")
         print("|---|---|---|---|---|")
         for n in args.streams:
@@ -73,7 +75,7 @@ def main() -> None:
             ttfts: dict[str, list[float]] = {"A": [], "B": []}
             for i in range(args.rounds):
                 for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
-                    got, spent = benches[name].round("ws", n, 1)
+                    got, spent = benches[name].round(args.mode, n, 1)
                     ttfts[name] += got
                     cpu[name] += spent
             a, b = (cpu[k] / (args.rounds * n) * 1000 for k in ("A", "B"))
