@@ -2,15 +2,15 @@
 
 A reply runs in its own thread; sockets and SSE responses only follow it, so a reload, a closed
 tab or a dropped connection never cuts it, and stopping is an explicit request. A follower in the
-generating process reads the text straight from the `Generation`; a follower in another worker
-process tails the reply's row, which one sync thread per process brings up to date every
+generating process is handed the text by the reply's own thread (`Generation.attach`: the socket
+that started the reply is sent its frames, an SSE response or a resume reads a `ReplyFeed`); a
+follower in another worker process tails the reply's row, which one sync thread per process brings up to date every
 `SYNC_SECONDS` (one transaction for all replies in flight, so the write rate is bounded however
 fast tokens arrive). Followers count what they have sent in characters of the reply, so a resumed
 stream never repeats text. A stop requested from another process is a mark on the row that the
 same sync thread notices.
-Only threads, events and conditions are used, so this works under gthread and gevent workers.
+Only threads, locks and events are used, so this works under gthread and gevent workers.
 """
-import bisect
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -21,6 +21,7 @@ from ..storage.db import transaction
 from ..text import scrub
 from . import chat_events as events
 from .chat_events import ChatEvent
+from .reply_feed import ReplyFeed
 
 log = logging.getLogger(__name__)
 SYNC_SECONDS = 0.25
@@ -39,9 +40,9 @@ class Generation:
         self.reply_id = reply_id
         self.prefix_length = len(prefix)
         self.cancel = CancelSignal()
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._pieces: list[str] = [prefix] if prefix else []
-        self._ends: list[int] = [len(prefix)] if prefix else []
+        self._length = len(prefix)
         self._final: ChatEvent | None = None
         self._flushed = len(prefix)
         self._sinks: list[Callable[[ChatEvent], object]] = []
@@ -51,31 +52,30 @@ class Generation:
         return events.start(self.session_id, self.parent_id, self.reply_id)
 
     def append(self, text: str) -> None:
-        """Adds generated text (a lone surrogate becomes U+FFFD, same length) and wakes the
-        followers."""
+        """Adds generated text (a lone surrogate becomes U+FFFD, same length) and hands it to
+        the followers' sinks."""
         text = scrub(text)
-        with self._cond:
+        with self._lock:
             self._pieces.append(text)
-            self._ends.append(self._length() + len(text))
-            self._cond.notify_all()
+            self._length += len(text)
             sinks = list(self._sinks)
         if sinks and text:
             self._deliver(sinks, events.chunk(text))
 
     def finish(self, final: ChatEvent) -> None:
         """Ends the generation with its `done` or `error` event."""
-        with self._cond:
+        with self._lock:
             self._final = final
-            self._cond.notify_all()
             sinks, self._sinks = self._sinks, []
         self._deliver(sinks, final)
 
     def attach(self, sink: Callable[[ChatEvent], object], offset: int) -> list[ChatEvent]:
         """Makes the reply's own thread call `sink` with each later chunk and the final event
-        (the socket that started a reply is sent its frames without a follower's hop); returns
+        (the socket that started a reply is sent its frames, and a `ReplyFeed` fed, without a
+        follower's hop); returns
         what is already there beyond `offset` (the text as one chunk, the end if any), which
         the caller sends first. The caller keeps `sink` from sending until it has."""
-        with self._cond:
+        with self._lock:
             pieces = "".join(self._pieces)[offset:]
             backlog = [events.chunk(pieces)] if pieces else []
             if self._final is not None:
@@ -85,7 +85,7 @@ class Generation:
 
     def detach(self, sink: Callable[[ChatEvent], object]) -> None:
         """Stops calling `sink`."""
-        with self._cond:
+        with self._lock:
             if sink in self._sinks:
                 self._sinks.remove(sink)
 
@@ -98,7 +98,7 @@ class Generation:
 
     def text(self) -> str:
         """Everything generated so far (with the continued prefix, if any)."""
-        with self._cond:
+        with self._lock:
             return "".join(self._pieces)
 
     @property
@@ -106,31 +106,15 @@ class Generation:
         """True once the final event is set."""
         return self._final is not None
 
-    def wait_beyond(self, offset: int, timeout: float) -> tuple[list[str], ChatEvent | None]:
-        """Waits until there is text beyond `offset` or the generation ended; returns the pieces
-        after `offset` (as they were generated, the first one cut at `offset`) and the end."""
-        with self._cond:
-            self._cond.wait_for(lambda: self._length() > offset or self._final is not None,
-                                timeout)
-            first = bisect.bisect_right(self._ends, offset)
-            pieces = self._pieces[first:]
-            if pieces:
-                start = self._ends[first] - len(pieces[0])
-                pieces[0] = pieces[0][offset - start:]
-            return pieces, self._final
-
     def dirty(self) -> bool:
         """True when there is text the reply's row does not have yet."""
-        with self._cond:
-            return self._length() > self._flushed
+        with self._lock:
+            return self._length > self._flushed
 
     def flushed(self, length: int) -> None:
         """Records that the row holds the first `length` characters."""
-        with self._cond:
+        with self._lock:
             self._flushed = max(self._flushed, length)
-
-    def _length(self) -> int:
-        return self._ends[-1] if self._ends else 0
 
 
 class GenerationHub:
@@ -168,23 +152,14 @@ class GenerationHub:
             return self._running.get(reply_id)
 
     def follow(self, generation: Generation, offset: int,
-               detached: threading.Event | None = None, *,
-               merge_first: bool = False) -> Iterator[ChatEvent]:
-        """Chunks beyond `offset` as they were generated (with `merge_first`, what exists
-        already as one chunk), then the final event, from a generation in this process; ends
-        early (within `WAIT_SECONDS`) once `detached` is set."""
+               detached: threading.Event | None = None) -> Iterator[ChatEvent]:
+        """Chunks beyond `offset` (what exists already, and what piles up while the follower
+        writes, as one chunk), then the final event, from a generation in this process, handed
+        over by the reply's own thread (`ReplyFeed`); ends early (within `WAIT_SECONDS`) once
+        `detached` is set or the process closes."""
         detached = detached or threading.Event()
-        while not self._closed.is_set() and not detached.is_set():
-            pieces, final = generation.wait_beyond(offset, WAIT_SECONDS)
-            if merge_first and pieces:
-                pieces, merge_first = ["".join(pieces)], False
-            for piece in pieces:
-                if piece:
-                    yield events.chunk(piece)
-                    offset += len(piece)
-            if final is not None:
-                yield final
-                return
+        feed = ReplyFeed(generation, offset)
+        yield from feed.events(lambda: detached.is_set() or self._closed.is_set(), WAIT_SECONDS)
 
     def tail(self, reply_id: int, offset: int, settle: Callable[[dict], dict | None],
              final_of: Callable[[dict | None], ChatEvent],
@@ -195,7 +170,7 @@ class GenerationHub:
         while not self._closed.is_set() and not detached.is_set():
             local = self.local(reply_id)
             if local is not None:
-                yield from self.follow(local, offset, detached, merge_first=True)
+                yield from self.follow(local, offset, detached)
                 return
             row = message_store.get_message(self._db.conn(), reply_id)
             if row is not None and row["streaming"]:
