@@ -20,6 +20,7 @@ ENV_KEYS = {
     "PROVIDER": "PERSONA_PROVIDER",
     "OPENAI_BASE_URL": "OPENAI_BASE_URL",
     "OPENAI_API_KEY": "OPENAI_API_KEY",
+    "REPLY_CHECKPOINT_SECONDS": "PERSONA_REPLY_CHECKPOINT_SECONDS",
 }
 
 
@@ -41,6 +42,7 @@ def defaults(instance_path: str) -> dict:
         "LOG_LEVEL": "INFO",
         "LOG_PROMPTS": False,
         "CORTEX_WORKER": True,
+        "REPLY_CHECKPOINT_SECONDS": 5.0,
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "MAX_UPLOAD_LENGTH": 17 * 1024 * 1024,
     }
@@ -56,6 +58,8 @@ def from_environment(dotenv_path: str = ".env") -> dict:
             found[key] = value
     if "PORT" in found:
         found["PORT"] = int(found["PORT"])
+    if "REPLY_CHECKPOINT_SECONDS" in found:
+        found["REPLY_CHECKPOINT_SECONDS"] = float(found["REPLY_CHECKPOINT_SECONDS"])
     if "LOG_PROMPTS" in found:
         found["LOG_PROMPTS"] = found["LOG_PROMPTS"].strip().lower() in ("1", "true", "yes", "on")
     return found

@@ -42,6 +42,7 @@ from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
+from .services.generations import GenerationHub
 from .services.history_learning import HistoryLearning
 from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
@@ -129,7 +130,8 @@ def build_services(config: Config) -> Services:
     chat = ChatService(db, api_client, cortex, settings, leases, titles=titles,
                        trigger=memory.cortex_trigger.check_and_trigger,
                        retracted=memory.cortex_trigger.notice_retractions,
-                       status=memory.cortex_trigger.status)
+                       status=memory.cortex_trigger.status,
+                       hub=GenerationHub(db, float(config["REPLY_CHECKPOINT_SECONDS"])))
     return Services(
         data_dir=data_dir,
         run_worker=bool(config.get("CORTEX_WORKER")),

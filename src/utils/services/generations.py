@@ -4,15 +4,19 @@ A reply runs in its own thread; sockets and SSE responses only follow it, so a r
 tab or a dropped connection never cuts it, and stopping is an explicit request. A follower in the
 generating process is handed the text by the reply's own thread (`Generation.attach`: the socket
 that started the reply is sent its frames, an SSE response or a resume reads a `ReplyFeed`); a
-follower in another worker process tails the reply's row, which one sync thread per process brings up to date every
-`SYNC_SECONDS` (one transaction for all replies in flight, so the write rate is bounded however
-fast tokens arrive). Followers count what they have sent in characters of the reply, so a resumed
-stream never repeats text. A stop requested from another process is a mark on the row that the
-same sync thread notices.
+follower in another worker process tails the reply's row. One sync thread per process keeps the rows of its replies
+current, every `SYNC_SECONDS` for a reply something outside the process follows (a tailing
+follower or a page showing the reply leaves a `followed` mark on its row) and every
+`CHECKPOINT_SECONDS` for the others (what a crash can lose of a reply nobody watches), in one
+transaction for all replies due, so most short replies are written twice only: empty at the
+start, whole at the end. Followers count what they have sent in characters of the reply, so a
+resumed stream never repeats text. A stop requested from another process is a mark on the row
+that the same sync thread notices.
 Only threads, locks and events are used, so this works under gthread and gevent workers.
 """
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from ..api_request import CancelSignal
@@ -25,6 +29,7 @@ from .reply_feed import ReplyFeed
 
 log = logging.getLogger(__name__)
 SYNC_SECONDS = 0.25
+CHECKPOINT_SECONDS = 5.0
 TAIL_SECONDS = 0.2
 WAIT_SECONDS = 1.0
 
@@ -45,6 +50,8 @@ class Generation:
         self._length = len(prefix)
         self._final: ChatEvent | None = None
         self._flushed = len(prefix)
+        self._flushed_at = time.monotonic()
+        self.followed = False  # set by the sync thread once another process asked for the text
         self._sinks: list[Callable[[ChatEvent], object]] = []
 
     def start_event(self) -> ChatEvent:
@@ -106,22 +113,26 @@ class Generation:
         """True once the final event is set."""
         return self._final is not None
 
-    def dirty(self) -> bool:
-        """True when there is text the reply's row does not have yet."""
+    def due(self, now: float, checkpoint: float) -> bool:
+        """True when the row lacks text and someone elsewhere follows the reply, or its last
+        flush is `checkpoint` seconds old (what a crash may lose of a reply nobody follows)."""
         with self._lock:
-            return self._length > self._flushed
+            return self._length > self._flushed and (
+                self.followed or now - self._flushed_at >= checkpoint)
 
-    def flushed(self, length: int) -> None:
-        """Records that the row holds the first `length` characters."""
+    def flushed(self, length: int, now: float) -> None:
+        """Records that the row holds the first `length` characters since `now`."""
         with self._lock:
             self._flushed = max(self._flushed, length)
+            self._flushed_at = now
 
 
 class GenerationHub:
     """The replies this process generates, their threads, and the watcher for remote stops."""
 
-    def __init__(self, db):
+    def __init__(self, db, checkpoint: float = CHECKPOINT_SECONDS):
         self._db = db
+        self._checkpoint = checkpoint
         self._lock = threading.Lock()
         self._running: dict[int, Generation] = {}
         self._threads: set[threading.Thread] = set()
@@ -165,8 +176,10 @@ class GenerationHub:
              final_of: Callable[[dict | None], ChatEvent],
              detached: threading.Event | None = None) -> Iterator[ChatEvent]:
         """Chunks beyond `offset`, then the final event, from the reply's row (another process
-        generates it). `settle(row)` ends an orphaned reply (its process died) and returns it."""
+        generates it), which is marked as followed so that process flushes its text.
+        `settle(row)` ends an orphaned reply (its process died) and returns it."""
         detached = detached or threading.Event()
+        marked = False
         while not self._closed.is_set() and not detached.is_set():
             local = self.local(reply_id)
             if local is not None:
@@ -175,6 +188,9 @@ class GenerationHub:
             row = message_store.get_message(self._db.conn(), reply_id)
             if row is not None and row["streaming"]:
                 row = settle(row)
+            if not marked and row is not None and row["streaming"]:
+                message_store.mark_followed(self._db.conn(), [reply_id])
+                marked = True  # its process keeps the row's text current from its next sync
             if row is not None and len(row["content"]) > offset:
                 yield events.chunk(row["content"][offset:])
                 offset = len(row["content"])
@@ -209,10 +225,10 @@ class GenerationHub:
             self._db.close_thread()
 
     def _sync(self) -> None:
-        """Every `SYNC_SECONDS`: flushes the new text of this process's replies to their rows
-        (in one transaction) and cancels those whose row carries a stop mark from elsewhere or
-        is gone (its session was deleted, in any process: the upstream request is closed
-        rather than paid for to the end)."""
+        """Every `SYNC_SECONDS`: reads the marks other processes left on this process's replies
+        (a stop, a follower, the row gone: its session was deleted, in any process, and the
+        upstream request is closed rather than paid for to the end), then flushes the new text
+        of those that are due (`Generation.due`) in one transaction."""
         conn = self._db.conn()
         try:
             while not self._closed.wait(SYNC_SECONDS):
@@ -221,20 +237,28 @@ class GenerationHub:
                 if not running:
                     continue
                 try:
+                    self._check_marks(conn, running)
                     self._flush(conn, running)
                 except Exception:
                     log.exception("Could not flush the replies in progress")
         finally:
             self._db.close_thread()
 
-    def _flush(self, conn, running: list[Generation]) -> None:
-        dirty = [(g, g.text()) for g in running if g.dirty()]
-        with transaction(conn):
-            message_store.save_partial_replies(conn, [(text, g.reply_id) for g, text in dirty])
-            rows = message_store.stop_requested(conn, [g.reply_id for g in running])
-        stops = {g.reply_id for g in running if rows.get(g.reply_id, True)}
-        for generation, text in dirty:
-            generation.flushed(len(text))
+    def _check_marks(self, conn, running: list[Generation]) -> None:
+        marks = message_store.reply_marks(conn, [g.reply_id for g in running])
         for generation in running:
-            if generation.reply_id in stops:
+            mark = marks.get(generation.reply_id, "gone")
+            if mark in ("stop_requested", "gone"):
                 generation.cancel.set()
+            elif mark == "followed":
+                generation.followed = True
+
+    def _flush(self, conn, running: list[Generation]) -> None:
+        now = time.monotonic()
+        due = [(g, g.text()) for g in running if g.due(now, self._checkpoint)]
+        if not due:
+            return
+        with transaction(conn):
+            message_store.save_partial_replies(conn, [(text, g.reply_id) for g, text in due])
+        for generation, text in due:
+            generation.flushed(len(text), now)
