@@ -1,6 +1,6 @@
 """A/B of the app's CPU per chat turn: two source trees served side by side, bursts interleaved.
 
-    .venv/bin/python bench/ab_cpu.py --a HEAD~1 --b HEAD [--streams 8 32] [--rounds 6]
+    .venv/bin/python bench/ab_cpu.py --a HEAD~1 --b HEAD [--streams 8 32] [--rounds 6] [--mode sse]
 
 Each of `--a` and `--b` is a git revision (exported with `git archive` into a temporary
 directory) or `.` (this working tree). One fake Claude (bench_procs.py fake, 20 ms between
@@ -12,7 +12,9 @@ process's (src/memory_process.py, over all rounds at that stream count, per turn
 `--a-env`/`--b-env NAME=VALUE` set environment variables of one app (e.g. the same tree with
 `PERSONA_MEMORY_PROCESS=0`). `--context-limit N` sets both apps' context limit, and with it how
 often a persona's cortex update is due (every 0.75 × N messages): with a small N and the fake's
-updates editing memory (BENCH_UPDATE_EDITS=1), turns coincide with updates. Load on the machine slows both alike, so the ratio B/A is what to
+updates editing memory (BENCH_UPDATE_EDITS=1), turns coincide with updates. `--mode` picks the transport the turns use: the WebSocket
+(`ws`, the default) or `POST /api/chat/stream` (`sse`). Load on the machine slows both
+alike, so the ratio B/A is what to
 read; absolute figures need a quiet machine.
 """
 from __future__ import annotations
@@ -63,6 +65,7 @@ def main() -> None:
     parser.add_argument("--context-limit", type=int, default=None)
     parser.add_argument("--a-env", nargs="*", default=[], metavar="NAME=VALUE")
     parser.add_argument("--b-env", nargs="*", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--mode", default="ws", choices=["ws", "sse"])
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
     with ExitStack() as stack:
@@ -86,17 +89,17 @@ def main() -> None:
             benches[name] = Bench(fake, [], [], clients, proc.pid)
             benches[name].ensure_slots(max(args.streams))
         print(f"A = {args.a} {' '.join(args.a_env)}, B = {args.b} {' '.join(args.b_env)}, "
-              f"{args.provider}, {args.rounds} rounds each, context limit "
+              f"{args.provider}, {args.mode}, {args.rounds} rounds each, context limit "
               f"{args.context_limit or 'default'}, update edits "
               f"{os.environ.get('BENCH_UPDATE_EDITS', '0')}")
         print("| streams | CPU per turn A | CPU per turn B | B ÷ A | workers A / B | "
               "memory process A / B | TTFT p50 A / B |")
         print("|---|---|---|---|---|---|---|")
         for n in args.streams:
-            _compare(benches, n, args.rounds)
+            _compare(benches, n, args.rounds, args.mode)
 
 
-def _compare(benches: dict, n: int, rounds: int) -> None:
+def _compare(benches: dict, n: int, rounds: int, mode: str) -> None:
     """Interleaved rounds of A and B at `n` streams; prints one table row."""
     cpu = {"A": 0.0, "B": 0.0}
     workers = {"A": 0.0, "B": 0.0}
@@ -105,7 +108,7 @@ def _compare(benches: dict, n: int, rounds: int) -> None:
     ttfts: dict[str, list[float]] = {"A": [], "B": []}
     for i in range(rounds):
         for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
-            got, spent = benches[name].round("ws", n, 1)
+            got, spent = benches[name].round(mode, n, 1)
             ttfts[name] += got
             cpu[name] += spent
             workers[name] += benches[name].workers_cpu

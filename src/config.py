@@ -21,6 +21,7 @@ ENV_KEYS = {
     "OPENAI_BASE_URL": "OPENAI_BASE_URL",
     "OPENAI_API_KEY": "OPENAI_API_KEY",
     "MEMORY_PROCESS": "PERSONA_MEMORY_PROCESS",
+    "REPLY_CHECKPOINT_SECONDS": "PERSONA_REPLY_CHECKPOINT_SECONDS",
 }
 
 
@@ -43,6 +44,7 @@ def defaults(instance_path: str) -> dict:
         "LOG_PROMPTS": False,
         "CORTEX_WORKER": True,
         "MEMORY_PROCESS": False,  # `python -m src.app` sets it for its workers (serve.py)
+        "REPLY_CHECKPOINT_SECONDS": 5.0,
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         "MAX_UPLOAD_LENGTH": 17 * 1024 * 1024,
     }
@@ -58,6 +60,8 @@ def from_environment(dotenv_path: str = ".env") -> dict:
             found[key] = value
     if "PORT" in found:
         found["PORT"] = int(found["PORT"])
+    if "REPLY_CHECKPOINT_SECONDS" in found:
+        found["REPLY_CHECKPOINT_SECONDS"] = float(found["REPLY_CHECKPOINT_SECONDS"])
     for flag in ("LOG_PROMPTS", "MEMORY_PROCESS"):
         if flag in found:
             found[flag] = found[flag].strip().lower() in ("1", "true", "yes", "on")

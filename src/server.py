@@ -18,6 +18,7 @@ import collections
 import json
 import os
 import socket
+from collections.abc import Callable
 from typing import Any
 
 from gevent.socket import socket as GeventSocket
@@ -55,6 +56,7 @@ class Worker(GeventWorker):
         super().__init__(*args, **kwargs)
         self._pending: collections.Counter = collections.Counter()
         self._waiting: set[int] = set()
+        self._release_db: Callable[[], None] = lambda: None
 
     def run(self) -> None:
         """Serves; with `PERSONA_BLOCKING_REPORT` set, under gevent's blocking monitor
@@ -64,6 +66,7 @@ class Worker(GeventWorker):
             from .blocking_report import install
             install(path)
         self._tune_memory()
+        self._pool_connections()
         try:
             super().run()
         finally:
@@ -82,6 +85,14 @@ class Worker(GeventWorker):
                      release=get_db(self.wsgi).shrink_idle).start()
         settle_heap()
 
+    def _pool_connections(self) -> None:
+        """Requests hand their SQLite connection back when done (`handle_request`)."""
+        from flask import Flask
+
+        from .utils.provider import get_db
+        if isinstance(self.wsgi, Flask):
+            self._release_db = get_db(self.wsgi).close_thread
+
     def handle(self, listener: GeventSocket, client: GeventSocket, addr: Address) -> None:
         """Refuses a connection at once when its address already has too many half-open ones."""
         host = addr[0] if isinstance(addr, tuple) else str(addr)
@@ -99,9 +110,15 @@ class Worker(GeventWorker):
 
     def handle_request(self, listener_name: Address, req: Request, sock: GeventSocket,
                        addr: Address) -> bool:
-        """The headers are complete: the connection no longer counts as half-open."""
+        """The headers are complete: the connection no longer counts as half-open. Once the
+        response is written (a streamed one to its end, a WebSocket closed), the request's
+        SQLite connection goes back to the pool: a request's greenlet otherwise dropped it,
+        and the next request opened a new one (about 1.5 ms of CPU with its PRAGMAs)."""
         self._settle(addr[0] if isinstance(addr, tuple) else str(addr), id(sock))
-        return super().handle_request(listener_name, req, sock, addr)
+        try:
+            return super().handle_request(listener_name, req, sock, addr)
+        finally:
+            self._release_db()
 
     def handle_error(self, req: Request | None, client: socket.socket, addr: Address,
                      exc: BaseException) -> None:

@@ -23,14 +23,14 @@ def sse_response(events: Generator[ChatEvent, None, None], reply_id: int | None 
     """Streams `events` with resumable ids (when `reply_id` is known); `greet` sends a comment
     line first, so the headers leave at once even when the next text is a while away."""
     def body() -> Iterator[str]:
-        position = offset
+        position, rid = offset, reply_id
         if greet:
             yield ": following\n\n"
         try:
             for event in events:
                 if event.type == "chunk":
                     position += len(event.data.get("text") or "")
-                rid = reply_id or event.data.get("reply_id")
+                rid = rid or event.data.get("reply_id")  # a resume's `start` names the reply
                 yield to_sse(event, f"{rid}:{position}" if rid else None)
         finally:
             events.close()

@@ -45,6 +45,7 @@ from .services.chat_service import ChatService
 from .services.chat_titles import TitleGenerator
 from .services.connection_test import ConnectionTester
 from .services.conversation_tools import ConversationTools
+from .services.generations import GenerationHub
 from .services.history_learning import HistoryLearning
 from .services.memory_settings import MemorySettings
 from .services.persona_cleanup import PersonaCleanup
@@ -143,7 +144,8 @@ def build_services(config: Config) -> Services:
     chat = ChatService(db, api_client, cortex, settings, leases, titles=titles,
                        trigger=memory.cortex_trigger.check_and_trigger,
                        retracted=memory.cortex_trigger.notice_retractions,
-                       status=memory.cortex_trigger.status)
+                       status=memory.cortex_trigger.status,
+                       hub=GenerationHub(db, float(config["REPLY_CHECKPOINT_SECONDS"])))
     return Services(
         data_dir=data_dir,
         run_worker=bool(config.get("CORTEX_WORKER")),

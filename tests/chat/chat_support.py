@@ -2,6 +2,7 @@
 and a script for the fake that keeps chat replies apart from title and cortex-update requests."""
 import http.client
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -73,9 +74,11 @@ class SseStream:
 
     def __init__(self, base_url: str, path: str, body, *, raw: bytes | None = None,
                  content_type: str = "application/json", method: str = "POST",
-                 headers: dict | None = None):
+                 headers: dict | None = None, receive_buffer: int | None = None):
         parts = urlsplit(base_url)
         self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=TIMEOUT)
+        if receive_buffer is not None:  # a small window: a client that does not read stalls
+            self.conn.sock = _small_window_socket(parts.hostname, parts.port, receive_buffer)
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         self.last_id: str | None = None
         self.conn.request(method, path, data, {"Content-Type": content_type, **(headers or {})})
@@ -121,6 +124,19 @@ class SseStream:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _small_window_socket(host: str, port: int, size: int) -> socket.socket:
+    """A connected socket whose receive buffer (set before connecting) is `size` bytes."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, size)
+    try:
+        sock.settimeout(TIMEOUT)
+        sock.connect((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 class ChatSocketClient:

@@ -130,10 +130,13 @@ def _world_info(raw: str | None) -> list | None:
 
 
 def public(message: dict, siblings: dict | None = None) -> dict:
-    """A message as the API shows it: `status` "streaming" while generated, `error` as an
-    object, `edited` as a boolean, and the ids of its alternatives (`siblings`)."""
+    """A message as the API shows it: `status` "streaming" (and no `stop_reason`) while
+    generated, `error` as an object, `edited` as a boolean, and the ids of its alternatives
+    (`siblings`)."""
     shown = {key: message[key] for key in ("id", "session_id", "persona_id", "role", "content",
                                            "created_at", "parent_id", "stop_reason")}
+    if message.get("streaming"):  # a mark between processes (generations.py), not an end yet
+        shown["stop_reason"] = None
     shown["status"] = "streaming" if message.get("streaming") else message["status"]
     shown["edited"] = bool(message.get("edited"))
     shown["error"] = error_of(message)

@@ -1,7 +1,8 @@
 """Streaming one reply from the model into its `Generation` and its stored row.
 
 The row exists from the start (`streaming` = 1, status 'incomplete'); the hub's sync thread
-flushes its text while it grows (see generations.py). At the end the row gets its final text and status: complete,
+writes its text while it grows, often while another process follows it, now and then otherwise
+(see generations.py). At the end the row gets its final text and status: complete,
 incomplete (stopped, cut off, or failed after some text, with the failure in `error`), or it is
 deleted when it was stopped before any text arrived. A failure with no text is kept, so the turn
 shows the failure and a Retry after a reload.

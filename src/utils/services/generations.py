@@ -2,18 +2,22 @@
 
 A reply runs in its own thread; sockets and SSE responses only follow it, so a reload, a closed
 tab or a dropped connection never cuts it, and stopping is an explicit request. A follower in the
-generating process reads the text straight from the `Generation`; a follower in another worker
-process tails the reply's row, which one sync thread per process brings up to date every
-`SYNC_SECONDS` (one transaction for all replies in flight, so the write rate is bounded however
-fast tokens arrive). Followers count what they have sent in characters of the reply, so a resumed
-stream never repeats text. A stop requested from another process is a mark on the row that the
-same sync thread notices.
-Only threads, events and conditions are used, so this works under gthread and gevent workers.
+generating process is handed the text by the reply's own thread (`Generation.attach`: the socket
+that started the reply is sent its frames, an SSE response or a resume reads a `ReplyFeed`); a
+follower in another worker process tails the reply's row. One sync thread per process keeps the rows of its replies
+current, every `SYNC_SECONDS` for a reply something outside the process follows (a tailing
+follower or a page showing the reply leaves a `followed` mark on its row) and every
+`CHECKPOINT_SECONDS` for the others (what a crash can lose of a reply nobody watches), in one
+transaction for all replies due, so most short replies are written twice only: empty at the
+start, whole at the end. Followers count what they have sent in characters of the reply, so a
+resumed stream never repeats text. A stop requested from another process is a mark on the row
+that the same sync thread notices.
+Only threads, locks and events are used, so this works under gthread and gevent workers.
 """
-import bisect
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from ..api_request import CancelSignal
@@ -22,9 +26,11 @@ from ..storage.db import transaction
 from ..text import scrub
 from . import chat_events as events
 from .chat_events import ChatEvent
+from .reply_feed import ReplyFeed
 
 log = logging.getLogger(__name__)
 SYNC_SECONDS = 0.25
+CHECKPOINT_SECONDS = 5.0
 TAIL_SECONDS = 0.2
 WAIT_SECONDS = 1.0
 
@@ -40,11 +46,13 @@ class Generation:
         self.reply_id = reply_id
         self.prefix_length = len(prefix)
         self.cancel = CancelSignal()
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._pieces: list[str] = [prefix] if prefix else []
-        self._ends: list[int] = [len(prefix)] if prefix else []
+        self._length = len(prefix)
         self._final: ChatEvent | None = None
         self._flushed = len(prefix)
+        self._flushed_at = time.monotonic()
+        self.followed = False  # set by the sync thread once another process asked for the text
         self._sinks: list[Callable[[ChatEvent], object]] = []
 
     def start_event(self) -> ChatEvent:
@@ -52,31 +60,30 @@ class Generation:
         return events.start(self.session_id, self.parent_id, self.reply_id)
 
     def append(self, text: str) -> None:
-        """Adds generated text (a lone surrogate becomes U+FFFD, same length) and wakes the
-        followers."""
+        """Adds generated text (a lone surrogate becomes U+FFFD, same length) and hands it to
+        the followers' sinks."""
         text = scrub(text)
-        with self._cond:
+        with self._lock:
             self._pieces.append(text)
-            self._ends.append(self._length() + len(text))
-            self._cond.notify_all()
+            self._length += len(text)
             sinks = list(self._sinks)
         if sinks and text:
             self._deliver(sinks, events.chunk(text))
 
     def finish(self, final: ChatEvent) -> None:
         """Ends the generation with its `done` or `error` event."""
-        with self._cond:
+        with self._lock:
             self._final = final
-            self._cond.notify_all()
             sinks, self._sinks = self._sinks, []
         self._deliver(sinks, final)
 
     def attach(self, sink: Callable[[ChatEvent], object], offset: int) -> list[ChatEvent]:
         """Makes the reply's own thread call `sink` with each later chunk and the final event
-        (the socket that started a reply is sent its frames without a follower's hop); returns
+        (the socket that started a reply is sent its frames, and a `ReplyFeed` fed, without a
+        follower's hop); returns
         what is already there beyond `offset` (the text as one chunk, the end if any), which
         the caller sends first. The caller keeps `sink` from sending until it has."""
-        with self._cond:
+        with self._lock:
             pieces = "".join(self._pieces)[offset:]
             backlog = [events.chunk(pieces)] if pieces else []
             if self._final is not None:
@@ -86,7 +93,7 @@ class Generation:
 
     def detach(self, sink: Callable[[ChatEvent], object]) -> None:
         """Stops calling `sink`."""
-        with self._cond:
+        with self._lock:
             if sink in self._sinks:
                 self._sinks.remove(sink)
 
@@ -99,7 +106,7 @@ class Generation:
 
     def text(self) -> str:
         """Everything generated so far (with the continued prefix, if any)."""
-        with self._cond:
+        with self._lock:
             return "".join(self._pieces)
 
     @property
@@ -107,38 +114,26 @@ class Generation:
         """True once the final event is set."""
         return self._final is not None
 
-    def wait_beyond(self, offset: int, timeout: float) -> tuple[list[str], ChatEvent | None]:
-        """Waits until there is text beyond `offset` or the generation ended; returns the pieces
-        after `offset` (as they were generated, the first one cut at `offset`) and the end."""
-        with self._cond:
-            self._cond.wait_for(lambda: self._length() > offset or self._final is not None,
-                                timeout)
-            first = bisect.bisect_right(self._ends, offset)
-            pieces = self._pieces[first:]
-            if pieces:
-                start = self._ends[first] - len(pieces[0])
-                pieces[0] = pieces[0][offset - start:]
-            return pieces, self._final
+    def due(self, now: float, checkpoint: float) -> bool:
+        """True when the row lacks text and someone elsewhere follows the reply, or its last
+        flush is `checkpoint` seconds old (what a crash may lose of a reply nobody follows)."""
+        with self._lock:
+            return self._length > self._flushed and (
+                self.followed or now - self._flushed_at >= checkpoint)
 
-    def dirty(self) -> bool:
-        """True when there is text the reply's row does not have yet."""
-        with self._cond:
-            return self._length() > self._flushed
-
-    def flushed(self, length: int) -> None:
-        """Records that the row holds the first `length` characters."""
-        with self._cond:
+    def flushed(self, length: int, now: float) -> None:
+        """Records that the row holds the first `length` characters since `now`."""
+        with self._lock:
             self._flushed = max(self._flushed, length)
-
-    def _length(self) -> int:
-        return self._ends[-1] if self._ends else 0
+            self._flushed_at = now
 
 
 class GenerationHub:
     """The replies this process generates, their threads, and the watcher for remote stops."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, checkpoint: float = CHECKPOINT_SECONDS):
         self._db = db
+        self._checkpoint = checkpoint
         self._lock = threading.Lock()
         self._running: dict[int, Generation] = {}
         self._threads: set[threading.Thread] = set()
@@ -169,38 +164,34 @@ class GenerationHub:
             return self._running.get(reply_id)
 
     def follow(self, generation: Generation, offset: int,
-               detached: threading.Event | None = None, *,
-               merge_first: bool = False) -> Iterator[ChatEvent]:
-        """Chunks beyond `offset` as they were generated (with `merge_first`, what exists
-        already as one chunk), then the final event, from a generation in this process; ends
-        early (within `WAIT_SECONDS`) once `detached` is set."""
+               detached: threading.Event | None = None) -> Iterator[ChatEvent]:
+        """Chunks beyond `offset` (what exists already, and what piles up while the follower
+        writes, as one chunk), then the final event, from a generation in this process, handed
+        over by the reply's own thread (`ReplyFeed`); ends early (within `WAIT_SECONDS`) once
+        `detached` is set or the process closes."""
         detached = detached or threading.Event()
-        while not self._closed.is_set() and not detached.is_set():
-            pieces, final = generation.wait_beyond(offset, WAIT_SECONDS)
-            if merge_first and pieces:
-                pieces, merge_first = ["".join(pieces)], False
-            for piece in pieces:
-                if piece:
-                    yield events.chunk(piece)
-                    offset += len(piece)
-            if final is not None:
-                yield final
-                return
+        feed = ReplyFeed(generation, offset)
+        yield from feed.events(lambda: detached.is_set() or self._closed.is_set(), WAIT_SECONDS)
 
     def tail(self, reply_id: int, offset: int, settle: Callable[[dict], dict | None],
              final_of: Callable[[dict | None], ChatEvent],
              detached: threading.Event | None = None) -> Iterator[ChatEvent]:
         """Chunks beyond `offset`, then the final event, from the reply's row (another process
-        generates it). `settle(row)` ends an orphaned reply (its process died) and returns it."""
+        generates it), which is marked as followed so that process flushes its text.
+        `settle(row)` ends an orphaned reply (its process died) and returns it."""
         detached = detached or threading.Event()
+        marked = False
         while not self._closed.is_set() and not detached.is_set():
             local = self.local(reply_id)
             if local is not None:
-                yield from self.follow(local, offset, detached, merge_first=True)
+                yield from self.follow(local, offset, detached)
                 return
             row = message_store.get_message(self._db.conn(), reply_id)
             if row is not None and row["streaming"]:
                 row = settle(row)
+            if not marked and row is not None and row["streaming"]:
+                message_store.mark_followed(self._db.conn(), [reply_id])
+                marked = True  # its process keeps the row's text current from its next sync
             if row is not None and len(row["content"]) > offset:
                 yield events.chunk(row["content"][offset:])
                 offset = len(row["content"])
@@ -235,10 +226,10 @@ class GenerationHub:
             self._db.close_thread()
 
     def _sync(self) -> None:
-        """Every `SYNC_SECONDS`: flushes the new text of this process's replies to their rows
-        (in one transaction) and cancels those whose row carries a stop mark from elsewhere or
-        is gone (its session was deleted, in any process: the upstream request is closed
-        rather than paid for to the end)."""
+        """Every `SYNC_SECONDS`: reads the marks other processes left on this process's replies
+        (a stop, a follower, the row gone: its session was deleted, in any process, and the
+        upstream request is closed rather than paid for to the end), then flushes the new text
+        of those that are due (`Generation.due`) in one transaction."""
         conn = self._db.conn()
         try:
             while not self._closed.wait(SYNC_SECONDS):
@@ -247,20 +238,28 @@ class GenerationHub:
                 if not running:
                     continue
                 try:
+                    self._check_marks(conn, running)
                     self._flush(conn, running)
                 except Exception:
                     log.exception("Could not flush the replies in progress")
         finally:
             self._db.close_thread()
 
-    def _flush(self, conn: sqlite3.Connection, running: list[Generation]) -> None:
-        dirty = [(g, g.text()) for g in running if g.dirty()]
-        with transaction(conn):
-            message_store.save_partial_replies(conn, [(text, g.reply_id) for g, text in dirty])
-            rows = message_store.stop_requested(conn, [g.reply_id for g in running])
-        stops = {g.reply_id for g in running if rows.get(g.reply_id, True)}
-        for generation, text in dirty:
-            generation.flushed(len(text))
+    def _check_marks(self, conn: sqlite3.Connection, running: list[Generation]) -> None:
+        marks = message_store.reply_marks(conn, [g.reply_id for g in running])
         for generation in running:
-            if generation.reply_id in stops:
+            mark = marks.get(generation.reply_id, "gone")
+            if mark in ("stop_requested", "gone"):
                 generation.cancel.set()
+            elif mark == "followed":
+                generation.followed = True
+
+    def _flush(self, conn: sqlite3.Connection, running: list[Generation]) -> None:
+        now = time.monotonic()
+        due = [(g, g.text()) for g in running if g.due(now, self._checkpoint)]
+        if not due:
+            return
+        with transaction(conn):
+            message_store.save_partial_replies(conn, [(text, g.reply_id) for g, text in due])
+        for generation, text in due:
+            generation.flushed(len(text), now)

@@ -66,6 +66,7 @@ class SessionService:
         has_more = bool(page) and message_store.count_messages(
             conn, session_id, before_id=page[0]["id"]) > 0
         siblings = tree.siblings(conn, session_id)
+        _want_text(conn, page)
         return {**session.model_dump(mode="json"),
                 "messages": [public(m, siblings) for m in page], "has_more": has_more}
 
@@ -78,6 +79,7 @@ class SessionService:
         if message is None or message["session_id"] != session_id:
             raise not_found("message", str(message_id))
         on_branch = message_store.is_on_branch(conn, message_id)
+        _want_text(conn, [message])
         return {**public(message, tree.siblings(conn, session_id)),
                 "memory": provenance.revisions_of_message(conn, message_id),
                 "on_branch": on_branch}
@@ -154,3 +156,12 @@ class SessionService:
             persona_store.get_persona(self._db.conn(), persona_id) is not None)
         if not known:
             raise not_found("persona", persona_id)
+
+
+def _want_text(conn: sqlite3.Connection, shown: list[dict]) -> None:
+    """Asks the process generating a reply shown here to keep its row's text current (it
+    otherwise writes it only now and then until the reply ends: generations.py), so a page
+    read again, in any process, shows the reply growing."""
+    streaming = [m["id"] for m in shown if m["streaming"] and m["stop_reason"] is None]
+    if streaming:
+        message_store.mark_followed(conn, streaming)

@@ -208,7 +208,8 @@ class Database:
     owner-only and migrates it, at start-up or else before the first connection.
 
     A thread (under gevent: a greenlet, of which there is one per connection) that is done with
-    its connection hands it back (`close_thread`); the next thread takes it instead of opening
+    its connection hands it back (`close_thread`: a reply's thread, a WebSocket frame, and the
+    server after each request, `src/server.py`); the next thread takes it instead of opening
     one, so memory grows with the connections in use, not with the connections ever opened.
     """
 

@@ -207,10 +207,20 @@ def save_partial_replies(conn: sqlite3.Connection, texts: list[tuple[str, int]])
     conn.executemany("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1", texts)
 
 
-def stop_requested(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, bool]:
-    """Per existing message of `message_ids`: whether it still streams and a stop was asked."""
+def mark_followed(conn: sqlite3.Connection, message_ids: list[int]) -> None:
+    """Marks streaming replies as followed from elsewhere (their generating process then keeps
+    their rows' text current); a stop mark stays, it says more."""
     marks = ",".join("?" * len(message_ids))
-    return {row["id"]: row["streaming"] and row["stop_reason"] == "stop_requested"
+    with transaction(conn):
+        conn.execute(f"UPDATE messages SET stop_reason = 'followed' WHERE id IN ({marks}) "
+                     "AND streaming = 1 AND stop_reason IS NULL", message_ids)
+
+
+def reply_marks(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, str | None]:
+    """Per existing message of `message_ids` that still streams: the mark another process left
+    on it (`stop_requested`, `followed`) or None; "ended" for one that no longer streams."""
+    marks = ",".join("?" * len(message_ids))
+    return {row["id"]: row["stop_reason"] if row["streaming"] else "ended"
             for row in conn.execute(f"SELECT id, streaming, stop_reason FROM messages "
                                     f"WHERE id IN ({marks})", message_ids)}
 
