@@ -8,11 +8,13 @@ rebase), and if they no longer fit the person gets a conflict view instead. A ne
 proposal is pending builds on the proposal's text (`stage_for_run`).
 """
 import logging
+from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any
 
 from ..models.review import Proposal, ProposalSummary, StoredProposal, StoredProposalFile
 from ..storage import cortex_jobs as jobs, proposals as store, retractions
-from ..storage.db import transaction
+from ..storage.db import Database, transaction
 from . import diffs
 from .errors import (
     InvalidContent,
@@ -23,8 +25,9 @@ from .errors import (
 )
 from .personas_lookup import persona_exists
 from .run_outcome import consolidated_summary
-from .staged_apply import NotApplied
-from .staging import Edit, StagedEdits, StagingConflict
+from .service import CortexFile, CortexService
+from .staged_apply import Guard, NotApplied
+from .staging import Edit, StagedEdits, StagedFile, StagingConflict
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +35,12 @@ log = logging.getLogger(__name__)
 class ProposalService:
     """Creates, shows, accepts and rejects a persona's memory proposals."""
 
-    def __init__(self, cortex, db):
+    def __init__(self, cortex: CortexService, db: Database) -> None:
         self._cortex = cortex
         self._db = db
 
-    def stage_for_run(self, persona_id: str, infos: list) -> tuple[StagedEdits, list]:
+    def stage_for_run(self, persona_id: str,
+                      infos: list[CortexFile]) -> tuple[StagedEdits, list[CortexFile]]:
         """A staged copy built on the pending proposal's text, and the files as the model sees
         them (the proposed text where one is pending)."""
         staged = self._cortex.stage(persona_id, infos)
@@ -46,7 +50,9 @@ class ProposalService:
         return staged, shown
 
     def propose(self, staged: StagedEdits, *, job_id: str, kind: str, summary: str,
-                message_range=None, usage=None, guard=None, sources=(), handles=(),
+                message_range: tuple[int, int] | None = None,
+                usage: dict[str, Any] | None = None, guard: Guard | None = None,
+                sources: Iterable[dict[str, Any]] = (), handles: Iterable[int] = (),
                 job_continues: bool = False) -> str | None:
         """Stores the run's edits as (part of) the pending proposal, marks its messages processed
         (and the retractions it `handles` handled) and its job done, in one transaction;
@@ -160,8 +166,8 @@ class ProposalService:
                                   f"{proposal.status if filename is None else 'decided'}.")
         return entries
 
-    def _staged_for_accept(self, persona_id: str, entries: list[StoredProposalFile], content,
-                           expected_revision) -> StagedEdits:
+    def _staged_for_accept(self, persona_id: str, entries: list[StoredProposalFile],
+                           content: str | None, expected_revision: int | None) -> StagedEdits:
         staged = StagedEdits(persona_id, {}, hard_cap=self._cortex.hard_cap)
         for entry in entries:
             if content is None:
@@ -178,7 +184,8 @@ class ProposalService:
                             [Edit("write_file", {"content": content})])
         return staged
 
-    def _check_expected(self, persona_id: str, filename: str, expected_revision) -> None:
+    def _check_expected(self, persona_id: str, filename: str,
+                        expected_revision: int | None) -> None:
         """With If-Match on a plain accept: the file must still be at the revision reviewed."""
         if expected_revision is None:
             return
@@ -245,7 +252,8 @@ def _range(proposal: StoredProposal) -> tuple[int, int] | None:
     return proposal.message_from, proposal.message_to
 
 
-def _consolidated(proposal: StoredProposal, decision: str):
+def _consolidated(proposal: StoredProposal,
+                  decision: str) -> Callable[[StagedFile], str] | None:
     """Per-file summaries "consolidated: a → b characters" for a consolidation proposal."""
     if "consolidate" not in proposal.kinds:
         return None

@@ -16,12 +16,14 @@ import logging
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..models.cortex import Revision, RevisionDetail
 from ..storage import cortex_archive as archive_store, cortex_revisions as store, provenance
+from ..storage.db import Database
 from . import archive, diffs, staged_apply
 from .atomic import atomic_write, remove_stale_temp_files
 from .errors import (
@@ -63,10 +65,11 @@ class CortexFile:
 class CortexService:
     """Reads, writes and versions the cortex files of every persona under `<data_dir>/cortex`."""
 
-    def __init__(self, data_dir: str, db, settings: Callable[[], dict] | None = None,
+    def __init__(self, data_dir: str, db: Database,
+                 settings: Callable[[], dict[str, Any]] | None = None,
                  budget: int = DEFAULT_BUDGET, snapshots: FileSnapshots | None = None,
                  exists: Callable[[str], bool] | None = None,
-                 prompt_texts: PromptTexts | None = None):
+                 prompt_texts: PromptTexts | None = None) -> None:
         self.db = db
         self._exists = exists
         self.paths = CortexPaths(data_dir)
@@ -77,12 +80,12 @@ class CortexService:
         self._snapshots = snapshots or FileSnapshots()
         self._prompt_texts = prompt_texts or PromptTexts()
 
-    def lock(self, persona_id: str):
+    def lock(self, persona_id: str) -> AbstractContextManager[None]:
         """The persona's lock (a context manager): re-entrant, and held against other processes."""
         return self._locks.hold(validate_persona_id(persona_id))
 
     @contextmanager
-    def _hold(self, persona_id: str):
+    def _hold(self, persona_id: str) -> Iterator[None]:
         """The persona's lock, then the check that it still exists (re-checked after any wait)."""
         with self.lock(persona_id):
             if self._exists is not None and not self._exists(persona_id):
@@ -158,7 +161,8 @@ class CortexService:
         return {f"cortex_{key}": text.strip() for key, text in self.read_all(persona_id).items()}
 
     def write_file(self, persona_id: str, filename: str, content: str, *, author: str = "user",
-                   expected_revision: int | None = None, job_id=None, message_range=None,
+                   expected_revision: int | None = None, job_id: str | None = None,
+                   message_range: tuple[int, int] | None = None,
                    summary: str | None = None) -> int:
         """Replaces the whole file; returns the new revision id (the current one if unchanged)."""
         self._validate(persona_id, filename, author)
@@ -170,8 +174,9 @@ class CortexService:
                                 job_id=job_id, message_range=message_range, summary=summary)
 
     def edit_file(self, persona_id: str, filename: str, transform: Callable[[str], str], *,
-                  author: str = "user", expected_revision: int | None = None, job_id=None,
-                  message_range=None, summary: str | None = None) -> int:
+                  author: str = "user", expected_revision: int | None = None,
+                  job_id: str | None = None, message_range: tuple[int, int] | None = None,
+                  summary: str | None = None) -> int:
         """Applies `transform(current) -> new` under the lock, so no concurrent edit is lost."""
         self._validate(persona_id, filename, author)
         with self._hold(persona_id):
@@ -188,7 +193,7 @@ class CortexService:
         return StagedEdits(persona_id, {f.filename: (f.revision, f.content) for f in files},
                            hard_cap=self.hard_cap)
 
-    def apply_staged(self, staged: StagedEdits, **details) -> dict[str, int]:
+    def apply_staged(self, staged: StagedEdits, **details: Any) -> dict[str, int]:
         """Makes staged edits visible together, as one group of `ai` revisions."""
         return staged_apply.apply(self, staged, **details)
 
@@ -196,17 +201,17 @@ class CortexService:
         """Completes the groups of edits a crash interrupted (at start-up)."""
         return staged_apply.recover_all(self)
 
-    def current_revision(self, persona_id: str, filename: str):
+    def current_revision(self, persona_id: str, filename: str) -> sqlite3.Row:
         """The file's latest revision row, reconciled with the disk (hold the lock); raises
         PersonaNotFound for a persona deleted meanwhile, so a staged run recreates nothing."""
         with self._hold(persona_id):
             return self._current(persona_id, filename)
 
-    def check_content(self, filename: str, content) -> None:
+    def check_content(self, filename: str, content: object) -> None:
         """Raises InvalidContent or CortexSizeError for text that may not be stored."""
         self._check_content(filename, content)
 
-    def file_of(self, row) -> CortexFile:
+    def file_of(self, row: sqlite3.Row) -> CortexFile:
         """The API shape of a revision row."""
         return self._file(row)
 
@@ -272,13 +277,13 @@ class CortexService:
         log.info("Deleted the cortex of %s (%d revisions)", persona_id, deleted)
         return existed or deleted > 0
 
-    def _validate(self, persona_id, filename, author: str = "user") -> None:
+    def _validate(self, persona_id: str, filename: str, author: str = "user") -> None:
         """Id, name and resolved path are checked before the lock file or anything else exists."""
         self.paths.file(persona_id, filename)
         if author not in store.AUTHORS:
             raise ValueError(f"Unknown author {author!r}; use one of {', '.join(store.AUTHORS)}.")
 
-    def _check_content(self, filename: str, content) -> None:
+    def _check_content(self, filename: str, content: object) -> None:
         if not isinstance(content, str):
             raise InvalidContent(f"The content of {filename} must be a string.")
         try:
@@ -288,11 +293,11 @@ class CortexService:
         if len(content) > self.hard_cap:
             raise CortexSizeError(filename, len(content), self.hard_cap)
 
-    def _check_expected(self, current, expected_revision) -> None:
+    def _check_expected(self, current: sqlite3.Row, expected_revision: int | None) -> None:
         if expected_revision is not None and expected_revision != current["id"]:
             raise RevisionConflict(self._file(current), expected_revision)
 
-    def _find(self, persona_id: str, filename: str, rev):
+    def _find(self, persona_id: str, filename: str, rev: object) -> sqlite3.Row:
         row = None
         if isinstance(rev, int) and not isinstance(rev, bool) and 0 < rev < 2 ** 63:
             row = store.find_revision(self.db.conn(), persona_id, filename, rev)
@@ -300,12 +305,12 @@ class CortexService:
             raise RevisionNotFound(persona_id, filename, rev)
         return row
 
-    def _file(self, row) -> CortexFile:
+    def _file(self, row: sqlite3.Row) -> CortexFile:
         version = store.version_of(self.db.conn(), row["persona_id"], row["filename"], row["id"])
         return CortexFile(row["filename"], row["content"], row["id"], row["chars"], self.budget,
                           version)
 
-    def _current(self, persona_id: str, filename: str):
+    def _current(self, persona_id: str, filename: str) -> sqlite3.Row:
         """Under the lock: the latest revision after reconciling it with the file on disk."""
         path = self.paths.file(persona_id, filename)
         if not os.path.isdir(os.path.dirname(path)):
@@ -335,7 +340,8 @@ class CortexService:
             return latest
         return self._record_disk(persona_id, filename, raw, latest)
 
-    def _unchanged(self, conn, persona_id: str, filename: str, path: str):
+    def _unchanged(self, conn: sqlite3.Connection, persona_id: str, filename: str,
+                   path: str) -> sqlite3.Row | None:
         """The remembered revision if neither the file nor its revision rows changed since."""
         try:
             st = os.stat(path)
@@ -346,7 +352,8 @@ class CortexService:
             return known
         return None
 
-    def _settle_pending(self, conn, persona_id: str, filename: str, raw: bytes | None):
+    def _settle_pending(self, conn: sqlite3.Connection, persona_id: str, filename: str,
+                        raw: bytes | None) -> sqlite3.Row | None:
         """Keeps a killed writer's pending revision if the disk has it, drops it otherwise."""
         disk_sha = store.sha256_of(raw) if raw is not None else None
         kept = False
@@ -358,7 +365,8 @@ class CortexService:
                 store.drop_revision(conn, row["id"])
         return store.latest_revision(conn, persona_id, filename)
 
-    def _record_disk(self, persona_id: str, filename: str, raw: bytes, latest):
+    def _record_disk(self, persona_id: str, filename: str, raw: bytes,
+                     latest: sqlite3.Row | None) -> sqlite3.Row:
         """Records what is on disk before anything can overwrite it."""
         content = raw.decode("utf-8", errors="replace")
         author = "external"
@@ -373,15 +381,19 @@ class CortexService:
         log.info("Recorded a change made on disk to %s/%s", persona_id, filename)
         rev = store.insert_revision(self.db.conn(), persona_id, filename, author, content,
                                     summary=summary)
-        return store.find_revision(self.db.conn(), persona_id, filename, rev)
+        recorded = store.find_revision(self.db.conn(), persona_id, filename, rev)
+        assert recorded is not None  # inserted just above
+        return recorded
 
-    def _commit(self, persona_id: str, filename: str, content: str, current, **details) -> int:
+    def _commit(self, persona_id: str, filename: str, content: str, current: sqlite3.Row,
+                **details: Any) -> int:
         if store.sha256_of(content) == current["sha256"]:
             return current["id"]
         return self._write_new(persona_id, filename, content, **details)["id"]
 
     def _write_new(self, persona_id: str, filename: str, content: str, *, author: str,
-                   job_id=None, message_range=None, summary: str | None = None):
+                   job_id: str | None = None, message_range: tuple[int, int] | None = None,
+                   summary: str | None = None) -> sqlite3.Row:
         """Pending revision, atomic replace, commit: a crash leaves the old state or the new."""
         conn = self.db.conn()
         rev = store.insert_revision(conn, persona_id, filename, author, content, job_id=job_id,
@@ -395,4 +407,6 @@ class CortexService:
         store.commit_revision(conn, rev)
         log.info("Cortex %s/%s: revision %d by %s (%d chars)", persona_id, filename, rev, author,
                  len(content))
-        return store.find_revision(conn, persona_id, filename, rev)
+        written = store.find_revision(conn, persona_id, filename, rev)
+        assert written is not None  # committed just above
+        return written

@@ -11,8 +11,9 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import Any
 
 from ..models.cortex import CortexJob
 from .clock import utc_now
@@ -30,6 +31,8 @@ _SHOWN = ("id", "persona_id", "status", "files", "error", "error_message", "retr
           "created_at", "started_at", "finished_at", "attempted")
 # A queued job of each kind may wait beside the others (index cortex_jobs_one_queued, 0043).
 _KIND = "CASE reason WHEN 'consolidate' THEN 1 WHEN 'learn' THEN 2 ELSE 0 END"
+# `plan(persona_id)`: the (first, last) message ids a claimed update will cover, or None.
+Plan = Callable[[str], tuple[int, int] | None]
 
 
 def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manual",
@@ -67,7 +70,7 @@ def covered_to(job: dict | None) -> int:
     return job["message_to"] or 0
 
 
-def claim_next_job(conn: sqlite3.Connection, plan=None, now: str | None = None, *,
+def claim_next_job(conn: sqlite3.Connection, plan: Plan | None = None, now: str | None = None, *,
                    owner: str | None = None, lease_seconds: float = 0.0) -> dict | None:
     """Marks the oldest queued job of a persona with no running job as running, and returns it.
 
@@ -109,9 +112,11 @@ def still_running(conn: sqlite3.Connection, job_id: str) -> bool:
     return row is None or row["status"] == "running"
 
 
-def finish_job(conn: sqlite3.Connection, job_id: str, *, success: bool, files=(), usage=None,
+def finish_job(conn: sqlite3.Connection, job_id: str, *, success: bool,
+               files: Iterable[str] = (), usage: dict[str, Any] | None = None,
                summary: str = "", error: str | None = None, error_message: str | None = None,
-               retryable: bool = False, attempted=None, now: str | None = None) -> dict | None:
+               retryable: bool = False, attempted: list[dict[str, Any]] | None = None,
+               now: str | None = None) -> dict | None:
     """Ends a running job as `done` or `failed` with what it changed and why it failed (a job
     recovery already ended, or whose edits were applied, keeps that outcome)."""
     conn.execute(
@@ -126,8 +131,9 @@ def finish_job(conn: sqlite3.Connection, job_id: str, *, success: bool, files=()
     return get_job(conn, job_id)
 
 
-def complete_job(conn: sqlite3.Connection, job_id: str, *, files=(), usage=None,
-                 summary: str = "", proposal_id: str | None = None) -> None:
+def complete_job(conn: sqlite3.Connection, job_id: str, *, files: Iterable[str] = (),
+                 usage: dict[str, Any] | None = None, summary: str = "",
+                 proposal_id: str | None = None) -> None:
     """Marks a running job `done` in the transaction that applies (or proposes) its edits."""
     finish_job(conn, job_id, success=True, files=files, usage=usage, summary=summary)
     if proposal_id is not None:
@@ -139,7 +145,8 @@ def set_proposal(conn: sqlite3.Connection, job_id: str, proposal_id: str | None)
     conn.execute("UPDATE cortex_jobs SET proposal_id = ? WHERE id = ?", (proposal_id, job_id))
 
 
-def note_reconciled(conn: sqlite3.Connection, job_id: str, files, summary: str) -> dict | None:
+def note_reconciled(conn: sqlite3.Connection, job_id: str, files: Iterable[str],
+                    summary: str) -> dict | None:
     """Adds what a job's reconciliation changed to the job its update finished."""
     job = get_job(conn, job_id)
     if job is None:
@@ -287,12 +294,12 @@ def seconds_since(timestamp: str | None, now: float) -> float | None:
     return now - datetime.fromisoformat(timestamp).timestamp()
 
 
-def _one(conn, where: str, params: tuple) -> dict | None:
+def _one(conn: sqlite3.Connection, where: str, params: tuple[object, ...]) -> dict | None:
     rows = _select(conn, where + " LIMIT 1", params)
     return rows[0] if rows else None
 
 
-def _select(conn, where: str, params: tuple) -> list[dict]:
+def _select(conn: sqlite3.Connection, where: str, params: tuple[object, ...]) -> list[dict]:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM cortex_jobs WHERE {where}", params).fetchall()
     return [_decode(row) for row in rows]
 
