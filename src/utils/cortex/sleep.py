@@ -6,13 +6,16 @@ the schedule: at least `sleep_sessions` sessions started since the last consolid
 least `sleep_hours` hours since it (or since the first session, before the first one).
 """
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
 
 from ..models.cortex import CortexJob
 from ..storage import cortex_jobs as jobs, cortex_revisions, personas, sessions as session_store
+from ..storage.db import Database
 from .persona_settings import load_persona_settings
 from .settings import load_cortex_settings
+from .worker import CortexWorker
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +23,8 @@ log = logging.getLogger(__name__)
 class SleepSchedule:
     """Queues consolidation jobs (reason `consolidate`) when a persona's cortex is due."""
 
-    def __init__(self, db, worker, budget: int, *, clock: Callable[[], float] = time.time):
+    def __init__(self, db: Database, worker: CortexWorker, budget: int, *,
+                 clock: Callable[[], float] = time.time) -> None:
         self._db = db
         self._worker = worker
         self._budget = budget
@@ -83,14 +87,14 @@ class SleepSchedule:
             queued.append(job["id"])
         return queued
 
-    def _over_budget(self, conn, persona_id: str, done: str | None) -> bool:
+    def _over_budget(self, conn: sqlite3.Connection, persona_id: str, done: str | None) -> bool:
         """A file over budget whose newest revision is newer than the last consolidation."""
         rows = cortex_revisions.latest_sizes(conn, persona_id)
         return any(row["chars"] > self._budget and (done is None or row["created_at"] > done)
                    for row in rows)
 
     @staticmethod
-    def _busy(conn, persona_id: str) -> bool:
+    def _busy(conn: sqlite3.Connection, persona_id: str) -> bool:
         """A consolidation is queued or running, or one failed within the last ten minutes."""
         row = jobs.newest_consolidation(conn, persona_id)
         if row is None:

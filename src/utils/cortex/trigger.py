@@ -11,12 +11,14 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..models.cortex import CortexJob
 from ..storage import cortex_input, cortex_jobs as jobs, retractions, settings_store
-from ..storage.db import transaction
+from ..storage.db import Database, transaction
 from .paths import validate_persona_id
 from .settings import load_cortex_settings
+from .worker import CortexWorker
 
 log = logging.getLogger(__name__)
 FREQUENCY_SHARE = {"frequent": 0.50, "medium": 0.75, "rare": 0.95}
@@ -31,8 +33,10 @@ class CortexDisabled(Exception):
 class CortexTrigger:
     """Counts unprocessed messages per persona and queues updates at the threshold or when idle."""
 
-    def __init__(self, db, worker, settings_fn: Callable[[], dict] | None = None, *,
-                 clock: Callable[[], float] = time.time, retry_delay: float = RETRY_DELAY):
+    def __init__(self, db: Database, worker: CortexWorker,
+                 settings_fn: Callable[[], dict[str, Any]] | None = None, *,
+                 clock: Callable[[], float] = time.time,
+                 retry_delay: float = RETRY_DELAY) -> None:
         self._db = db
         self._worker = worker
         self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))

@@ -20,8 +20,10 @@ from functools import partial
 from ..listeners import Listeners
 from ..storage import cortex_jobs as jobs
 from ..storage.clock import utc_now
+from ..storage.db import Database
 from .heartbeat import Heartbeat
 from .ownership import ProcessOwner
+from .update import CortexUpdateService
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 30.0
@@ -32,8 +34,9 @@ LEASE_SECONDS = 60.0
 class CortexWorker:
     """Executes cortex update jobs one at a time and tells subscribers when each one finishes."""
 
-    def __init__(self, db, update_service, owner: ProcessOwner, *,
-                 poll_seconds: float = POLL_SECONDS, lease_seconds: float = LEASE_SECONDS):
+    def __init__(self, db: Database, update_service: CortexUpdateService, owner: ProcessOwner,
+                 *, poll_seconds: float = POLL_SECONDS,
+                 lease_seconds: float = LEASE_SECONDS) -> None:
         self._db = db
         self._update = update_service
         self._owner = owner
@@ -142,7 +145,7 @@ class CortexWorker:
         """True while the background thread is alive."""
         return self._thread is not None and self._thread.is_alive()
 
-    def _plan(self, persona_id: str):
+    def _plan(self, persona_id: str) -> tuple[int, int] | None:
         return self._update.plan_range(persona_id)
 
     def _run(self, job: dict) -> dict:

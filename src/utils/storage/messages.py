@@ -3,6 +3,8 @@ and the cortex trigger can count "the persona's messages after id N". The tree i
 siblings, the active branch) lives in `tree.py`."""
 import json
 import sqlite3
+from enum import Enum
+from typing import Literal
 
 from . import tree
 from .clock import utc_now
@@ -12,19 +14,25 @@ from .sessions import touch_session
 COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
            "streaming, stop_reason, error, cortex_revisions, world_info")
 _COLUMNS = COLUMNS
-_PARENT = object()
+
+
+class _Leaf(Enum):
+    """The default of `add_message`'s `parent_id` (None already means "a root")."""
+
+    ACTIVE = "the session's active leaf"
 
 
 def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: str,
-                status: str = "complete", *, parent_id=_PARENT, streaming: bool = False,
-                edited: bool = False, cause: str = "edit") -> dict:
+                status: str = "complete", *,
+                parent_id: int | Literal[_Leaf.ACTIVE] | None = _Leaf.ACTIVE,
+                streaming: bool = False, edited: bool = False, cause: str = "edit") -> dict:
     """Stores a message under `parent_id` (default: the session's active leaf) and makes it the
     session's active leaf. Raises LookupError for an unknown session or a parent outside it,
     and sqlite3.IntegrityError for a bad role/status."""
     now = utc_now()
     with transaction(conn):
         leaf = tree.active_leaf(conn, session_id)
-        if parent_id is _PARENT:
+        if parent_id is _Leaf.ACTIVE:
             parent_id = leaf
         elif parent_id is not None and parent_id != leaf and \
                 not tree.in_session(conn, session_id, parent_id):

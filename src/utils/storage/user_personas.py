@@ -13,7 +13,7 @@ _SELECT = ("SELECT u.id, u.name, u.description, u.is_default, u.created_at, u.up
            "FROM user_personas u")
 
 
-def _shown(row) -> dict:
+def _shown(row: sqlite3.Row) -> dict:
     item = dict(row)
     avatar = item.pop("avatar")
     item["is_default"] = bool(item["is_default"])
