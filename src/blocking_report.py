@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 BLOCK_SECONDS = 0.1
@@ -43,9 +44,10 @@ class _LastSwitch:
             self.previous(event, args)
 
 
-def install(path: str) -> None:
+def install(path: str) -> Callable[[], None]:
     """Starts the monitor for the calling thread's hub (call it in the loop's thread, after the
-    app is built: its start-up is not a block of the loop)."""
+    app is built: its start-up is not a block of the loop); returns the function that stops it
+    (once the worker stops serving: its exit is not a block of the loop either)."""
     import gevent
     import greenlet
     from gevent._monitor import _MonitorEntry
@@ -82,6 +84,7 @@ def install(path: str) -> None:
     # (`gc.get_objects()`) while holding the GIL: the report itself stalled the loop it
     # reported on, by a few hundred milliseconds each time. The stack alone is enough.
     monitor._monitoring_functions[0] = _MonitorEntry(check, BLOCK_SECONDS)
+    return monitor.kill
 
 
 def _stack(hub: Any) -> str:

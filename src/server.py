@@ -62,14 +62,16 @@ class Worker(GeventWorker):
         """Serves; with `PERSONA_BLOCKING_REPORT` set, under gevent's blocking monitor
         (`blocking_report.py`), started here so the app's build is not counted as a block."""
         path = os.environ.get("PERSONA_BLOCKING_REPORT")
+        stop_monitor: Callable[[], None] = lambda: None
         if path:
             from .blocking_report import install
-            install(path)
+            stop_monitor = install(path)
         self._tune_memory()
         self._pool_connections()
         try:
             super().run()
         finally:
+            stop_monitor()
             release_heap()
 
     def _tune_memory(self) -> None:

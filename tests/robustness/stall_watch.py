@@ -64,12 +64,22 @@ class Stalls:
 
 
 def worker_pid(server) -> int:
-    """The pid of the server's only worker process (a child of the gunicorn master)."""
+    """The pid of the server's only worker process: the gunicorn master's child that is not
+    the memory process (src/memory_process.py)."""
     master = server.proc.pid
     with open(f"/proc/{master}/task/{master}/children", encoding="ascii") as handle:
         children = [int(pid) for pid in handle.read().split()]
-    assert len(children) == 1, children
-    return children[0]
+    workers = [pid for pid in children if not _is_memory_process(pid)]
+    assert len(workers) == 1, children
+    return workers[0]
+
+
+def _is_memory_process(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"src.memory_process" in handle.read()
+    except OSError:  # it ended: not a worker either way
+        return True
 
 
 def run_delay(pid: int, tid: int | None = None) -> float:

@@ -5,12 +5,7 @@ about 1.5 ms of CPU) and the dropped ones kept their files open until collected.
 import os
 
 from tests.robustness.servers import ServerProcess
-
-
-def _worker(pid: int) -> int:
-    with open(f"/proc/{pid}/task/{pid}/children") as children:
-        (worker,) = [int(p) for p in children.read().split()]
-    return worker
+from tests.robustness.stall_watch import worker_pid
 
 
 def _database_files(pid: int, db_path: str) -> int:
@@ -27,7 +22,7 @@ def _database_files(pid: int, db_path: str) -> int:
 def test_requests_on_new_connections_reuse_one_database_connection(data_dir, tmp_path):
     with ServerProcess(data_dir, tmp_path / "a.log", PERSONA_WORKERS="1") as server:
         assert server.proc is not None
-        worker, db_path = _worker(server.proc.pid), str(data_dir / "app.db")
+        worker, db_path = worker_pid(server), str(data_dir / "app.db")
         status, _, body = server.call("POST", "/api/sessions", {"persona_id": "default"})
         assert status == 201
         held = _database_files(worker, db_path)
