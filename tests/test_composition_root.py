@@ -79,7 +79,7 @@ def test_start_seeds_and_opens_what_build_left_alone(app_config, tmp_path):
     services = build_services(config)
     try:
         start(services)
-        assert [p["id"] for p in services.personas.list()] == ["default"]
+        assert [p.id for p in services.personas.list()] == ["default"]
         assert os.path.isfile(os.path.join(config["DATA_DIR"], "locks", "sessions.lock"))
         assert services.job_owner.is_alive(services.job_owner.token)
     finally:
@@ -142,4 +142,4 @@ def test_create_app_builds_then_starts(app):
     assert isinstance(services, Services)
     assert provider.get_cortex_service(app) is services.cortex
     assert services.job_owner.is_alive(services.job_owner.token)  # started
-    assert [p["id"] for p in services.personas.list()] == ["default"]  # seeded
+    assert [p.id for p in services.personas.list()] == ["default"]  # seeded

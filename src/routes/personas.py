@@ -11,26 +11,26 @@ bp = Blueprint("personas", __name__, url_prefix="/api/personas")
 @bp.get("")
 def list_personas() -> Response:
     """All personas, the default one first."""
-    return jsonify({"personas": get_persona_service().list()})
+    return jsonify({"personas": [p.model_dump(mode="json") for p in get_persona_service().list()]})
 
 
 @bp.post("")
 def create_persona() -> tuple[Response, int]:
     """Create a persona (its cortex files come from the templates)."""
-    return jsonify(get_persona_service().create(json_body())), 201
+    return jsonify(get_persona_service().create(json_body()).model_dump(mode="json")), 201
 
 
 @bp.get("/<pid>")
 def get_persona(pid: str) -> Response:
     """One persona."""
-    return jsonify(get_persona_service().get(persona_id(pid)))
+    return jsonify(get_persona_service().get(persona_id(pid)).model_dump(mode="json"))
 
 
 @bp.put("/<pid>")
 def update_persona(pid: str) -> Response:
     """Change the fields given."""
     pid = persona_id(pid)
-    return jsonify(get_persona_service().update(pid, json_body()))
+    return jsonify(get_persona_service().update(pid, json_body()).model_dump(mode="json"))
 
 
 @bp.delete("/<pid>")

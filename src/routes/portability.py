@@ -42,7 +42,7 @@ def import_card() -> Response | tuple[Response, int]:
     data = uploaded_file()
     if _flag("preview"):
         return jsonify(get_card_service().preview(data))
-    return jsonify(get_card_service().import_card(data)), 201
+    return jsonify(get_card_service().import_card(data).model_dump(mode="json")), 201
 
 
 @bp.post("/personas/<pid>/chats/import")
@@ -92,7 +92,8 @@ def avatar_response(avatar: dict) -> Response:
 def put_avatar(pid: str) -> Response:
     """Set the avatar (PNG, JPEG or WebP; re-encoded, metadata dropped)."""
     pid = persona_id(pid)
-    return jsonify(get_card_service().set_avatar(pid, uploaded_file(kind="picture")))
+    persona = get_card_service().set_avatar(pid, uploaded_file(kind="picture"))
+    return jsonify(persona.model_dump(mode="json"))
 
 
 @bp.delete("/personas/<pid>/avatar")
@@ -100,7 +101,7 @@ def delete_avatar(pid: str) -> Response:
     """Remove the avatar."""
     pid = persona_id(pid)
     no_body_or_json()
-    return jsonify(get_card_service().delete_avatar(pid))
+    return jsonify(get_card_service().delete_avatar(pid).model_dump(mode="json"))
 
 
 @bp.get("/backup")

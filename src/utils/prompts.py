@@ -9,6 +9,7 @@ import re
 from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import Protocol
 
 PROMPTS_DIR = Path(__file__).resolve().parents[1] / "instructions" / "prompts"
 LANGUAGES = ("en", "de")
@@ -19,6 +20,14 @@ _FENCE_CLOSE = re.compile(r"</(cortex_[a-z]+|conversation|greeting|example_dialo
 _DEFAULT_USER = {"en": "the user", "de": "dein Gegenüber"}
 CARD_USER = "User"
 _WEEKDAYS_DE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
+
+
+class HasUserName(Protocol):
+    """What these helpers read of a persona (`models.personas.Persona`, named structurally:
+    this module imports nothing of ours): its "Your name in this chat"."""
+
+    @property
+    def user_name(self) -> str: ...
 
 
 def language_of(*candidates: str | None) -> str:
@@ -47,12 +56,12 @@ def fence(text: str) -> str:
     return _FENCE_CLOSE.sub(lambda m: "<\\/" + m.group(1), text)
 
 
-def user_name_for(persona: dict, app_settings: dict, language: str) -> str:
+def user_name_for(persona: HasUserName, app_settings: dict, language: str) -> str:
     """The person's name: the persona's setting, then the app's, then a neutral default."""
     return _set_name(persona, app_settings) or _DEFAULT_USER[language]
 
 
-def card_user_name(persona: dict, app_settings: dict) -> str:
+def card_user_name(persona: HasUserName, app_settings: dict) -> str:
     """What `{{user}}` stands for in card text: the person's name, else "User", the name other
     card apps give a nameless person. Card text puts `{{user}}` where a name goes ("Ahoy,
     {{user}}!", "{{user}}'s map"), so the prose default "the user" would read "Ahoy, the user!";
@@ -60,12 +69,12 @@ def card_user_name(persona: dict, app_settings: dict) -> str:
     return _set_name(persona, app_settings) or CARD_USER
 
 
-def _set_name(persona: dict, app_settings: dict) -> str:
-    names = (persona.get("user_name"), app_settings.get("user_name"))
+def _set_name(persona: HasUserName, app_settings: dict) -> str:
+    names = (persona.user_name, app_settings.get("user_name"))
     return next((name.strip() for name in names if name and name.strip()), "")
 
 
-def user_for(persona: dict, app_settings: dict, language: str,
+def user_for(persona: HasUserName, app_settings: dict, language: str,
              user_persona: dict | None) -> tuple[str, str]:
     """`(name, description)` of the person in a conversation (docs/about-you.md).
 
@@ -82,7 +91,7 @@ def user_for(persona: dict, app_settings: dict, language: str,
     return name, (chosen.get("description") or "").strip()
 
 
-def card_user_for(persona: dict, app_settings: dict, user_persona: dict | None) -> str:
+def card_user_for(persona: HasUserName, app_settings: dict, user_persona: dict | None) -> str:
     """What `{{user}}` stands for in card text in a conversation: a chosen user persona other
     than the default names the person (as in `user_for`), else `card_user_name`."""
     chosen = user_persona or {}

@@ -16,6 +16,7 @@ import pytest
 # module → public functions that still return a dict, each with why (none is a resource)
 CONVERTED: dict[str, dict[str, str]] = {
     "src.utils.storage.sessions": {},
+    "src.utils.storage.personas": {},
     "src.utils.storage.cortex_revisions": {},
     "src.utils.storage.proposals": {},
     # The API reads jobs through find_job and resource_of; the runner (queue, claim, lease,

@@ -170,3 +170,35 @@ def test_default_persona_cannot_be_deleted(client, rows, data_dir):
     assert response.get_json()["error"]["code"] == "default_persona"
     assert rows("SELECT id FROM personas") == [{"id": "default"}]
     assert _cortex_dir(data_dir, "default").is_dir()
+
+
+PERSONA_KEYS = {"id", "name", "user_name", "language", "description", "greeting", "personality",
+                "scenario", "example_dialogue", "creator_notes", "system_prompt",
+                "post_history_instructions", "alternate_greetings", "tags", "extensions", "card",
+                "use_card_prompts", "model", "avatar_url", "created_at", "updated_at"}
+
+
+def test_the_persona_answers_keep_their_keys_and_values(client):
+    """Personas are models now (docs/development.md, "Typed resources"): every answer keeps the
+    keys the stored row gave (no defaulted key added, none dropped), and a card's open objects
+    come back exactly as sent (nested, unicode, numbers; passes on the dicts before too)."""
+    card = {"nickname": "Mi", "character_book": {"entries": [{"keys": ["ä"], "n": 1.5,
+                                                              "big": 2 ** 63, "z": None}]},
+            "creator": "x", "extra": {"deep": [[{"a": True}]]}}
+    extensions = {"depth_prompt": {"prompt": "hi", "depth": 4}, "world": "w", "ü": [1, 2.25]}
+    created = client.post("/api/personas", json={
+        "name": "Mira", "alternate_greetings": ["A", "B"], "tags": ["t"], "card": card,
+        "extensions": extensions, "use_card_prompts": False, "model": "claude-x"})
+    assert created.status_code == 201 and set(created.get_json()) == PERSONA_KEYS
+    persona = created.get_json()
+    assert (persona["card"], persona["extensions"]) == (card, extensions)
+    got = client.get(f"/api/personas/{persona['id']}")
+    assert set(got.get_json()) == PERSONA_KEYS and got.get_json() == persona
+    assert got.data == created.data
+    listed = client.get("/api/personas").get_json()
+    assert set(listed) == {"personas"}
+    assert [set(p) for p in listed["personas"]] == [PERSONA_KEYS, PERSONA_KEYS]
+    assert listed["personas"][1] == persona
+    updated = client.put(f"/api/personas/{persona['id']}", json={"model": "", "tags": []})
+    assert set(updated.get_json()) == PERSONA_KEYS
+    assert (updated.get_json()["model"], updated.get_json()["tags"]) == (None, [])

@@ -335,3 +335,13 @@ def test_an_update_never_recreates_the_cortex_of_a_persona_deleted_meanwhile(env
     assert not os.path.exists(directory)
     assert env.revisions() == []
     assert not [r for r in caplog.records if "crashed" in r.getMessage()]
+
+
+def test_the_prompt_of_a_persona_whose_row_is_gone_names_it_by_its_id(env):
+    """A run reads its persona when it builds the request; a row deleted by then still gives a
+    prompt (models.personas.stand_in): named by its id, in the app's language, the model setting
+    the chat's."""
+    env.settings("app", {"language": "de", "model": "claude-opus-5-5"})
+    config = env.update.request_for("gone0001", {}, [])
+    assert config.system_prompt.startswith("Du bist gone0001.")
+    assert config.model == "claude-opus-5-5"

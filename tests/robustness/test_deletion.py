@@ -139,7 +139,7 @@ def test_start_up_removes_what_a_deleted_persona_left_behind(app, client, app_co
 def test_start_up_completes_a_delete_that_stopped_after_its_tombstone(app_config, data_dir):
     first = create_app(app_config)
     try:
-        pid = provider.get_persona_service(first).create({"name": "Half gone"})["id"]
+        pid = provider.get_persona_service(first).create({"name": "Half gone"}).id
         db = provider.get_db(first)
         with db.transaction():
             db.conn().execute("DELETE FROM personas WHERE id = ?", (pid,))

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import prompts
 from ..api_request import ApiResponse, RequestConfig
+from ..models.personas import stand_in
 from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
 from .run_context import RunContext
@@ -70,12 +71,12 @@ class ConsolidationService:
     def _config(self, persona_id: str, shown: list[CortexFile]) -> RequestConfig:
         ctx = self._context
         app = ctx.app_settings()
-        persona = get_persona(ctx.db.conn(), persona_id) or {"id": persona_id,
-                                                             "name": persona_id}
-        language = prompts.language_of(persona.get("language"), app.get("language"))
+        persona = get_persona(ctx.db.conn(), persona_id) or stand_in(persona_id,
+                                                                     app.get("language"))
+        language = prompts.language_of(persona.language, app.get("language"))
         now = ctx.now()
         files = {f.filename: f for f in shown}
-        values = {"char_name": persona.get("name") or persona_id,
+        values = {"char_name": persona.name or persona_id,
                   "user_name": prompts.user_name_for(persona, app, language),
                   "today": format_day(now, language), "target_share": TARGET_SHARE,
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES

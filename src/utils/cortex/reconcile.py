@@ -20,6 +20,7 @@ from typing import Any, TypedDict
 
 from .. import prompts
 from ..api_request.types import RequestConfig
+from ..models.personas import stand_in
 from ..storage import proposals, provenance, retractions
 from ..storage.db import transaction
 from ..storage.personas import get_persona
@@ -167,14 +168,14 @@ class ReconcileService:
         ctx = self._context
         conn = ctx.db.conn()
         app = ctx.app_settings()
-        persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
-        language = prompts.language_of(persona.get("language"), app.get("language"))
+        persona = get_persona(conn, persona_id) or stand_in(persona_id, app.get("language"))
+        language = prompts.language_of(persona.language, app.get("language"))
         user_name = prompts.user_name_for(persona, app, language)
         files = {f.filename: f for f in shown}
-        values = {"char_name": persona.get("name") or persona_id, "user_name": user_name,
+        values = {"char_name": persona.name or persona_id, "user_name": user_name,
                   "today": format_day(ctx.now(), language),
                   "message_count": str(len(retracted)),
-                  "retracted": _render(conn, retracted, persona.get("name") or "", user_name),
+                  "retracted": _render(conn, retracted, persona.name, user_name),
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
                                        if name in files)}
         return edit_run_request("cortex_reconcile", language, values,

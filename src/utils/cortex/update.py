@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import prompts
 from ..api_request import ApiClient, ApiResponse, RequestConfig
+from ..models.personas import Persona, stand_in
 from ..storage import cortex_input, cortex_jobs as jobs, provenance, settings_store, user_personas
 from ..storage.db import Database
 from ..storage.personas import get_persona
@@ -126,8 +127,8 @@ class CortexUpdateService:
         `messages`; a learn run (learn_run.py) sends one per window of an imported history."""
         conn = self._db.conn()
         app = self._settings() or {}
-        persona = get_persona(conn, persona_id) or {"id": persona_id, "name": persona_id}
-        language = prompts.language_of(persona.get("language"), app.get("language"))
+        persona = get_persona(conn, persona_id) or stand_in(persona_id, app.get("language"))
+        language = prompts.language_of(persona.language, app.get("language"))
         people = _people(conn, persona, app, language, messages)
         system, user = build_prompt(persona, people, files, messages, language, self._clock())
         prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
@@ -135,11 +136,11 @@ class CortexUpdateService:
                              model=self.model_for(persona), max_tokens=MAX_TOKENS,
                              tools=tool_definitions(), request_type="cortex_update")
 
-    def model_for(self, persona: dict[str, Any]) -> str:
+    def model_for(self, persona: Persona | None) -> str:
         """The model a cortex run of `persona` uses: the cortex model setting, else the
         persona's own model, else the chat model."""
         app = self._settings() or {}
-        return (app.get("cortex_model") or persona.get("model") or app.get("model")
+        return (app.get("cortex_model") or (persona.model if persona else None) or app.get("model")
                 or self._default_model)
 
     def recover_staged(self) -> int:
@@ -197,7 +198,7 @@ class CortexUpdateService:
 
 
 
-def _people(conn: sqlite3.Connection, persona: dict[str, Any], app: dict[str, Any], language: str,
+def _people(conn: sqlite3.Connection, persona: Persona, app: dict[str, Any], language: str,
             messages: list[dict[str, Any]]) -> dict[str | None, tuple[str, str]]:
     """`(name, description)` of the person in each session of the range (its user persona,
     docs/about-you.md); key None is the one the prompt speaks of: the person of the newest
@@ -210,7 +211,7 @@ def _people(conn: sqlite3.Connection, persona: dict[str, Any], app: dict[str, An
     return people
 
 
-def build_prompt(persona: dict[str, Any], people: str | dict[str | None, tuple[str, str]],
+def build_prompt(persona: Persona, people: str | dict[str | None, tuple[str, str]],
                  files: dict[str, CortexFile], messages: list[dict[str, Any]], language: str,
                  now: datetime) -> tuple[str, str]:
     """The system prompt (role and rules) and the user message (files and conversation);
@@ -220,15 +221,15 @@ def build_prompt(persona: dict[str, Any], people: str | dict[str | None, tuple[s
     system, user = prompts.load_prompt("cortex_update", language).split(USER_MARKER, 1)
     user_name, user_description = people[None]
     values = {
-        "char_name": persona.get("name") or persona.get("id", ""),
-        "char_description": (persona.get("description") or "").strip(),
+        "char_name": persona.name or persona.id,
+        "char_description": persona.description.strip(),
         "user_name": user_name,
         "user_description": prompts.fence(user_description),
         "today": format_day(now, language),
         "today_date": f"{now:%Y-%m-%d}",
         "files": "\n\n".join(render_file(files[name])
                              for name in CORTEX_FILES if name in files),
-        "conversation": render_conversation(messages, persona.get("name") or "", user_name, now,
+        "conversation": render_conversation(messages, persona.name, user_name, now,
                                             {sid: pair[0] for sid, pair in people.items()}),
         "message_count": str(len(messages)),
     }

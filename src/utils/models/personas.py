@@ -7,7 +7,7 @@ unusable.
 """
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
@@ -153,3 +153,14 @@ class PersonaList(Resource):
     """All personas, the default one first."""
 
     personas: list[Persona]
+
+
+def stand_in(persona_id: str, language: str | None = None) -> Persona:
+    """A persona whose row is gone (deleted while a cortex run of it was under way): named by
+    its id, every card field empty, in `language` (the app's; English when unsupported), so
+    the run's prompt renders as it did from the `{"id", "name"}` dict this replaces."""
+    kinds: dict[Any, Any] = {str: "", list[str]: [], dict[str, Any]: {}}
+    empty = {name: kinds.get(field.annotation) for name, field in Persona.model_fields.items()}
+    return Persona.model_validate({
+        **empty, "id": persona_id, "name": persona_id, "use_card_prompts": True,
+        "language": language if language in get_args(Language) else "en"})

@@ -48,7 +48,7 @@ class ArchiveService:
         """What importing the read archive would create; nothing is stored."""
         parsed, fields, avatar = upload.parsed, upload.fields, upload.avatar
         assert parsed is not None, "a card, not an archive"
-        clash = any(p["name"] == fields["name"] for p in self._personas.list())
+        clash = any(p.name == fields["name"] for p in self._personas.list())
         url = images.data_url(avatar) if avatar else None
         return {"format": "archive", "spec_version": None,
                 "persona": {**fields, "avatar_url": url}, "includes_memories": True,

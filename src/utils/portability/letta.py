@@ -6,6 +6,8 @@ agent, so both older and newer `.af` readers find the three blocks.
 """
 from datetime import UTC, datetime
 
+from ..models.personas import Persona
+
 BLOCKS = {
     "memory.md": ("memory", "Facts and shared experiences the persona remembers about the "
                             "person, in its own words."),
@@ -14,18 +16,18 @@ BLOCKS = {
 }
 
 
-def agent_file(persona: dict, files: dict, budget: int) -> dict:
+def agent_file(persona: Persona, files: dict, budget: int) -> dict:
     """The `.af` document for `persona` with `files` = `{filename: {content, revision}}`."""
     blocks = [{"id": f"block-{index}", "label": label, "value": files[name]["content"],
                "limit": budget, "description": description, "read_only": False,
                "metadata": {"persona_cortex": {"filename": name,
                                                "revision": files[name]["revision"]}}}
               for index, (name, (label, description)) in enumerate(BLOCKS.items())]
-    agent = {"id": "agent-0", "name": persona["name"], "description": persona.get("description", ""),
+    agent = {"id": "agent-0", "name": persona.name, "description": persona.description,
              "agent_type": "memgpt_agent", "system": "", "block_ids": [b["id"] for b in blocks],
              "core_memory": [{k: v for k, v in b.items() if k != "id"} for b in blocks],
-             "tool_ids": [], "tags": list(persona.get("tags") or []), "messages": [],
-             "metadata": {"persona_cortex": {"persona_id": persona["id"], "format_version": 1}}}
+             "tool_ids": [], "tags": list(persona.tags), "messages": [],
+             "metadata": {"persona_cortex": {"persona_id": persona.id, "format_version": 1}}}
     return {"agents": [agent], "blocks": blocks, "groups": [], "files": [], "sources": [],
             "tools": [], "mcp_servers": [],
             "metadata": {"exported_by": "persona-cortex"},

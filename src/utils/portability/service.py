@@ -16,6 +16,7 @@ from ..cooperative import offload
 from ..cortex import CortexService
 from ..cortex.atomic import atomic_write
 from ..cortex.paths import CORTEX_FILES
+from ..models.personas import Persona
 from ..services import validation as check
 from ..services.errors import ServiceError
 from ..services.ids import new_id
@@ -53,7 +54,7 @@ class CardService:
             return self._archives.preview(upload)
         card, fields, avatar = upload.card, upload.fields, upload.avatar
         assert card is not None, "an archive, not a card"
-        clash = any(p["name"] == fields["name"] for p in self._personas.list())
+        clash = any(p.name == fields["name"] for p in self._personas.list())
         shown = dict(fields)
         avatar_url = images.data_url(avatar) if avatar else None
         return {"format": card["format"], "spec_version": card["version"],
@@ -61,7 +62,7 @@ class CardService:
                 "includes_memories": card["cortex"] is not None,
                 "name_clash": clash, "ignored": card["ignored"]}
 
-    def import_card(self, data: bytes) -> dict:
+    def import_card(self, data: bytes) -> Persona:
         """Creates a new persona (never overwrites one) from a card file; returns it."""
         upload = self._read(data)
         if upload.parsed is not None:
@@ -76,7 +77,9 @@ class CardService:
     def export(self, persona_id: str, fmt: str, include_memories: bool) -> tuple[bytes, str, str]:
         """`(bytes, mime, filename)` of the persona as a card file."""
         check.choice("format", fmt, tuple(FORMATS))
-        persona = books.with_book(self._db.conn(), self._personas.get(persona_id))
+        # a card file is built field by field from the persona as a mapping, its own book
+        # merged into the open `card` object (cards.build, archive.read_rows): dumped here, once
+        persona = books.with_book(self._db.conn(), self._personas.get(persona_id).model_dump())
         if fmt == "archive":
             return self._archives.export(persona, include_memories), FORMATS[fmt], \
                 f"{_slug(persona['name'])}.persona.zip"
@@ -93,7 +96,7 @@ class CardService:
             raise ServiceError(404, "avatar_not_found", "This persona has no avatar.")
         return avatar
 
-    def set_avatar(self, persona_id: str, data: bytes) -> dict:
+    def set_avatar(self, persona_id: str, data: bytes) -> Persona:
         """Re-encodes and stores an uploaded picture; returns the persona."""
         self._personas.get(persona_id)
         images.check_header(data)
@@ -104,7 +107,7 @@ class CardService:
             avatar_store.put_avatar(conn, persona_id, image)
         return self._personas.get(persona_id)
 
-    def delete_avatar(self, persona_id: str) -> dict:
+    def delete_avatar(self, persona_id: str) -> Persona:
         """Removes the avatar (no error if there was none); returns the persona."""
         self._personas.get(persona_id)
         with self._db.transaction() as conn:
@@ -115,7 +118,7 @@ class CardService:
         """`(json bytes, filename)` of the Letta-style `.af` export of the persona's cortex."""
         persona = self._personas.get(persona_id)
         document = letta.agent_file(persona, self._cortex_export(persona_id), self._cortex.budget)
-        return _json_bytes(document), f"{_slug(persona['name'])}.af"
+        return _json_bytes(document), f"{_slug(persona.name)}.af"
 
     def _read(self, data: bytes) -> Upload:
         """The upload parsed and checked, off the event loop (PNG chunks, zip directories and

@@ -7,16 +7,18 @@ the card back as it came.
 """
 import re
 
+from ..models.personas import Persona
+
 _CHAR = re.compile(r"\{\{char\}\}|<char>|<bot>", re.IGNORECASE)
 _USER = re.compile(r"\{\{user\}\}|<user>", re.IGNORECASE)
 _ANY = re.compile(f"{_CHAR.pattern}|(?P<user>{_USER.pattern})", re.IGNORECASE)
 _COMMENT = re.compile(r"\{\{(//|comment:)[^{}]*\}\}", re.IGNORECASE)
 
 
-def char_name(persona: dict) -> str:
+def char_name(persona: Persona) -> str:
     """What `{{char}}` stands for: the card's nickname, else the persona's name."""
-    nickname = (persona.get("card") or {}).get("nickname")
-    return nickname.strip() if isinstance(nickname, str) and nickname.strip() else persona["name"]
+    nickname = persona.card.get("nickname")
+    return nickname.strip() if isinstance(nickname, str) and nickname.strip() else persona.name
 
 
 def resolve(text: str, char: str, user: str) -> str:

@@ -54,15 +54,17 @@ class ChatPrompt:
         assistant turn the model continues; and what it drew on, for the caller to store with
         the reply."""
         conn = self._db.conn()
-        persona = persona_store.get_persona(conn, session.persona_id)
-        assert persona is not None  # a session's persona exists (deleting it deletes the session)
-        persona["greeting"] = "" if session.imported else greetings.greeting_for(
-            persona, session.greeting_index)  # an import opens with its own message
+        stored = persona_store.get_persona(conn, session.persona_id)
+        assert stored is not None  # a session's persona exists (deleting it deletes the session)
+        # the session's greeting stands in the prompt's greeting section; an import opens with
+        # its own message (a shallow copy: the stored persona is not changed)
+        persona = stored.model_copy(update={"greeting": "" if session.imported else
+                                            greetings.greeting_for(stored, session.greeting_index)})
         app = self._settings.values()
-        language = prompts.language_of(persona.get("language"), app.get("language"))
+        language = prompts.language_of(persona.language, app.get("language"))
         user_persona = user_persona_store.chosen_or_default(conn, session.user_persona_id)
         user_name, about = prompts.user_for(persona, app, language, user_persona)
-        cortex, used = self._cortex_text(persona["id"])
+        cortex, used = self._cortex_text(persona.id)
         card_user = prompts.card_user_for(persona, app, user_persona)
         if parent_id is None:
             reply = message_store.get_message(conn, reply_id)
@@ -79,7 +81,7 @@ class ChatPrompt:
         if prefix.strip() and history:
             history.append({"role": "assistant", "content": prefix})
         return RequestConfig(system_prompt=system, messages=history,
-                             model=persona.get("model") or app.get("model"),
+                             model=persona.model or app.get("model"),
                              max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
                              stream=True, request_type="chat"), sources
 

@@ -102,7 +102,7 @@ class TitleGenerator:
         if session is None or persona is None or session.title:
             return None
         app = self._settings.values()
-        language = prompts.language_of(persona.get("language"), app.get("language"))
+        language = prompts.language_of(persona.language, app.get("language"))
         prompt = prompts.title_prompt(persona, prompts.user_name_for(persona, app, language),
                                       user_text, reply_text, language)
         response = self._api.request(RequestConfig(

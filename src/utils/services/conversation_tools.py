@@ -73,16 +73,17 @@ class ConversationTools:
         session = session_store.get_session(conn, session_id) if is_session_id(session_id) else None
         if session is None:
             raise not_found("session", session_id)
-        persona = persona_store.get_persona(conn, session.persona_id) or {"name": "Persona"}
+        persona = persona_store.get_persona(conn, session.persona_id)
+        name = persona.name if persona else "Persona"
         messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
         stem = f"conversation-{session_id}"
         if fmt == "json":
             alternatives = [public(m) for m in message_store.off_branch_messages(conn, session_id)]
             body = {"session": _in_stored_order(session),
-                    "persona": {"id": session.persona_id, "name": persona["name"]},
+                    "persona": {"id": session.persona_id, "name": name},
                     "messages": messages, "alternatives": alternatives}
             return json.dumps(body, ensure_ascii=False, indent=2) + "\n", "application/json", f"{stem}.json"
-        return _markdown(session, persona["name"], messages), "text/markdown; charset=utf-8", f"{stem}.md"
+        return _markdown(session, name, messages), "text/markdown; charset=utf-8", f"{stem}.md"
 
 
 def _in_stored_order(session: Session) -> dict:

@@ -47,7 +47,7 @@ class HistoryLearning:
         session = self._imported(session_id)
         size = self._window_size(window_messages)
         windows = self._update.learning.windows(session_id, size)
-        persona = get_persona(self._db.conn(), session.persona_id) or {}
+        persona = get_persona(self._db.conn(), session.persona_id)
         fixed = self._fixed_tokens(session.persona_id)
         own = [learn_cost.tokens_of_bytes(w["bytes"]) + _MESSAGE_OVERHEAD * w["count"]
                for w in windows]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..cortex import CortexService
 from ..models import parse
-from ..models.personas import PersonaCreate, PersonaPatch
+from ..models.personas import Persona, PersonaCreate, PersonaPatch
 from ..storage import Database, deletions, personas as store
 from .errors import ServiceError, not_found
 from .ids import DEFAULT_PERSONA_ID, is_persona_id, new_id
@@ -33,11 +33,11 @@ class PersonaService:
         self._cleanup = cleanup
         self._default_file = default_file
 
-    def list(self) -> list[dict]:
+    def list(self) -> list[Persona]:
         """All personas, the default one first."""
         return store.list_personas(self._db.conn())
 
-    def get(self, persona_id: str) -> dict:
+    def get(self, persona_id: str) -> Persona:
         """One persona; 404 when unknown."""
         persona = None
         if is_persona_id(persona_id):
@@ -46,7 +46,7 @@ class PersonaService:
             raise not_found("persona", persona_id)
         return persona
 
-    def create(self, data: dict) -> dict:
+    def create(self, data: dict) -> Persona:
         """Validates `data`, stores the persona under a new random id and creates its cortex."""
         fields = self._validate(data, creating=True)
         for _ in range(5):
@@ -66,7 +66,7 @@ class PersonaService:
         log.info("Created persona %s", persona_id)
         return persona
 
-    def update(self, persona_id: str, data: dict) -> dict:
+    def update(self, persona_id: str, data: dict) -> Persona:
         """Changes the given fields (read-only ones are ignored); 404 when unknown."""
         self.get(persona_id)
         changes = self._validate(data, creating=False)

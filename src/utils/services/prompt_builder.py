@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 
 from ..api_request.types import SystemBlock
+from ..models.personas import Persona
 from ..prompts import (
     card_user_for,
     card_user_name,
@@ -31,7 +32,7 @@ CORTEX_KEYS = ("cortex_memory", "cortex_soul", "cortex_relationship")
 _EMPTY = {"en": "(empty)", "de": "(leer)"}
 
 
-def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
+def system_blocks(persona: Persona, user_name: str, cortex: dict[str, str] | None,
                   language: str, now: datetime, world: list[str] | None = None,
                   about: str = "", card_user: str | None = None) -> list[SystemBlock]:
     """The cached persona+cortex prefix, then the user persona's description `about` (cached
@@ -43,7 +44,7 @@ def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
     enters a prompt.
     """
     card = _card_values(persona, user_name, card_user or user_name, language)
-    values = {"char_name": persona["name"], "user_name": user_name, **card}
+    values = {"char_name": persona.name, "user_name": user_name, **card}
     if cortex is not None:
         for key in CORTEX_KEYS:
             values[key] = fence((cortex.get(key) or "").strip()) or _EMPTY[language]
@@ -57,11 +58,11 @@ def system_blocks(persona: dict, user_name: str, cortex: dict[str, str] | None,
         blocks.append(SystemBlock(about_text(persona, user_name, about, language), cache=True,
                                   label="about"))
     if world:
-        blocks.append(SystemBlock(world_text(persona["name"], world, language), label="world"))
+        blocks.append(SystemBlock(world_text(persona.name, world, language), label="world"))
     return [*blocks, SystemBlock(moment.strip(), label="time")]
 
 
-def about_text(persona: dict, user_name: str, description: str, language: str) -> str:
+def about_text(persona: Persona, user_name: str, description: str, language: str) -> str:
     """The "About <name>" section: the user persona's description, `{{char}}`/`{{user}}`
     resolved as in the card's text, fenced so it cannot close its tag."""
     text = card_macros.resolve(description.strip(), card_macros.char_name(persona), user_name)
@@ -79,28 +80,28 @@ def world_text(char_name: str, entries: list[str], language: str) -> str:
 _CARD_SECTIONS = ("greeting", "personality", "scenario", "example_dialogue")
 
 
-def _card_values(persona: dict, user_name: str, card_user: str,
+def _card_values(persona: Persona, user_name: str, card_user: str,
                  language: str) -> dict[str, str]:
     """The persona's card text for the system prompt, placeholders resolved."""
     char = card_macros.char_name(persona)
 
     def text(field: str) -> str:
-        return card_macros.resolve((persona.get(field) or "").strip(), char, card_user)
-    intro = render(load_prompt("chat_intro", language), {"char_name": persona["name"],
+        return card_macros.resolve(getattr(persona, field).strip(), char, card_user)
+    intro = render(load_prompt("chat_intro", language), {"char_name": persona.name,
                                                          "user_name": user_name}).strip()
-    system = text("system_prompt") if persona.get("use_card_prompts", True) else ""
+    system = text("system_prompt") if persona.use_card_prompts else ""
     return {"intro": system.replace("{{original}}", intro) if system else intro,
             "char_description": text("description"), "personality": text("personality"),
             "scenario": text("scenario"), "greeting": fence(text("greeting")),
             "example_dialogue": fence(text("example_dialogue"))}
 
 
-def post_history_instructions(persona: dict, user_name: str) -> str:
+def post_history_instructions(persona: Persona, user_name: str) -> str:
     """The card's instructions for after the conversation, or '' (switched off or none)."""
-    if not persona.get("use_card_prompts", True):
+    if not persona.use_card_prompts:
         return ""
     char = card_macros.char_name(persona)
-    return card_macros.resolve((persona.get("post_history_instructions") or "").strip(), char,
+    return card_macros.resolve(persona.post_history_instructions.strip(), char,
                                user_name)
 
 
@@ -123,9 +124,9 @@ def format_time(now: datetime, language: str) -> str:
     return f"{weekday(now, language)}, {now:%Y-%m-%d %H:%M} ({zone})"
 
 
-def title_prompt(persona: dict, user_name: str, user_text: str, reply_text: str,
+def title_prompt(persona: Persona, user_name: str, user_text: str, reply_text: str,
                  language: str) -> str:
     """The instruction asking for a short session title from the first exchange."""
-    values = {"char_name": persona["name"], "user_name": user_name,
+    values = {"char_name": persona.name, "user_name": user_name,
               "user_message": fence(user_text[:2000]), "assistant_message": fence(reply_text[:2000])}
     return render(load_prompt("chat_title", language), values).strip()

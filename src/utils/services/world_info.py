@@ -6,6 +6,7 @@ recorded with the reply (`messages.world_info`), so the chat can show them besid
 import sqlite3
 from typing import Any
 
+from ..models.personas import Persona
 from ..storage import world_books as book_store
 from . import card_macros
 from .world_entries import Book, read_book
@@ -18,10 +19,10 @@ def books_for(conn: sqlite3.Connection, persona_id: str) -> list[Book]:
             for row in book_store.books_of_persona(conn, persona_id)]
 
 
-def fire(conn: sqlite3.Connection, persona: dict, user_name: str, history: list[dict]) -> list[Fired]:
+def fire(conn: sqlite3.Connection, persona: Persona, user_name: str, history: list[dict]) -> list[Fired]:
     """The entries the conversation `history` (oldest first, Messages-API turns) activates, in
     prompt order. Messages are scanned as `Name: text`, as SillyTavern does by default."""
-    books = books_for(conn, persona["id"])
+    books = books_for(conn, persona.id)
     if not books:
         return []
     char = card_macros.char_name(persona)

@@ -1,13 +1,15 @@
 """Persona rows: the character a person chats with (its cortex lives on disk, see utils/cortex).
 
 List and object fields (`alternate_greetings`, `tags`, `extensions`, `card`) are JSON text in
-SQLite and plain lists and dicts here. `avatar_url` is derived from the avatar row, versioned by
-its hash so a browser never shows a stale picture.
+SQLite and plain lists and dicts in the `Persona` model the reads return (validated once per
+row, docs/development.md "Typed resources"). `avatar_url` is derived from the avatar row,
+versioned by its hash so a browser never shows a stale picture.
 """
 import json
 import sqlite3
 from typing import Any
 
+from ..models.personas import Persona
 from .clock import utc_now
 
 TEXT_FIELDS = ("name", "description", "user_name", "language", "greeting", "personality",
@@ -23,7 +25,7 @@ _MARKS = ", ".join("?" * (len(FIELDS) + 3))
 
 
 def create_persona(conn: sqlite3.Connection, persona_id: str,
-                   fields: dict[str, Any]) -> dict[str, Any]:
+                   fields: dict[str, Any]) -> Persona:
     """Inserts a persona; raises sqlite3.IntegrityError when the id is taken."""
     conn.execute(f"INSERT INTO personas ({_COLUMNS}) VALUES ({_MARKS})",
                  _row_values(persona_id, fields))
@@ -40,13 +42,13 @@ def insert_persona_if_missing(conn: sqlite3.Connection, persona_id: str,
     return cursor.rowcount == 1
 
 
-def get_persona(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any] | None:
+def get_persona(conn: sqlite3.Connection, persona_id: str) -> Persona | None:
     """The persona with `persona_id`, or None."""
     row = conn.execute(f"{_SELECT} WHERE personas.id = ?", (persona_id,)).fetchone()
     return _decode(row) if row else None
 
 
-def list_personas(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+def list_personas(conn: sqlite3.Connection) -> list[Persona]:
     """All personas: the default one first, then in the order they were created."""
     rows = conn.execute(
         f"{_SELECT} ORDER BY personas.id = 'default' DESC, created_at, personas.rowid"
@@ -65,7 +67,7 @@ def has_persona(conn: sqlite3.Connection, persona_id: str) -> bool:
 
 
 def update_persona(conn: sqlite3.Connection, persona_id: str,
-                   changes: dict[str, Any]) -> dict[str, Any] | None:
+                   changes: dict[str, Any]) -> Persona | None:
     """Sets the given fields (a subset of FIELDS); returns the persona, or None if unknown."""
     names = [name for name in FIELDS if name in changes]
     assignments = "".join(f"{name} = ?, " for name in names)
@@ -100,7 +102,7 @@ def _encode(name: str, value: Any) -> Any:
     return value
 
 
-def _decode(row: sqlite3.Row) -> dict[str, Any]:
+def _decode(row: sqlite3.Row) -> Persona:
     persona = dict(row)
     for name in JSON_FIELDS:
         persona[name] = json.loads(persona[name])
@@ -108,4 +110,4 @@ def _decode(row: sqlite3.Row) -> dict[str, Any]:
     avatar = persona.pop("avatar")
     persona["avatar_url"] = (f"/api/personas/{persona['id']}/avatar?v={avatar[:12]}"
                              if avatar else None)
-    return persona
+    return Persona.model_validate(persona)
