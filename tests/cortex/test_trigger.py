@@ -255,3 +255,21 @@ def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_
         other.wait(timeout=10)
     Env(second_app(app_config))
     assert jobs.get_job(env.conn, job.id)["error"] == "interrupted"
+
+
+def test_active_jobs_are_the_personas_queued_and_running_ones(env):
+    """The per-turn lookup of the queued and running job (statuses written into the SQL, one
+    plan each) finds the same jobs as before: this persona's only, regular update first."""
+    env.persona()
+    env.persona(OTHER, name="Bert")
+    assert jobs.active_jobs(env.conn, PID) == {"queued": None, "running": None}
+    consolidate, _ = jobs.enqueue_job(env.conn, PID, "manual", reason="consolidate")
+    assert jobs.active_jobs(env.conn, PID)["queued"]["id"] == consolidate["id"]
+    regular, _ = jobs.enqueue_job(env.conn, PID, "threshold")
+    jobs.enqueue_job(env.conn, OTHER, "threshold")
+    assert jobs.active_jobs(env.conn, PID) == {"queued": jobs.get_job(env.conn, regular["id"]),
+                                                "running": None}
+    running = jobs.claim_next_job(env.conn, env.update.plan_range)
+    active = jobs.active_jobs(env.conn, running["persona_id"])
+    assert active["running"] == jobs.get_job(env.conn, running["id"])
+    assert active["running"]["status"] == "running"
