@@ -8,7 +8,8 @@ import pytest
 
 from src.utils import provider
 from src.utils.cortex.trigger import CortexDisabled, CortexTrigger
-from src.utils.storage import cortex_jobs as jobs
+from src.utils.storage import cortex_input, cortex_jobs as jobs
+from src.utils.storage.messages import add_message
 from tests.cortex.update_support import OTHER, PID, Env, second_app
 from tests.fakes.claude import replies
 
@@ -255,3 +256,69 @@ def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_
         other.wait(timeout=10)
     Env(second_app(app_config))
     assert jobs.get_job(env.conn, job.id)["error"] == "interrupted"
+
+
+def test_active_jobs_are_the_personas_queued_and_running_ones(env):
+    """The per-turn lookup of the queued and running job (statuses written into the SQL, one
+    plan each) finds the same jobs as before: this persona's only, regular update first."""
+    env.persona()
+    env.persona(OTHER, name="Bert")
+    assert jobs.active_jobs(env.conn, PID) == {"queued": None, "running": None}
+    consolidate, _ = jobs.enqueue_job(env.conn, PID, "manual", reason="consolidate")
+    assert jobs.active_jobs(env.conn, PID)["queued"]["id"] == consolidate["id"]
+    regular, _ = jobs.enqueue_job(env.conn, PID, "threshold")
+    jobs.enqueue_job(env.conn, OTHER, "threshold")
+    assert jobs.active_jobs(env.conn, PID) == {"queued": jobs.get_job(env.conn, regular["id"]),
+                                                "running": None}
+    running = jobs.claim_next_job(env.conn, env.update.plan_range)
+    active = jobs.active_jobs(env.conn, running["persona_id"])
+    assert active["running"] == jobs.get_job(env.conn, running["id"])
+    assert active["running"]["status"] == "running"
+
+
+def _as_six_queries(conn, pid=PID) -> dict:
+    """What the trigger check computed from six queries before they became one."""
+    last = jobs.last_processed_id(conn, pid)
+    active = jobs.active_jobs(conn, pid)
+    covered = max(last, jobs.covered_to(active["running"]))
+    return {"last": last, "queued_id": (active["queued"] or {}).get("id"),
+            "running_id": (active["running"] or {}).get("id"),
+            "unprocessed": cortex_input.count_after(conn, pid, last),
+            "pending": cortex_input.count_after(conn, pid, covered)}
+
+
+def _state(conn) -> dict:
+    state = dict(cortex_input.trigger_state(conn, PID))
+    assert state == _as_six_queries(conn)
+    return state
+
+
+def test_the_trigger_state_counts_what_no_update_covers(env):
+    """The trigger's one statement (`cortex_input.trigger_state`) against what its six queries
+    said: the mark, the queued job (a regular update before a consolidation), the running one,
+    the messages after the mark and those its regular update does not cover (a consolidation
+    covers none); a streaming reply and other personas' messages never count."""
+    env.persona()
+    env.persona(OTHER, name="Bert")
+    sid = env.session()
+    env.chat(env.session(OTHER), 5)
+    first = env.chat(sid, 4)
+    assert _state(env.conn) == {
+        "last": 0, "queued_id": None, "running_id": None, "unprocessed": 4, "pending": 4}
+    job, _ = jobs.enqueue_job(env.conn, PID, "threshold")
+    running = jobs.claim_next_job(env.conn, env.update.plan_range)
+    assert (running["id"], running["message_to"]) == (job["id"], first[-1]["id"])
+    env.chat(sid, 3, prefix="n")
+    add_message(env.conn, sid, "assistant", "", streaming=True)
+    consolidate, _ = jobs.enqueue_job(env.conn, PID, "manual", reason="consolidate")
+    state = _state(env.conn)
+    assert state == {"last": 0, "queued_id": consolidate["id"], "running_id": job["id"],
+                     "unprocessed": 7, "pending": 3}
+    queued, _ = jobs.enqueue_job(env.conn, PID, "threshold")
+    assert _state(env.conn)["queued_id"] == queued["id"]
+    env.conn.execute("UPDATE cortex_jobs SET reason = 'consolidate' WHERE id = ?", (job["id"],))
+    assert _state(env.conn)["pending"] == 7
+    jobs.mark_processed(env.conn, PID, first[1]["id"])
+    assert _state(env.conn) | {"queued_id": None} == {
+        "last": first[1]["id"], "queued_id": None, "running_id": job["id"], "unprocessed": 5,
+        "pending": 5}

@@ -67,17 +67,13 @@ class CortexTrigger:
         settings = load_cortex_settings(conn)
         enabled = settings["enabled"]
         frequency, threshold = self.threshold(settings["frequency"])
-        last = jobs.last_processed_id(conn, persona_id)
-        active = jobs.active_jobs(conn, persona_id)
-        running = active["running"]
-        covered = max(last, jobs.covered_to(running))
-        unprocessed = cortex_input.count_after(conn, persona_id, last)
-        pending = unprocessed if covered == last else cortex_input.count_after(conn, persona_id, covered)
-        current = active["queued"] or running
-        return {"triggered": False, "job_id": current["id"] if current and enabled else None,
+        counts = cortex_input.trigger_state(conn, persona_id)  # one statement, every turn
+        pending = counts["pending"]
+        current = counts["queued_id"] or counts["running_id"]
+        return {"triggered": False, "job_id": current if enabled else None,
                 "progress": round(min(1.0, pending / threshold), 4) if enabled else 0.0,
-                "frequency": frequency, "unprocessed": unprocessed, "threshold": threshold,
-                "enabled": enabled}, pending
+                "frequency": frequency, "unprocessed": counts["unprocessed"],
+                "threshold": threshold, "enabled": enabled}, pending
 
     def check_and_trigger(self, persona_id: str, session_id: str | None = None) -> dict:
         """After a chat reply: queues an update when the threshold is reached.

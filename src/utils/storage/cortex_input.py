@@ -54,3 +54,39 @@ def _first_streaming(conn: sqlite3.Connection, persona_id: str) -> int:
     row = conn.execute("SELECT MIN(id) FROM messages WHERE persona_id = ? AND streaming = 1",
                        (persona_id,)).fetchone()
     return row[0] if row[0] is not None else _NO_STREAM
+
+
+# One statement for the trigger check after every chat turn (cortex/trigger.py), which read
+# the same in six: the processed mark, the queued job (a regular update before a consolidation
+# or a learn run, as the index `cortex_jobs_one_queued` orders them), the running job and how
+# far its regular update reaches (`cortex_jobs.covered_to`), the finished messages after the
+# mark and those after what the running job covers (counted again only when that differs).
+_TRIGGER_STATE = f"""
+WITH mark AS (
+    SELECT COALESCE((SELECT last_processed_id FROM cortex_state WHERE persona_id = ?1), 0)
+        AS last,
+    (SELECT id FROM cortex_jobs WHERE persona_id = ?1 AND status = 'queued'
+        ORDER BY CASE reason WHEN 'consolidate' THEN 1 WHEN 'learn' THEN 2 ELSE 0 END
+        LIMIT 1) AS queued_id),
+running AS (
+    SELECT id, CASE WHEN reason IN ('learn', 'consolidate') THEN 0
+        ELSE COALESCE(message_to, 0) END AS covers
+    FROM cortex_jobs WHERE persona_id = ?1 AND status = 'running' LIMIT 1),
+counted AS MATERIALIZED (
+    SELECT last, queued_id, (SELECT id FROM running) AS running_id,
+        MAX(last, COALESCE((SELECT covers FROM running), 0)) AS covered,
+        (SELECT COUNT(*) FROM messages WHERE persona_id = ?1 AND id > last
+            AND {ACTIVE} AND streaming = 0) AS unprocessed
+    FROM mark)
+SELECT last, queued_id, running_id, unprocessed,
+    CASE WHEN covered = last THEN unprocessed ELSE (
+        SELECT COUNT(*) FROM messages WHERE persona_id = ?1 AND id > covered
+            AND {ACTIVE} AND streaming = 0) END AS pending
+FROM counted"""
+
+
+def trigger_state(conn: sqlite3.Connection, persona_id: str) -> sqlite3.Row:
+    """`last` (the processed mark), `queued_id` and `running_id` (or None), `unprocessed` (finished
+    messages after the mark) and `pending` (those no finished or running update covers)."""
+    row: sqlite3.Row = conn.execute(_TRIGGER_STATE, (persona_id,)).fetchone()
+    return row

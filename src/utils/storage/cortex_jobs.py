@@ -226,9 +226,12 @@ def finished_since(conn: sqlite3.Connection, since: str) -> list[dict]:
 
 
 def active_jobs(conn: sqlite3.Connection, persona_id: str) -> dict:
-    """The persona's `queued` and `running` jobs (each a job or None)."""
-    return {status: _one(conn, "persona_id = ? AND status = ?", (persona_id, status))
-            for status in ("queued", "running")}
+    """The persona's `queued` and `running` jobs (each a job or None). Each status is written
+    into its statement: bound as a parameter, it decides which partial index
+    (`cortex_jobs_one_queued`, `_one_running`) the plan may use, so SQLite prepared the
+    statement again each time the value changed, twice per chat turn's trigger check."""
+    return {"queued": _one(conn, "persona_id = ? AND status = 'queued'", (persona_id,)),
+            "running": _one(conn, "persona_id = ? AND status = 'running'", (persona_id,))}
 
 
 def last_finished_job(conn: sqlite3.Connection, persona_id: str) -> dict | None:
