@@ -62,7 +62,7 @@ class Worker(GeventWorker):
         """Serves; with `PERSONA_BLOCKING_REPORT` set, under gevent's blocking monitor
         (`blocking_report.py`), started here so the app's build is not counted as a block."""
         path = os.environ.get("PERSONA_BLOCKING_REPORT")
-        stop_monitor: Callable[[], None] = lambda: None
+        stop_monitor: Callable[[], None] | None = None
         if path:
             from .blocking_report import install
             stop_monitor = install(path)
@@ -71,7 +71,8 @@ class Worker(GeventWorker):
         try:
             super().run()
         finally:
-            stop_monitor()
+            if stop_monitor is not None:
+                stop_monitor()
             release_heap()
 
     def _tune_memory(self) -> None:

@@ -1,6 +1,8 @@
 """Personas: REST round trips, validation, the shipped default, and deletion with everything."""
 import json
 import re
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,16 @@ def test_the_persona_answers_keep_their_keys_and_values(client):
     updated = client.put(f"/api/personas/{persona['id']}", json={"model": "", "tags": []})
     assert set(updated.get_json()) == PERSONA_KEYS
     assert (updated.get_json()["model"], updated.get_json()["tags"]) == (None, [])
+
+
+def test_a_persona_whose_language_another_tool_set_still_reads(client, data_dir):
+    """Only en/de are ever written by the app, but the row is plain SQLite: a language set by
+    another tool reads as English instead of failing every persona answer with a 500."""
+    created = client.post("/api/personas", json={"name": "Lune"}).get_json()
+    with closing(sqlite3.connect(data_dir / "app.db")) as conn, conn:
+        conn.execute("UPDATE personas SET language = 'fr' WHERE id = ?", (created["id"],))
+    got = client.get(f"/api/personas/{created['id']}")
+    assert got.status_code == 200 and got.get_json()["language"] == "en"
+    listed = client.get("/api/personas")
+    assert listed.status_code == 200
+    assert created["id"] in [p["id"] for p in listed.get_json()["personas"]]

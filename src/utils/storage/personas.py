@@ -7,9 +7,10 @@ versioned by its hash so a browser never shows a stale picture.
 """
 import json
 import sqlite3
-from typing import Any
+from typing import Any, get_args
 
 from ..models.personas import Persona
+from ..models.settings import Language
 from .clock import utc_now
 
 TEXT_FIELDS = ("name", "description", "user_name", "language", "greeting", "personality",
@@ -94,6 +95,9 @@ def _row_values(persona_id: str, fields: dict[str, Any]) -> tuple[Any, ...]:
     return (persona_id, *(values[name] for name in FIELDS), now, now)
 
 
+_LANGUAGES = get_args(Language)
+
+
 def _encode(name: str, value: Any) -> Any:
     if name in JSON_FIELDS:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -107,6 +111,8 @@ def _decode(row: sqlite3.Row) -> Persona:
     for name in JSON_FIELDS:
         persona[name] = json.loads(persona[name])
     persona["use_card_prompts"] = bool(persona["use_card_prompts"])
+    if persona["language"] not in _LANGUAGES:  # written by another tool: read as the default
+        persona["language"] = "en"
     avatar = persona.pop("avatar")
     persona["avatar_url"] = (f"/api/personas/{persona['id']}/avatar?v={avatar[:12]}"
                              if avatar else None)
