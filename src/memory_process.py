@@ -45,14 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m src.memory_process")
     parser.add_argument("--parent", type=int, required=True, help="the gunicorn master's pid")
     parent = parser.parse_args(argv).parent
-    stopping = threading.Event()
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: stopping.set())
     _die_with(parent)
     os.nice(NICENESS)
     if os.getppid() != parent:
         return 0  # the parent ended before the death signal was armed
+    # Until the build is done SIGTERM keeps its default and ends the process at once: nothing
+    # runs yet, and at this niceness a build on a busy machine can take many seconds.
     services = _build()
+    stopping = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stopping.set())
     from .utils.services_root import start_memory, stop
     try:
         start_memory(services)
