@@ -1,5 +1,8 @@
 """World info books over REST (docs/world-info.md): thin views over WorldBookService."""
+from collections.abc import Sequence
+
 from flask import Blueprint, Response, jsonify
+from pydantic import BaseModel
 
 from ..utils.provider import get_world_book_service
 from .errors import ApiError, json_body
@@ -16,28 +19,34 @@ def _id(value: int, what: str) -> int:
     return value
 
 
+def _books(books: Sequence[BaseModel]) -> Response:
+    """`{"books": [...]}`, each book as the API shows it."""
+    return jsonify({"books": [book.model_dump(mode="json") for book in books]})
+
+
 @bp.get("/world-books")
 def list_books() -> Response:
     """Every lorebook (without entries)."""
-    return jsonify({"books": get_world_book_service().list_books()})
+    return _books(get_world_book_service().list_books())
 
 
 @bp.post("/world-books")
 def create_book() -> tuple[Response, int]:
     """Create a shared book, or a persona's own one."""
-    return jsonify(get_world_book_service().create(json_body())), 201
+    return jsonify(get_world_book_service().create(json_body()).model_dump(mode="json")), 201
 
 
 @bp.get("/world-books/<int:bid>")
 def get_book(bid: int) -> Response:
     """One book with its entries."""
-    return jsonify(get_world_book_service().get(_id(bid, "book")))
+    return jsonify(get_world_book_service().get(_id(bid, "book")).model_dump(mode="json"))
 
 
 @bp.patch("/world-books/<int:bid>")
 def update_book(bid: int) -> Response:
     """Change a book's settings."""
-    return jsonify(get_world_book_service().update(_id(bid, "book"), json_body()))
+    book = get_world_book_service().update(_id(bid, "book"), json_body())
+    return jsonify(book.model_dump(mode="json"))
 
 
 @bp.delete("/world-books/<int:bid>")
@@ -51,14 +60,16 @@ def delete_book(bid: int) -> Response:
 @bp.post("/world-books/<int:bid>/entries")
 def add_entry(bid: int) -> tuple[Response, int]:
     """Append an entry to a book."""
-    return jsonify(get_world_book_service().add_entry(_id(bid, "book"), json_body())), 201
+    entry = get_world_book_service().add_entry(_id(bid, "book"), json_body())
+    return jsonify(entry.model_dump(mode="json")), 201
 
 
 @bp.patch("/world-books/<int:bid>/entries/<int:eid>")
 def update_entry(bid: int, eid: int) -> Response:
     """Change an entry's fields."""
-    return jsonify(get_world_book_service().update_entry(_id(bid, "book"), _id(eid, "entry"),
-                                                         json_body()))
+    entry = get_world_book_service().update_entry(_id(bid, "book"), _id(eid, "entry"),
+                                                  json_body())
+    return jsonify(entry.model_dump(mode="json"))
 
 
 @bp.delete("/world-books/<int:bid>/entries/<int:eid>")
@@ -72,7 +83,7 @@ def delete_entry(bid: int, eid: int) -> Response:
 @bp.get("/personas/<pid>/world-books")
 def persona_books(pid: str) -> Response:
     """The books a persona uses, its own first, with entries."""
-    return jsonify({"books": get_world_book_service().of_persona(persona_id(pid))})
+    return _books(get_world_book_service().of_persona(persona_id(pid)))
 
 
 @bp.put("/personas/<pid>/world-books/<int:bid>")
@@ -80,7 +91,7 @@ def attach_book(pid: str, bid: int) -> Response:
     """Make the persona use a book."""
     pid = persona_id(pid)
     json_body(required=False)
-    return jsonify({"books": get_world_book_service().attach(pid, _id(bid, "book"))})
+    return _books(get_world_book_service().attach(pid, _id(bid, "book")))
 
 
 @bp.delete("/personas/<pid>/world-books/<int:bid>")
@@ -88,4 +99,4 @@ def detach_book(pid: str, bid: int) -> Response:
     """Stop the persona using a book."""
     pid = persona_id(pid)
     no_body_or_json()
-    return jsonify({"books": get_world_book_service().detach(pid, _id(bid, "book"))})
+    return _books(get_world_book_service().detach(pid, _id(bid, "book")))

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from src.utils.models.world import StoredEntry
 from src.utils.services.world_entries import read_book, read_entry
 from src.utils.services.world_scan import Haystack, activate, estimate_tokens, matches
 
@@ -28,8 +29,8 @@ def test_whole_word_matching(key, text, hit):
 
 def test_each_book_has_its_own_budget():
     def book(book_id, budget, orders):
-        rows = [{"id": order, "data": {"keys": ["k"], "content": "a" * 30,
-                                       "insertion_order": order}} for order in orders]
+        rows = [StoredEntry(order, book_id, {"keys": ["k"], "content": "a" * 30,
+                                             "insertion_order": order}) for order in orders]
         return read_book(book_id, {"token_budget": budget}, rows)
     fired = activate([book(1, 10, [1, 2]), book(2, 25, [3, 4, 5])], ["user: k"])
     assert [(hit.entry.book_id, hit.entry.order) for hit in fired] == [(2, 5), (2, 4), (1, 2)]
@@ -65,11 +66,11 @@ def test_the_bounded_scan_fires_what_the_plain_definition_says():
         rows = []
         for number in range(12):
             whole, case = rng.random() < 0.7, rng.random() < 0.3
-            rows.append({"id": number, "data": {
+            rows.append(StoredEntry(number, 1, {
                 "keys": [text(rng.randint(1, 4)).replace("\n", "") for _ in range(2)],
                 "content": f"entry {number}", "case_sensitive": case,
                 "extensions": {"match_whole_words": whole,
-                               "scan_depth": rng.choice([None, 0, 1, 2, 5, 1000])}}})
+                               "scan_depth": rng.choice([None, 0, 1, 2, 5, 1000])}}))
         book = read_book(1, {"scan_depth": rng.choice([0, 1, 3, 1000]),
                              "token_budget": 100_000}, rows)
         fired = {hit.entry.id for hit in activate([book], messages)}
@@ -83,8 +84,8 @@ def test_the_bounded_scan_fires_what_the_plain_definition_says():
 def test_a_scan_over_its_work_limit_stops_at_the_same_place_every_time():
     """Entries are checked highest `insertion_order` first; once the turn's work is spent the
     rest match nothing, so the prompt is the same for the same books and messages."""
-    rows = [{"id": order, "data": {"keys": [f"{order}-x", "x"], "content": f"c{order}",
-                                   "insertion_order": order}} for order in range(1000)]
+    rows = [StoredEntry(order, 1, {"keys": [f"{order}-x", "x"], "content": f"c{order}",
+                                   "insertion_order": order}) for order in range(1000)]
     book = read_book(1, {"scan_depth": 1000, "token_budget": 200_000}, rows)
     messages = ["a-x b." * 20_000] * 20
     first = [hit.entry.id for hit in activate([book], messages)]
@@ -102,8 +103,8 @@ def test_only_entries_that_activate_and_fit_are_filled_in():
     def resolve(text: str) -> str:
         filled.append(text)
         return text
-    rows = [{"id": i, "data": {"keys": [f"k{i}"], "content": f"content {i}",
-                               "insertion_order": i}} for i in range(100)]
+    rows = [StoredEntry(i, 1, {"keys": [f"k{i}"], "content": f"content {i}",
+                               "insertion_order": i}) for i in range(100)]
     book = read_book(1, {"token_budget": 10}, rows)  # "content 99": 4 tokens; two fit
     fired = activate([book], ["user: k99 k98 k97 k96 k5"], resolve)
     assert [hit.entry.id for hit in fired] == [99, 98]

@@ -1,7 +1,8 @@
-"""World info (docs/world-info.md): lorebook and entry bodies, and how the API shows them."""
-from typing import Annotated, ClassVar, Literal
+"""World info (docs/world-info.md): lorebook and entry bodies, how the API shows them, and how
+the store hands them over (`StoredBook`, `StoredEntry`: the card objects verbatim)."""
+from typing import Annotated, Any, ClassVar, Literal, NamedTuple
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from .base import Body, omittable
 from .fields import Line, Text
@@ -74,8 +75,8 @@ class WorldEntry(Resource):
     match_whole_words: bool | None
 
 
-class WorldBook(Resource):
-    """A lorebook."""
+class WorldBookSummary(Resource):
+    """A lorebook without its entries (the list of all books)."""
 
     id: int
     persona_id: str | None = Field(None, description="The persona whose card brought the book "
@@ -88,6 +89,11 @@ class WorldBook(Resource):
     personas: list[str] = Field([], description="The personas that use the book.")
     created_at: str | None = None
     updated_at: str | None = None
+
+
+class WorldBook(WorldBookSummary):
+    """A lorebook."""
+
     entries: list[WorldEntry] = Field([], description="In the card's order (absent in the list "
                                       "of all books).")
 
@@ -96,6 +102,29 @@ class WorldBooks(Resource):
     """Books."""
 
     books: list[WorldBook]
+
+
+class StoredBook(BaseModel):
+    """A book as stored: `data` is the `character_book` object without `entries`, verbatim
+    (unknown fields kept for the export); `personas` the ids of the personas using it."""
+
+    id: int
+    persona_id: str | None
+    data: dict[str, Any]
+    personas: list[str]
+    created_at: str
+    updated_at: str
+
+
+class StoredEntry(NamedTuple):
+    """An entry as stored: `data` is the entry object verbatim. A tuple, not a pydantic model:
+    every chat turn reads all entries of the persona's books (up to a thousand per book), and
+    validating each would cost microseconds per entry per turn for a check the store's own
+    JSON already makes (docs/development.md, "Typed resources")."""
+
+    id: int
+    book_id: int
+    data: dict[str, Any]
 
 
 class DeletedItem(Resource):

@@ -51,6 +51,6 @@ def with_book(conn: sqlite3.Connection, persona: dict) -> dict:
     own = book_store.own_book(conn, persona["id"])
     if own is None:
         return persona
-    entries = [row["data"] for row in book_store.entries(conn, own["id"])]
-    card = {**(persona.get("card") or {}), BOOK: {**own["data"], "entries": entries}}
+    entries = [row.data for row in book_store.entries(conn, own.id)]
+    card = {**(persona.get("card") or {}), BOOK: {**own.data, "entries": entries}}
     return {**persona, "card": card}

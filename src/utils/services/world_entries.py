@@ -8,8 +8,11 @@ are read as their defaults and kept verbatim for export.
 """
 from dataclasses import dataclass
 
+from ..models.world import Logic, Position, StoredEntry
+
 AND_ANY, NOT_ALL, NOT_ANY, AND_ALL = 0, 1, 2, 3
-LOGICS = {"and_any": AND_ANY, "not_all": NOT_ALL, "not_any": NOT_ANY, "and_all": AND_ALL}
+LOGICS: dict[Logic, int] = {"and_any": AND_ANY, "not_all": NOT_ALL, "not_any": NOT_ANY,
+                             "and_all": AND_ALL}
 DEFAULT_SCAN_DEPTH = 2  # SillyTavern's `world_info_depth`
 MAX_SCAN_DEPTH = 1000  # SillyTavern's MAX_SCAN_DEPTH
 DEFAULT_TOKEN_BUDGET = 2048
@@ -31,7 +34,7 @@ class Entry:
     constant: bool
     enabled: bool
     order: int
-    position: str
+    position: Position
     case_sensitive: bool
     whole_words: bool
     scan_depth: int | None
@@ -53,8 +56,8 @@ class Book:
     entries: tuple[Entry, ...]
 
 
-def read_book(book_id: int, data: dict, rows: list[dict]) -> Book:
-    """A stored book (`data`, entry rows `{id, data}`) with its effective settings."""
+def read_book(book_id: int, data: dict, rows: list[StoredEntry]) -> Book:
+    """A stored book (its `data` and entries) with its effective settings."""
     depth = _int(data.get("scan_depth"))
     budget = _int(data.get("token_budget"))
     return Book(book_id, _str(data.get("name")),
@@ -62,7 +65,7 @@ def read_book(book_id: int, data: dict, rows: list[dict]) -> Book:
                 else DEFAULT_SCAN_DEPTH,
                 min(budget, MAX_TOKEN_BUDGET) if budget and budget > 0 else DEFAULT_TOKEN_BUDGET,
                 data.get("recursive_scanning") is True,
-                tuple(read_entry(book_id, row["id"], row["data"]) for row in rows))
+                tuple(read_entry(book_id, row.id, row.data) for row in rows))
 
 
 def read_entry(book_id: int, entry_id: int, data: dict) -> Entry:
@@ -92,7 +95,7 @@ def logic_of(data: dict) -> int:
     return value if value in (AND_ANY, NOT_ALL, NOT_ANY, AND_ALL) else AND_ANY
 
 
-def position_of(data: dict) -> str:
+def position_of(data: dict) -> Position:
     """`before_char` or `after_char`: SillyTavern's numeric `extensions.position` wins (0 before,
     1 after; its other places, author's note and depth, have no counterpart here: after)."""
     ext = extensions_of(data)

@@ -15,8 +15,8 @@ from .world_scan import Fired, activate, prompt_order
 
 def books_for(conn: sqlite3.Connection, persona_id: str) -> list[Book]:
     """The books attached to the persona, ready to scan."""
-    return [read_book(row["id"], row["data"], book_store.entries(conn, row["id"]))
-            for row in book_store.books_of_persona(conn, persona_id)]
+    return [read_book(book.id, book.data, book_store.entries(conn, book.id))
+            for book in book_store.books_of_persona(conn, persona_id)]
 
 
 def fire(conn: sqlite3.Connection, persona: Persona, user_name: str, history: list[dict]) -> list[Fired]:
