@@ -20,7 +20,7 @@ def _id(value: str) -> int:
 @bp.get("")
 def list_user_personas() -> Response:
     """Every user persona ("About you"), the default first."""
-    return jsonify(get_user_persona_service().list())
+    return jsonify(get_user_persona_service().list().model_dump(mode="json"))
 
 
 @bp.post("")
@@ -29,20 +29,21 @@ def create_user_persona() -> tuple[Response, int]:
 
     At most 200 (409 `too_many_user_personas`).
     """
-    return jsonify(get_user_persona_service().create(json_body())), 201
+    created = get_user_persona_service().create(json_body())
+    return jsonify(created.model_dump(mode="json")), 201
 
 
 @bp.get("/<upid>")
 def get_user_persona(upid: str) -> Response:
     """One user persona."""
-    return jsonify(get_user_persona_service().get(_id(upid)))
+    return jsonify(get_user_persona_service().get(_id(upid)).model_dump(mode="json"))
 
 
 @bp.patch("/<upid>")
 def update_user_persona(upid: str) -> Response:
     """Change name or description."""
     upid_ = _id(upid)
-    return jsonify(get_user_persona_service().update(upid_, json_body()))
+    return jsonify(get_user_persona_service().update(upid_, json_body()).model_dump(mode="json"))
 
 
 @bp.delete("/<upid>")
@@ -54,13 +55,14 @@ def delete_user_persona(upid: str) -> Response:
     """
     upid_ = _id(upid)
     no_body_or_json()
-    return jsonify(get_user_persona_service().delete(upid_))
+    return jsonify(get_user_persona_service().delete(upid_).model_dump(mode="json"))
 
 
 @bp.put("/default")
 def set_default() -> Response:
     """Make a user persona the default."""
-    return jsonify(get_user_persona_service().make_default(body(DefaultChoice).id))
+    chosen = body(DefaultChoice).id
+    return jsonify(get_user_persona_service().make_default(chosen).model_dump(mode="json"))
 
 
 @bp.get("/<upid>/avatar")
@@ -73,7 +75,8 @@ def get_avatar(upid: str) -> Response:
 def put_avatar(upid: str) -> Response:
     """Set the avatar (PNG, JPEG or WebP; re-encoded, metadata dropped)."""
     upid_ = _id(upid)
-    return jsonify(get_user_persona_service().set_avatar(upid_, uploaded_file(kind="picture")))
+    changed = get_user_persona_service().set_avatar(upid_, uploaded_file(kind="picture"))
+    return jsonify(changed.model_dump(mode="json"))
 
 
 @bp.delete("/<upid>/avatar")
@@ -81,4 +84,4 @@ def delete_avatar(upid: str) -> Response:
     """Remove the avatar."""
     upid_ = _id(upid)
     no_body_or_json()
-    return jsonify(get_user_persona_service().delete_avatar(upid_))
+    return jsonify(get_user_persona_service().delete_avatar(upid_).model_dump(mode="json"))

@@ -30,6 +30,19 @@ class HasUserName(Protocol):
     def user_name(self) -> str: ...
 
 
+class ChosenPerson(Protocol):
+    """What these helpers read of a user persona (`models.user_personas.UserPersona`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def is_default(self) -> bool: ...
+
+
 def language_of(*candidates: str | None) -> str:
     """The first supported language among `candidates`, else English."""
     return next((c for c in candidates if c in LANGUAGES), "en")
@@ -75,7 +88,7 @@ def _set_name(persona: HasUserName, app_settings: dict) -> str:
 
 
 def user_for(persona: HasUserName, app_settings: dict, language: str,
-             user_persona: dict | None) -> tuple[str, str]:
+             user_persona: ChosenPerson | None) -> tuple[str, str]:
     """`(name, description)` of the person in a conversation (docs/about-you.md).
 
     `user_persona` is the one the session uses (its choice, else the default; None: none). A
@@ -83,20 +96,19 @@ def user_for(persona: HasUserName, app_settings: dict, language: str,
     the persona's own "Your name in this chat" still wins, then the default's name (which the
     settings' `user_name` reads), then a neutral word, exactly as before user personas.
     """
-    chosen = user_persona or {}
-    if chosen and not chosen.get("is_default"):
-        name = (chosen.get("name") or "").strip() or _DEFAULT_USER[language]
+    if user_persona is not None and not user_persona.is_default:
+        name = user_persona.name.strip() or _DEFAULT_USER[language]
     else:
         name = user_name_for(persona, app_settings, language)
-    return name, (chosen.get("description") or "").strip()
+    return name, (user_persona.description.strip() if user_persona is not None else "")
 
 
-def card_user_for(persona: HasUserName, app_settings: dict, user_persona: dict | None) -> str:
+def card_user_for(persona: HasUserName, app_settings: dict,
+                  user_persona: ChosenPerson | None) -> str:
     """What `{{user}}` stands for in card text in a conversation: a chosen user persona other
     than the default names the person (as in `user_for`), else `card_user_name`."""
-    chosen = user_persona or {}
-    name = (chosen.get("name") or "").strip()
-    if name and not chosen.get("is_default"):
+    name = user_persona.name.strip() if user_persona is not None else ""
+    if name and user_persona is not None and not user_persona.is_default:
         return name
     return card_user_name(persona, app_settings)
 

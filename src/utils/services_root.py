@@ -345,7 +345,7 @@ def _memory(config: Config, db: Database, cortex: CortexService,
         conn = db.conn()
         values = settings_store.app_stored(conn)  # cortex_model included
         default = user_personas.get_default(conn)
-        return {**values, "user_name": default["name"]} if default else values
+        return {**values, "user_name": default.name} if default else values
 
     owner = ProcessOwner(str(config["DATA_DIR"]))
     proposals = ProposalService(cortex, db)

@@ -19,6 +19,8 @@ CONVERTED: dict[str, dict[str, str]] = {
     "src.utils.storage.personas": {},
     "src.utils.storage.cortex_revisions": {},
     "src.utils.storage.proposals": {},
+    "src.utils.storage.world_books": {},
+    "src.utils.storage.user_personas": {},
     # The API reads jobs through find_job and resource_of; the runner (queue, claim, lease,
     # finish, its notifications, the retry of an interrupted job) reads rows as dicts.
     "src.utils.storage.cortex_jobs": {

@@ -69,7 +69,7 @@ class SettingsService:
         merged = self._merge(store.app_stored(conn))
         default = user_personas.get_default(conn)
         if default is not None:
-            merged["user_name"] = default["name"]
+            merged["user_name"] = default.name
         if merged["base_url"] is None:
             merged["base_url"] = self._env_base_urls.get(merged["provider"])
         return merged
@@ -279,7 +279,7 @@ def _rename_default(conn: sqlite3.Connection, cleaned: dict) -> None:
     if not cleaned["user_name"]:
         raise invalid("user_name", "is the default user persona's name and cannot be empty "
                                    "(change it under About you)")
-    user_personas.update(conn, default["id"], {"name": cleaned["user_name"]})
+    user_personas.update(conn, default.id, {"name": cleaned["user_name"]})
 
 
 def _rejection(result: ApiResponse, key: str) -> ServiceError:

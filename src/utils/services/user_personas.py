@@ -6,12 +6,18 @@ pick another. Deleting one sends the sessions that used it back to the default. 
 checked before anything is written: a bad field is a 400 and changes nothing.
 """
 import logging
+from typing import Any
 
 from ..cooperative import offload
 from ..limits import USER_PERSONAS
 from ..models import parse
 from ..models.sessions import Session
-from ..models.user_personas import UserPersonaCreate, UserPersonaPatch
+from ..models.user_personas import (
+    UserPersona,
+    UserPersonaCreate,
+    UserPersonaList,
+    UserPersonaPatch,
+)
 from ..portability import images
 from ..storage import (
     Database,
@@ -27,7 +33,7 @@ log = logging.getLogger(__name__)
 FIELDS = ("name", "description")
 
 
-def _fields(data: dict, *, creating: bool) -> dict:
+def _fields(data: dict, *, creating: bool) -> dict[str, str]:
     """The checked `name` / `description` of a request body (unknown fields are a 400)."""
     model = UserPersonaCreate if creating else UserPersonaPatch
     cleaned = {name: value for name, value in parse(model, data).given().items()
@@ -48,19 +54,20 @@ class UserPersonaService:
     def __init__(self, db: Database):
         self._db = db
 
-    def list(self) -> dict:
+    def list(self) -> UserPersonaList:
         """Every user persona (the default first) and the default's id (None: there is none)."""
         items = store.list_all(self._db.conn())
-        default = next((item["id"] for item in items if item["is_default"]), None)
-        return {"user_personas": items, "default_id": default}
+        default = next((item.id for item in items if item.is_default), None)
+        return UserPersonaList(user_personas=items, default_id=default)
 
-    def get(self, upid: int) -> dict:
+    def get(self, upid: int) -> UserPersona:
+        """The user persona `upid`; 404 when there is none."""
         found = store.get(self._db.conn(), upid) if 0 < upid < 2**63 else None
         if found is None:
             raise not_found("user_persona", str(upid))
         return found
 
-    def create(self, data: dict) -> dict:
+    def create(self, data: dict) -> UserPersona:
         """A new user persona; the default when asked (`is_default`) or when it is the first."""
         cleaned = _fields(data, creating=True)
         wanted = data.get("is_default", False)
@@ -74,7 +81,7 @@ class UserPersonaService:
         log.info("User persona %d created", new_id)
         return self.get(new_id)
 
-    def update(self, upid: int, data: dict) -> dict:
+    def update(self, upid: int, data: dict) -> UserPersona:
         """Changes the fields given (`name`, `description`)."""
         cleaned = _fields(data, creating=False)
         self.get(upid)
@@ -84,7 +91,7 @@ class UserPersonaService:
                     raise not_found("user_persona", str(upid))
         return self.get(upid)
 
-    def make_default(self, upid: int) -> dict:
+    def make_default(self, upid: int) -> UserPersonaList:
         """Makes `upid` the default (new sessions and sessions without a choice use it)."""
         with self._db.transaction() as conn:
             if store.get(conn, upid) is None:
@@ -92,7 +99,7 @@ class UserPersonaService:
             store.make_default(conn, upid)
         return self.list()
 
-    def delete(self, upid: int) -> dict:
+    def delete(self, upid: int) -> UserPersonaList:
         """Deletes it; its sessions follow the default again. The default can go only when it
         is the last one (else pick another default first: 409 `default_user_persona`)."""
         with self._db.transaction() as conn:
@@ -100,7 +107,7 @@ class UserPersonaService:
             if found is None:
                 raise not_found("user_persona", str(upid))
             others = store.count(conn, other_than=upid)
-            if found["is_default"] and others:
+            if found.is_default and others:
                 raise ServiceError(409, "default_user_persona",
                                    "This is the default user persona: make another one the "
                                    "default before deleting it.")
@@ -108,14 +115,15 @@ class UserPersonaService:
         log.info("User persona %d deleted", upid)
         return self.list()
 
-    def avatar(self, upid: int) -> dict:
+    def avatar(self, upid: int) -> dict[str, Any]:
+        """The stored picture (`mime`, `data`, `sha256`, …: what `avatar_response` serves)."""
         self.get(upid)
         avatar = avatar_store.get_avatar(self._db.conn(), upid, avatar_store.USER_PERSONA)
         if avatar is None:
             raise ServiceError(404, "avatar_not_found", "This user persona has no avatar.")
         return avatar
 
-    def set_avatar(self, upid: int, data: bytes) -> dict:
+    def set_avatar(self, upid: int, data: bytes) -> UserPersona:
         """Re-encodes an uploaded picture and stores it, as a persona's avatar: the header's
         pixel count is checked before anything decodes it, then the re-encoding runs in a child
         process (`offload`), so a hostile picture can neither flood memory nor stall the loop."""
@@ -128,7 +136,8 @@ class UserPersonaService:
             avatar_store.put_avatar(conn, upid, image, avatar_store.USER_PERSONA)
         return self.get(upid)
 
-    def delete_avatar(self, upid: int) -> dict:
+    def delete_avatar(self, upid: int) -> UserPersona:
+        """Removes the avatar; the user persona without it."""
         self.get(upid)
         with self._db.transaction() as conn:
             avatar_store.delete_avatar(conn, upid, avatar_store.USER_PERSONA)

@@ -6,6 +6,7 @@ by its hash like a persona's.
 """
 import sqlite3
 
+from ..models.user_personas import UserPersona
 from .clock import utc_now
 
 _SELECT = ("SELECT u.id, u.name, u.description, u.is_default, u.created_at, u.updated_at, "
@@ -13,16 +14,16 @@ _SELECT = ("SELECT u.id, u.name, u.description, u.is_default, u.created_at, u.up
            "FROM user_personas u")
 
 
-def _shown(row: sqlite3.Row) -> dict:
+def _shown(row: sqlite3.Row) -> UserPersona:
     item = dict(row)
     avatar = item.pop("avatar")
     item["is_default"] = bool(item["is_default"])
     item["avatar_url"] = (f"/api/user-personas/{item['id']}/avatar?v={avatar[:12]}"
                           if avatar else None)
-    return item
+    return UserPersona.model_validate(item)
 
 
-def list_all(conn: sqlite3.Connection) -> list[dict]:
+def list_all(conn: sqlite3.Connection) -> list[UserPersona]:
     """Every user persona, the default first, then by creation."""
     rows = conn.execute(f"{_SELECT} ORDER BY u.is_default DESC, u.id").fetchall()
     return [_shown(row) for row in rows]
@@ -36,12 +37,14 @@ def count(conn: sqlite3.Connection, *, other_than: int | None = None) -> int:
                         (other_than,)).fetchone()[0]
 
 
-def get(conn: sqlite3.Connection, user_persona_id: int) -> dict | None:
+def get(conn: sqlite3.Connection, user_persona_id: int) -> UserPersona | None:
+    """The user persona, or None."""
     row = conn.execute(f"{_SELECT} WHERE u.id = ?", (user_persona_id,)).fetchone()
     return _shown(row) if row else None
 
 
-def get_default(conn: sqlite3.Connection) -> dict | None:
+def get_default(conn: sqlite3.Connection) -> UserPersona | None:
+    """The default user persona, or None (there is none yet)."""
     row = conn.execute(f"{_SELECT} WHERE u.is_default = 1").fetchone()
     return _shown(row) if row else None
 
@@ -78,14 +81,15 @@ def delete(conn: sqlite3.Connection, user_persona_id: int) -> bool:
                         (user_persona_id,)).rowcount == 1
 
 
-def of_session(conn: sqlite3.Connection, session_id: str) -> dict | None:
+def of_session(conn: sqlite3.Connection, session_id: str) -> UserPersona | None:
     """The user persona a session uses: its own choice if set, else the default (None: none)."""
     row = conn.execute("SELECT user_persona_id FROM sessions WHERE id = ?",
                        (session_id,)).fetchone()
     return chosen_or_default(conn, row[0] if row else None)
 
 
-def chosen_or_default(conn: sqlite3.Connection, user_persona_id: int | None) -> dict | None:
+def chosen_or_default(conn: sqlite3.Connection,
+                      user_persona_id: int | None) -> UserPersona | None:
     """The user persona `user_persona_id` (a session's `user_persona_id`, already read) if it
     still exists, else the default (None: none)."""
     chosen = get(conn, user_persona_id) if user_persona_id is not None else None
@@ -94,5 +98,6 @@ def chosen_or_default(conn: sqlite3.Connection, user_persona_id: int | None) -> 
 
 def set_for_session(conn: sqlite3.Connection, session_id: str,
                     user_persona_id: int | None) -> bool:
+    """Sets the user persona a session uses (None: the default); False: no such session."""
     return conn.execute("UPDATE sessions SET user_persona_id = ? WHERE id = ?",
                         (user_persona_id, session_id)).rowcount == 1
