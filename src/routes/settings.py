@@ -11,27 +11,28 @@ bp = Blueprint("settings", __name__, url_prefix="/api/settings")
 @bp.get("")
 def get_settings() -> Response:
     """The settings and the API key status."""
-    return jsonify(get_settings_service().get())
+    return jsonify(get_settings_service().get().model_dump(mode="json"))
 
 
 @bp.put("")
 def update_settings() -> Response:
     """Change any of the settings."""
-    return jsonify(get_settings_service().update(json_body()))
+    return jsonify(get_settings_service().update(json_body()).model_dump(mode="json"))
 
 
 @bp.put("/api-key")
 def set_api_key() -> Response:
     """Check a key with one small upstream call, then store it."""
-    return jsonify({"api_key": get_settings_service().set_api_key(json_body())})
+    status = get_settings_service().set_api_key(json_body())
+    return jsonify({"api_key": status.model_dump(mode="json")})
 
 
 @bp.delete("/api-key")
 def delete_api_key() -> Response:
     """Remove the stored key (the environment's key applies again)."""
     no_body_or_json()
-    return jsonify({"api_key": get_settings_service().delete_api_key(
-        request.args.get("provider"))})
+    status = get_settings_service().delete_api_key(request.args.get("provider"))
+    return jsonify({"api_key": status.model_dump(mode="json")})
 
 
 @bp.post("/test-connection")

@@ -69,25 +69,26 @@ def fence(text: str) -> str:
     return _FENCE_CLOSE.sub(lambda m: "<\\/" + m.group(1), text)
 
 
-def user_name_for(persona: HasUserName, app_settings: dict, language: str) -> str:
-    """The person's name: the persona's setting, then the app's, then a neutral default."""
-    return _set_name(persona, app_settings) or _DEFAULT_USER[language]
+def user_name_for(persona: HasUserName, app_user_name: str | None, language: str) -> str:
+    """The person's name: the persona's setting, then the app's (the settings' `user_name`),
+    then a neutral default."""
+    return _set_name(persona, app_user_name) or _DEFAULT_USER[language]
 
 
-def card_user_name(persona: HasUserName, app_settings: dict) -> str:
+def card_user_name(persona: HasUserName, app_user_name: str | None) -> str:
     """What `{{user}}` stands for in card text: the person's name, else "User", the name other
     card apps give a nameless person. Card text puts `{{user}}` where a name goes ("Ahoy,
     {{user}}!", "{{user}}'s map"), so the prose default "the user" would read "Ahoy, the user!";
     the browser shows the same fallback (`lib/persona_view.js`)."""
-    return _set_name(persona, app_settings) or CARD_USER
+    return _set_name(persona, app_user_name) or CARD_USER
 
 
-def _set_name(persona: HasUserName, app_settings: dict) -> str:
-    names = (persona.user_name, app_settings.get("user_name"))
+def _set_name(persona: HasUserName, app_user_name: str | None) -> str:
+    names = (persona.user_name, app_user_name)
     return next((name.strip() for name in names if name and name.strip()), "")
 
 
-def user_for(persona: HasUserName, app_settings: dict, language: str,
+def user_for(persona: HasUserName, app_user_name: str | None, language: str,
              user_persona: ChosenPerson | None) -> tuple[str, str]:
     """`(name, description)` of the person in a conversation (docs/about-you.md).
 
@@ -99,18 +100,18 @@ def user_for(persona: HasUserName, app_settings: dict, language: str,
     if user_persona is not None and not user_persona.is_default:
         name = user_persona.name.strip() or _DEFAULT_USER[language]
     else:
-        name = user_name_for(persona, app_settings, language)
+        name = user_name_for(persona, app_user_name, language)
     return name, (user_persona.description.strip() if user_persona is not None else "")
 
 
-def card_user_for(persona: HasUserName, app_settings: dict,
+def card_user_for(persona: HasUserName, app_user_name: str | None,
                   user_persona: ChosenPerson | None) -> str:
     """What `{{user}}` stands for in card text in a conversation: a chosen user persona other
     than the default names the person (as in `user_for`), else `card_user_name`."""
     name = user_persona.name.strip() if user_persona is not None else ""
     if name and user_persona is not None and not user_persona.is_default:
         return name
-    return card_user_name(persona, app_settings)
+    return card_user_name(persona, app_user_name)
 
 
 def weekday(now: datetime, language: str) -> str:

@@ -199,7 +199,7 @@ def start(services: Services) -> None:
     services.cortex.ensure_cortex_files("default")
     services.persona_cleanup.recover()
     services.settings.bind_stored_keys()
-    services.personas.ensure_default(services.settings.values()["language"])
+    services.personas.ensure_default(services.settings.values().language)
     services.session_leases.open()
     services.job_owner.open()
     services.job_owner.sweep()

@@ -77,7 +77,7 @@ class ConsolidationService:
         now = ctx.now()
         files = {f.filename: f for f in shown}
         values = {"char_name": persona.name or persona_id,
-                  "user_name": prompts.user_name_for(persona, app, language),
+                  "user_name": prompts.user_name_for(persona, app.get("user_name"), language),
                   "today": format_day(now, language), "target_share": TARGET_SHARE,
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
                                        if name in files)}

@@ -170,7 +170,7 @@ class ReconcileService:
         app = ctx.app_settings()
         persona = get_persona(conn, persona_id) or stand_in(persona_id, app.get("language"))
         language = prompts.language_of(persona.language, app.get("language"))
-        user_name = prompts.user_name_for(persona, app, language)
+        user_name = prompts.user_name_for(persona, app.get("user_name"), language)
         files = {f.filename: f for f in shown}
         values = {"char_name": persona.name or persona_id, "user_name": user_name,
                   "today": format_day(ctx.now(), language),

@@ -203,11 +203,12 @@ def _people(conn: sqlite3.Connection, persona: Persona, app: dict[str, Any], lan
     """`(name, description)` of the person in each session of the range (its user persona,
     docs/about-you.md); key None is the one the prompt speaks of: the person of the newest
     message (the conversation just had), else the default."""
-    people = {sid: prompts.user_for(persona, app, language, user_personas.of_session(conn, sid))
+    named = app.get("user_name")
+    people = {sid: prompts.user_for(persona, named, language, user_personas.of_session(conn, sid))
               for sid in {m["session_id"] for m in messages}}
     newest = max(messages, key=lambda m: m["id"])["session_id"] if messages else None
     people[None] = people[newest] if newest else prompts.user_for(
-        persona, app, language, user_personas.get_default(conn))
+        persona, named, language, user_personas.get_default(conn))
     return people
 
 

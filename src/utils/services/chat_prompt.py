@@ -61,17 +61,17 @@ class ChatPrompt:
         persona = stored.model_copy(update={"greeting": "" if session.imported else
                                             greetings.greeting_for(stored, session.greeting_index)})
         app = self._settings.values()
-        language = prompts.language_of(persona.language, app.get("language"))
+        language = prompts.language_of(persona.language, app.language)
         user_persona = user_persona_store.chosen_or_default(conn, session.user_persona_id)
-        user_name, about = prompts.user_for(persona, app, language, user_persona)
+        user_name, about = prompts.user_for(persona, app.user_name, language, user_persona)
         cortex, used = self._cortex_text(persona.id)
-        card_user = prompts.card_user_for(persona, app, user_persona)
+        card_user = prompts.card_user_for(persona, app.user_name, user_persona)
         if parent_id is None:
             reply = message_store.get_message(conn, reply_id)
             assert reply is not None  # created before its request is built
             parent_id = reply["parent_id"]
         history = message_store.history_for_prompt(conn, session.id,
-                                                   max(int(app["context_limit"]), 1), parent_id)
+                                                   max(app.context_limit, 1), parent_id)
         fired = world_info.fire(conn, persona, user_name, history)
         sources = PromptSources(reply_id, used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
@@ -81,8 +81,8 @@ class ChatPrompt:
         if prefix.strip() and history:
             history.append({"role": "assistant", "content": prefix})
         return RequestConfig(system_prompt=system, messages=history,
-                             model=persona.model or app.get("model"),
-                             max_tokens=int(app["max_tokens"]), effort=app.get("effort"),
+                             model=persona.model or app.model,
+                             max_tokens=app.max_tokens, effort=app.effort,
                              stream=True, request_type="chat"), sources
 
     def _cortex_text(self, persona_id: str) -> tuple[dict | None, dict | None]:

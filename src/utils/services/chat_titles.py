@@ -102,12 +102,13 @@ class TitleGenerator:
         if session is None or persona is None or session.title:
             return None
         app = self._settings.values()
-        language = prompts.language_of(persona.language, app.get("language"))
-        prompt = prompts.title_prompt(persona, prompts.user_name_for(persona, app, language),
+        language = prompts.language_of(persona.language, app.language)
+        prompt = prompts.title_prompt(persona, prompts.user_name_for(persona, app.user_name,
+                                                                     language),
                                       user_text, reply_text, language)
         response = self._api.request(RequestConfig(
             system_prompt="", messages=[{"role": "user", "content": prompt}],
-            model=app.get("model"), max_tokens=TITLE_MAX_TOKENS, request_type="title"))
+            model=app.model, max_tokens=TITLE_MAX_TOKENS, request_type="title"))
         if not response.success:
             log.warning("No title for session %s: %s", session_id, response.error)
             return None

@@ -25,7 +25,7 @@ class ConnectionTester:
         error?}`."""
         body = parse(ConnectionTest, data)
         given = body.model_fields_set
-        provider = body.provider or self._settings.values()["provider"]
+        provider = body.provider or self._settings.values().provider
         if "base_url" in given:
             url = body.base_url or self._settings.env_base_url(provider)
         else:

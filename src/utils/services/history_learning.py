@@ -51,7 +51,7 @@ class HistoryLearning:
         fixed = self._fixed_tokens(session.persona_id)
         own = [learn_cost.tokens_of_bytes(w["bytes"]) + _MESSAGE_OVERHEAD * w["count"]
                for w in windows]
-        provider = self._settings.values().get("provider") or "anthropic"
+        provider = self._settings.values().provider
         result = learn_cost.estimate(own, fixed, provider, self._update.model_for(persona),
                                      MAX_TOKENS)
         return {"session_id": session_id, "persona_id": session.persona_id,

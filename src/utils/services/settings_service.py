@@ -9,7 +9,7 @@ before every request: the URL and the key that belongs to it, in one read.
 """
 import logging
 import sqlite3
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..api_request import (
     DEFAULT_MODEL,
@@ -20,7 +20,14 @@ from ..api_request import (
 )
 from ..logsafe import register_secret
 from ..models import parse
-from ..models.settings import ApiKeyBody, AppSettings, SettingsPatch
+from ..models.settings import (
+    ApiKeyBody,
+    ApiKeyStatus,
+    AppSettings,
+    ProviderMemory,
+    Settings,
+    SettingsPatch,
+)
 from ..storage import Database, settings_store as store, user_personas
 from . import provider_settings
 from .errors import ServiceError, invalid
@@ -62,7 +69,7 @@ class SettingsService:
         for provider in PROVIDERS:
             self.keys.bind_unbound(provider, self.base_url_of(provider))
 
-    def values(self) -> dict:
+    def values(self) -> AppSettings:
         """The general settings, defaults filled in (what chat and cortex use); `base_url` is
         the environment's for the provider unless one was set."""
         conn = self._db.conn()
@@ -72,46 +79,46 @@ class SettingsService:
             merged["user_name"] = default.name
         if merged["base_url"] is None:
             merged["base_url"] = self._env_base_urls.get(merged["provider"])
-        return merged
+        return AppSettings.model_validate(merged)
 
     def connection(self) -> Connection:
         """The endpoint requests go to now, with the key that belongs to it (read per request;
         a key saved for another URL is not sent)."""
         values = self.values()
-        provider = values["provider"]
-        key = self.keys.key_for(provider, values["base_url"])[0]
-        return Connection(provider, values["base_url"], key, values["context_window"])
+        key = self.keys.key_for(values.provider, values.base_url)[0]
+        return Connection(values.provider, values.base_url, key, values.context_window)
 
     def chosen_language(self) -> str | None:
         """The language the person set explicitly, or None (the interface then follows the
         browser's Accept-Language, while prompts keep the default)."""
         return store.app_valid(self._db.conn()).get("language")
 
-    def get(self) -> dict:
+    def get(self) -> Settings:
         """The settings as the API shows them, with the current provider's key status, whether
         chat can be used (`is_ready`: a key, or a base URL for a local endpoint) and what each
         provider remembers (`providers`: base URL, model, window, key status)."""
         values = self.values()
-        provider = values["provider"]
-        return {**values, "api_key": self.api_key_status(provider),
-                "is_ready": bool(self.key_of(provider)[0]) or (
-                    provider == "openai_compatible" and bool(values["base_url"])),
-                "providers": {name: self.remembered(name) for name in PROVIDERS}}
+        provider = values.provider
+        return Settings.model_validate({
+            **values.model_dump(), "api_key": self.api_key_status(provider),
+            "is_ready": bool(self.key_of(provider)[0]) or (
+                provider == "openai_compatible" and bool(values.base_url)),
+            "providers": {name: self.remembered(name) for name in PROVIDERS}})
 
-    def remembered(self, provider: str) -> dict:
+    def remembered(self, provider: str) -> ProviderMemory:
         """What `provider` would use if chosen now: base URL, model, window and key status."""
         values = self.values()
-        if values["provider"] == provider:
-            fields = {name: values[name] for name in provider_settings.PER_PROVIDER}
+        if values.provider == provider:
+            fields = values.model_dump(include=set(provider_settings.PER_PROVIDER))
         else:
             stored = store.app_stored(self._db.conn())
             parked = (stored.get("by_provider") or {}).get(provider) or {}
             fields = {"model": self._models.get(provider), "context_window": None,
                       **self._valid_parked(parked),
                       "base_url": self.base_url_of(provider)}
-        return {**fields, "api_key": self.api_key_status(provider)}
+        return ProviderMemory(**fields, api_key=self.api_key_status(provider))
 
-    def update(self, patch: dict) -> dict:
+    def update(self, patch: dict) -> Settings:
         """Applies a partial update; any bad or unknown field is a 400 and nothing is written.
 
         A new `base_url` for a provider whose key belongs to another URL needs `api_key` in the
@@ -139,7 +146,8 @@ class SettingsService:
             log.info("Settings changed: %s", ", ".join(sorted(cleaned)))
         return self.get()
 
-    def _planned(self, cleaned: dict, key_given: bool) -> tuple[dict, str, str | None]:
+    def _planned(self, cleaned: dict[str, Any], key_given: bool
+                 ) -> tuple[dict[str, Any], str, str | None]:
         """The stored settings after `cleaned`, the provider then current and its base URL;
         refuses a change that would leave the model unset or move a key (400 / 409)."""
         stored = store.app_stored(self._db.conn())
@@ -153,7 +161,7 @@ class SettingsService:
             self.keys.refuse_move(provider, url)
         return result, provider, url
 
-    def _fill_model(self, result: dict, provider: str) -> None:
+    def _fill_model(self, result: dict[str, Any], provider: str) -> None:
         """A provider switched to has its model stored (the cortex reads the stored one): its
         own, its default, or for an endpoint with no default a 400 asking for one."""
         if result.get("model"):
@@ -166,7 +174,7 @@ class SettingsService:
             result["model"] = default
 
     @staticmethod
-    def _given_key(body: dict) -> str | None:
+    def _given_key(body: dict[str, Any]) -> str | None:
         """The (checked, trimmed) `api_key` of a settings PUT; None: absent or null."""
         key = body.get("api_key")
         if key is not None:
@@ -177,7 +185,7 @@ class SettingsService:
         """The provider a request names (400 if unknown), else the current one."""
         value = data.get(field)
         if value is None:
-            return self.values()["provider"]
+            return self.values().provider
         if value not in PROVIDERS:
             raise invalid(field, f"must be one of {', '.join(PROVIDERS)}")
         return value
@@ -186,20 +194,20 @@ class SettingsService:
         """`(key, source)` for the provider's current base URL (a key bound elsewhere: none)."""
         return self.keys.key_for(provider, self.base_url_of(provider))
 
-    def api_key_status(self, provider: str = "anthropic") -> dict:
+    def api_key_status(self, provider: str = "anthropic") -> ApiKeyStatus:
         """`{configured, last4, source}`, where the source is "settings" or "environment"."""
         key, source = self.key_of(provider)
         if not key:
-            return {"configured": False, "last4": None, "source": None}
-        return {"configured": True, "last4": key[-4:] if len(key) >= 8 else None,
-                "source": source}
+            return ApiKeyStatus(configured=False, last4=None, source=None)
+        return ApiKeyStatus.model_validate({"configured": True, "source": source,
+                                            "last4": key[-4:] if len(key) >= 8 else None})
 
-    def set_api_key(self, data: dict) -> dict:
+    def set_api_key(self, data: dict) -> ApiKeyStatus:
         """Checks the key with one upstream call at the provider's base URL, then stores it
         for that provider (`provider`, default the current one), bound to that URL."""
         body = parse(ApiKeyBody, _secret_first(data))
         register_secret(body.api_key)
-        provider = body.provider or self.values()["provider"]
+        provider = body.provider or self.values().provider
         key = body.api_key
         url = self.base_url_of(provider)
         self._check_key(key, provider, url)
@@ -219,7 +227,7 @@ class SettingsService:
         if not result.success:
             raise _rejection(result, key)
 
-    def delete_api_key(self, provider: str | None = None) -> dict:
+    def delete_api_key(self, provider: str | None = None) -> ApiKeyStatus:
         """Removes the provider's stored key; the environment's key (if any) is used again."""
         provider = self.provider_of({"provider": provider})
         self._secrets.delete_api_key(provider)
@@ -229,8 +237,8 @@ class SettingsService:
     def base_url_of(self, provider: str) -> str | None:
         """The base URL `provider` uses (or would, once chosen); None: the official one."""
         values = self.values()
-        if values["provider"] == provider:
-            return values["base_url"]
+        if values.provider == provider:
+            return values.base_url
         stored = store.app_stored(self._db.conn())
         parked = (stored.get("by_provider") or {}).get(provider) or {}
         return self._valid_parked(parked).get("base_url") or self._env_base_urls.get(provider)
@@ -241,22 +249,22 @@ class SettingsService:
 
     def model_of(self, provider: str) -> str | None:
         """The model chats use with `provider` (when it is, or becomes, the current one)."""
-        return self.remembered(provider)["model"]
+        return self.remembered(provider).model
 
-    def _valid_parked(self, parked: object) -> dict:
+    def _valid_parked(self, parked: object) -> dict[str, Any]:
         """A parked provider's fields that still pass the checks."""
         given = {name: value for name, value in parked.items() if value is not None} \
             if isinstance(parked, dict) else {}
         return store.valid_fields(SettingsPatch, given, provider_settings.PER_PROVIDER)
 
-    def _merge(self, stored: object) -> dict:
+    def _merge(self, stored: object) -> dict[str, Any]:
         """Defaults overlaid with the stored values that are still valid (the model default
         is the provider's)."""
         valid = self._valid_stored(stored)
         provider = str(valid.get("provider") or self._defaults["provider"])
         return {**self._defaults, "model": self._models.get(provider), **valid}
 
-    def _valid_stored(self, stored: object) -> dict:
+    def _valid_stored(self, stored: object) -> dict[str, Any]:
         """Only what was explicitly set and still passes the checks (defaults stay live)."""
         return store.valid_fields(SettingsPatch, stored, self.FIELDS)
 
@@ -268,7 +276,7 @@ def _secret_first(data: T) -> T:
     return data
 
 
-def _rename_default(conn: sqlite3.Connection, cleaned: dict) -> None:
+def _rename_default(conn: sqlite3.Connection, cleaned: dict[str, Any]) -> None:
     """`user_name` is the default user persona's name once there is one (docs/about-you.md):
     setting it renames that persona; an empty name cannot, so it is refused (nothing written)."""
     if "user_name" not in cleaned:
