@@ -1,7 +1,7 @@
 """Storage returns typed resources (issue 22, DESIGN §15): the public functions of the store
 modules converted so far are annotated, and none of them answers with a bare `dict` (nor a list
-or an Optional of one). Read through `typing.get_type_hints`, so an annotation that names a
-model which no longer exists fails too.
+or an Optional of one); nor do the public methods of the services over them. Read through
+`typing.get_type_hints`, so an annotation that names a model which no longer exists fails too.
 
 Rows of the chat hot path (messages, history) stay light on purpose: their modules are not
 listed (docs/development.md, "Typed resources").
@@ -33,10 +33,37 @@ CONVERTED: dict[str, dict[str, str]] = {
 }
 
 
+# service class → public methods that still return a dict, each with why
+SERVICES: dict[str, dict[str, str]] = {
+    "src.utils.services.world_books.WorldBookService": {},
+    "src.utils.services.user_personas.UserPersonaService": {
+        "avatar": "a picture's bytes and type for avatar_response (the avatars store, shared "
+                  "with the personas' portability, returns it so)"},
+    "src.utils.services.settings_service.SettingsService": {},
+}
+
+
 def _public_functions(module: types.ModuleType) -> list:
     return [value for name, value in vars(module).items()
             if inspect.isfunction(value) and not name.startswith("_")
             and value.__module__ == module.__name__]
+
+
+def _public_methods(cls: type) -> list:
+    return [value for name, value in vars(cls).items()
+            if not name.startswith("_") and inspect.isfunction(getattr(cls, name))]
+
+
+def _bare_dicts(functions: list, allowed: dict[str, str]) -> list[str]:
+    found = []
+    for function in functions:
+        function = inspect.unwrap(getattr(function, "__func__", function))
+        hints = typing.get_type_hints(function)
+        if "return" not in hints:
+            found.append(f"{function.__name__}: no return annotation")
+        elif _holds_dict(hints["return"]) and function.__name__ not in allowed:
+            found.append(f"{function.__name__} -> {hints['return']}")
+    return found
 
 
 def _holds_dict(hint: object) -> bool:
@@ -50,15 +77,19 @@ def _holds_dict(hint: object) -> bool:
 def test_converted_stores_return_models_not_dicts(name):
     module = importlib.import_module(name)
     allowed = CONVERTED[name]
-    found = []
-    for function in _public_functions(module):
-        hints = typing.get_type_hints(function)
-        if "return" not in hints:
-            found.append(f"{function.__name__}: no return annotation")
-        elif _holds_dict(hints["return"]) and function.__name__ not in allowed:
-            found.append(f"{function.__name__} -> {hints['return']}")
+    found = _bare_dicts(_public_functions(module), allowed)
     assert not found, f"{name} returns bare dicts: {found}"
     assert set(allowed) <= {f.__name__ for f in _public_functions(module)}, "stale exemption"
+
+
+@pytest.mark.parametrize("path", sorted(SERVICES))
+def test_services_over_converted_stores_return_models_not_dicts(path):
+    module_name, class_name = path.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module_name), class_name)
+    allowed = SERVICES[path]
+    found = _bare_dicts(_public_methods(cls), allowed)
+    assert not found, f"{path} returns bare dicts: {found}"
+    assert set(allowed) <= {f.__name__ for f in _public_methods(cls)}, "stale exemption"
 
 
 def test_the_check_sees_a_dict_inside_a_union_or_list():
