@@ -32,7 +32,7 @@ class WorldBookService:
 
     def list_books(self) -> list[WorldBookSummary]:
         """Every book (without entries)."""
-        return [self._summary(book) for book in store.list_books(self._db.conn())]
+        return [_summary(book) for book in store.list_books(self._db.conn())]
 
     def of_persona(self, persona_id: str) -> list[WorldBook]:
         """The books a persona uses, its own first, with their entries."""
@@ -143,22 +143,19 @@ class WorldBookService:
 
     def _full(self, book: StoredBook) -> WorldBook:
         rows = store.entries(self._db.conn(), book.id)
-        return WorldBook(**_summary_fields(book), entries=[_entry_view(row) for row in rows])
-
-    @staticmethod
-    def _summary(book: StoredBook) -> WorldBookSummary:
-        return WorldBookSummary(**_summary_fields(book))
+        return WorldBook(**dict(_summary(book)), entries=[_entry_view(row) for row in rows])
 
 
-def _summary_fields(book: StoredBook) -> dict:
+def _summary(book: StoredBook) -> WorldBookSummary:
     """A book's own fields as the API shows them: its effective scan settings."""
     settings = read_book(book.id, book.data, [])
     description = book.data.get("description")
-    return {"id": book.id, "persona_id": book.persona_id, "name": settings.name,
-            "description": description if isinstance(description, str) else "",
-            "scan_depth": settings.scan_depth, "token_budget": settings.token_budget,
-            "recursive_scanning": settings.recursive, "personas": book.personas,
-            "created_at": book.created_at, "updated_at": book.updated_at}
+    return WorldBookSummary(
+        id=book.id, persona_id=book.persona_id, name=settings.name,
+        description=description if isinstance(description, str) else "",
+        scan_depth=settings.scan_depth, token_budget=settings.token_budget,
+        recursive_scanning=settings.recursive, personas=book.personas,
+        created_at=book.created_at, updated_at=book.updated_at)
 
 
 def _entry_view(row: StoredEntry) -> WorldEntry:
