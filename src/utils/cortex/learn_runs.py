@@ -81,7 +81,7 @@ def latest_run(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | No
 
 
 def get_run(conn: sqlite3.Connection, job_id: str) -> dict[str, Any] | None:
-    """The run with its job, or None."""
+    """The run with its job (a `CortexJob`, or None if its row is gone), or None."""
     row = store.get_row(conn, job_id)
     return {**row, "job": jobs.get_job(conn, job_id)} if row else None
 

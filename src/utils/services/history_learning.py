@@ -15,6 +15,7 @@ from ..cortex.settings import load_cortex_settings
 from ..cortex.trigger import CortexTrigger
 from ..cortex.update import MAX_TOKENS, CortexUpdateService
 from ..cortex.worker import CortexWorker
+from ..models.cortex import CortexFile, CortexJob
 from ..models.learn import MAX_WINDOW, MIN_WINDOW
 from ..models.sessions import Session
 from ..storage import Database
@@ -25,6 +26,9 @@ from .errors import ServiceError, invalid, not_found
 from .settings_service import SettingsService
 
 _MESSAGE_OVERHEAD = 10  # tokens of "[2024-06-06 15:14] Name: " and the blank line after it
+# What a learn run's view shows of its job.
+_FROM_JOB = {"status", "error", "error_message", "proposal_id", "summary", "usage",
+             "created_at", "started_at", "finished_at"}
 
 
 class HistoryLearning:
@@ -110,7 +114,8 @@ class HistoryLearning:
 
     def _fixed_tokens(self, persona_id: str) -> int:
         """Tokens of one update request without its conversation (prompt, files, tools)."""
-        files = {f.filename: f for f in self._cortex.read_all_info(persona_id)}
+        files: dict[str, CortexFile] = {f.filename: f for f in
+                                        self._cortex.read_all_info(persona_id)}
         config = self._update.request_for(persona_id, files, [])
         tools = tool_params(config.tools or [])
         text = system_text(config.system_prompt) + json.dumps(config.messages) + json.dumps(tools)
@@ -118,15 +123,13 @@ class HistoryLearning:
 
 
 def run_view(run: dict) -> dict:
-    """A learn run as the API shows it."""
-    job = run["job"] or {}
+    """A learn run as the API shows it (its job's fields null when the job row is gone)."""
+    job: CortexJob | None = run["job"]
+    shown = job.model_dump(include=_FROM_JOB) if job is not None else dict.fromkeys(_FROM_JOB)
     return {"job_id": run["job_id"], "session_id": run["session_id"],
-            "persona_id": run["persona_id"], "status": job.get("status"),
-            "windows": run["windows"], "windows_done": run["windows_done"],
-            "messages": run["messages"], "window_messages": run["window_messages"],
+            "persona_id": run["persona_id"], "windows": run["windows"],
+            "windows_done": run["windows_done"], "messages": run["messages"],
+            "window_messages": run["window_messages"],
             "cancel_requested": run["cancel_requested"],
-            "cancelled": job.get("error") == "cancelled",
-            **{key: job.get(key) for key in ("error", "error_message", "proposal_id", "summary",
-                                             "usage", "created_at", "started_at",
-                                             "finished_at")},
-            "files": job.get("files") or []}
+            "cancelled": shown["error"] == "cancelled", **shown,
+            "files": job.files if job is not None else []}
