@@ -81,10 +81,7 @@ class LearnRunner:
               learned: "_Learned") -> dict[str, Any] | None:
         """One window through the update request, its edits staged on top of the earlier
         windows'; the failure result, or None."""
-        files: dict[str, CortexFile] = {
-            f.filename: f.model_copy(update={"content": staged.file(f.filename).content,
-                                             "chars": len(staged.file(f.filename).content)})
-            for f in shown}
+        files: dict[str, CortexFile] = {f.filename: f for f in staged.shown(shown)}
         toolbox = CortexToolbox(self._run.cortex, staged, follow_files=not review)
         response = self._run.api.tool_request(
             self._request_for(job.persona_id, files, window), toolbox)

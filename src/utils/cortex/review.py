@@ -45,10 +45,7 @@ class ProposalService:
         them (the proposed text where one is pending)."""
         staged = self._cortex.stage(persona_id, infos)
         _layer(staged, store.pending_proposal(self._db.conn(), persona_id))
-        shown = [info.model_copy(update={"content": staged.file(info.filename).content,
-                                         "chars": len(staged.file(info.filename).content)})
-                 for info in infos]
-        return staged, shown
+        return staged, staged.shown(infos)
 
     def propose(self, staged: StagedEdits, *, job_id: str, kind: str, summary: str,
                 message_range: tuple[int, int] | None = None,
