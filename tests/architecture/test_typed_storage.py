@@ -29,6 +29,9 @@ CONVERTED: dict[str, dict[str, str]] = {
     "src.utils.storage.proposals": {},
     "src.utils.storage.cortex_jobs": {},
     "src.utils.storage.title_jobs": {},
+    "src.utils.storage.learn_runs": dict.fromkeys(
+        ("imported_sizes", "window_messages"),
+        "message rows (sizes, a window's messages): messages stay dicts"),
 }
 
 

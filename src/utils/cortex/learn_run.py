@@ -52,7 +52,7 @@ class LearnRunner:
         run = learn_runs.get_run(conn, job_id)
         if run is None:
             return _failed("internal_error", "The learn run has no record.", retryable=False)
-        windows = self.windows(run["session_id"], run["window_messages"])
+        windows = self.windows(run.session_id, run.window_messages)
         learn_runs.set_windows(conn, job_id, len(windows), sum(w["count"] for w in windows))
         if not load_cortex_settings(conn)["enabled"]:
             return _failed("cortex_disabled", "The cortex is disabled in the settings.",
@@ -65,7 +65,7 @@ class LearnRunner:
         for index, span in enumerate(windows):
             if learn_runs.cancelled(conn, job_id):
                 return _cancelled(staged, learned.usage)
-            window = learn_runs.window_messages(conn, run["session_id"], span["first"],
+            window = learn_runs.window_messages(conn, run.session_id, span["first"],
                                                 span["last"])  # [] if deleted meanwhile
             if window:
                 log.info("Learn run %s for %s: window %d of %d (messages %d..%d)", job_id, pid,
