@@ -81,11 +81,11 @@ def _drive(app, budget: int, turns: int) -> dict:
         before = cortex.read_file_info(PID, "memory.md").chars
         queued = sleep.scan(now=start + (session + 1) * 6 * 3600)
         for job in worker.run_pending():
-            if job["id"] in queued:
+            if job.id in queued:
                 after = cortex.read_file_info(PID, "memory.md").chars
-                consolidations.append({"after_session": session + 1, "trigger": job["trigger"],
-                                       "status": job["status"], "before": before,
-                                       "after": after, "usage": job["usage"] or {}})
+                consolidations.append({"after_session": session + 1, "trigger": job.trigger,
+                                       "status": job.status, "before": before,
+                                       "after": after, "usage": job.usage or {}})
     final = cortex.read_file_info(PID, "memory.md").content
     archived = "".join(e["text"] for e in conn.execute(
         "SELECT text FROM cortex_archive WHERE persona_id = ?", (PID,)))

@@ -7,8 +7,8 @@ import re
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from ..utils.cortex import CortexFile
 from ..utils.cortex.paths import validate_filename
+from ..utils.models.cortex import CortexFile
 from ..utils.provider import get_cortex_service, get_memory_settings
 from .errors import ApiError, json_body
 
@@ -25,7 +25,7 @@ def read_cortex(pid: str) -> Response:
     service = get_cortex_service()
     files = service.read_all_info(_persona(pid))
     return jsonify({"persona_id": pid, "budget": service.budget, "hard_cap": service.hard_cap,
-                    "files": [f.to_dict() for f in files]})
+                    "files": [f.model_dump(mode="json") for f in files]})
 
 
 @bp.get(FILE_URL, **_RULE)
@@ -128,7 +128,7 @@ def _expected_revision(required: bool) -> int | None:
 
 
 def _file_response(info: CortexFile) -> Response:
-    response = jsonify(info.to_dict())
+    response = jsonify(info.model_dump(mode="json"))
     response.set_etag(str(info.revision))
     return response
 

@@ -68,6 +68,6 @@ def restore_from_archive(pid: str, filename: str, entry_id: int) -> Response:
     except ValueError as err:
         raise ApiError(400, "invalid_text", str(err)) from None
     info = service.read_file_info(pid, filename)
-    response = jsonify(info.to_dict())
+    response = jsonify(info.model_dump(mode="json"))
     response.set_etag(str(info.revision))
     return response

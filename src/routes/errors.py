@@ -66,7 +66,7 @@ DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, Callable[[Any], dict]]] = {
     InvalidContent: (400, "invalid_content", lambda err: {}),
     CortexSizeError: (413, "cortex_file_too_large",
                       lambda err: {"chars": err.chars, "limit": err.limit}),
-    RevisionConflict: (412, "revision_conflict", lambda err: {"current": err.current.to_dict()}),
+    RevisionConflict: (412, "revision_conflict", lambda err: {"current": err.current.model_dump(mode="json")}),
     RevisionNotFound: (404, "revision_not_found", lambda err: {}),
     ProposalNotFound: (404, "proposal_not_found", lambda err: {}),
     ProposalDecided: (409, "proposal_decided", lambda err: {}),

@@ -6,12 +6,20 @@ or an Optional of one); nor do the public methods of the services over them. Rea
 Rows of the chat hot path (messages, history) stay light on purpose: their modules are not
 listed (docs/development.md, "Typed resources").
 """
+import ast
 import importlib
 import inspect
+import pkgutil
 import types
 import typing
+from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
+
+import src.utils.models as models_package
+
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 # module → public functions that still return a dict, each with why (none is a resource)
 CONVERTED: dict[str, dict[str, str]] = {
@@ -21,15 +29,11 @@ CONVERTED: dict[str, dict[str, str]] = {
     "src.utils.storage.proposals": {},
     "src.utils.storage.world_books": {},
     "src.utils.storage.user_personas": {},
-    # The API reads jobs through find_job and resource_of; the runner (queue, claim, lease,
-    # finish, its notifications, the retry of an interrupted job) reads rows as dicts.
-    "src.utils.storage.cortex_jobs": {
-        **dict.fromkeys(("enqueue_job", "claim_next_job", "finish_job", "note_reconciled",
-                         "get_job", "finished_since", "active_jobs", "last_finished_job",
-                         "retry_interrupted"),
-                        "the runner's rows"),
-        "last_consolidation": "the sleep status's `last_consolidation`, an open object",
-    },
+    "src.utils.storage.cortex_jobs": {},
+    "src.utils.storage.title_jobs": {},
+    "src.utils.storage.learn_runs": dict.fromkeys(
+        ("imported_sizes", "window_messages"),
+        "message rows (sizes, a window's messages): messages stay dicts"),
 }
 
 
@@ -96,3 +100,45 @@ def test_the_check_sees_a_dict_inside_a_union_or_list():
     assert _holds_dict(dict) and _holds_dict(dict[str, int] | None)
     assert _holds_dict(list[dict]) and _holds_dict(tuple[dict, bool])
     assert not _holds_dict(list[int] | None) and not _holds_dict(bool)
+
+
+def _model_names() -> dict[str, str]:
+    """Every pydantic model defined in `src/utils/models/`, by name → its module."""
+    found = {}
+    for info in pkgutil.iter_modules(models_package.__path__):
+        module = importlib.import_module(f"{models_package.__name__}.{info.name}")
+        for name, value in vars(module).items():
+            if (inspect.isclass(value) and issubclass(value, BaseModel)
+                    and value.__module__ == module.__name__):
+                found[name] = module.__name__
+    return found
+
+
+def _definitions(path: Path) -> list[tuple[str, int]]:
+    """Names a module defines itself: classes and assignments (a type alias is one), anywhere
+    in it (a class nested in a function too)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef):
+            found.append((node.name, node.lineno))
+        elif isinstance(node, ast.Assign):
+            found += [(t.id, node.lineno) for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.value is not None:
+            found.append((node.target.id, node.lineno))
+    return found
+
+
+def test_each_resource_has_one_type():
+    """A resource is one model (issue 22: "no near-copies"): no module of `src/` defines a
+    class or alias of the name of a model in `models/` beside it (the cortex service once kept
+    its own `CortexFile` dataclass, and the search models a `CortexFile` literal)."""
+    names = _model_names()
+    assert "CortexFile" in names and "CortexJob" in names
+    copies = []
+    for path in sorted(SRC.rglob("*.py")):
+        module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+        for name, line in _definitions(path):
+            if name in names and module != names[name]:
+                copies.append(f"{module}:{line} defines {name} (the model: {names[name]})")
+    assert not copies, copies

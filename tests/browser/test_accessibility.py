@@ -79,7 +79,7 @@ def _memory_with_an_edit(walk: Walk) -> None:
         replies.text("Noted the cat Pixel.")])
     send(walk.page, "I adopted a cat named Pixel")
     walk.page.wait_for_selector(REPLY_DONE)
-    assert [job["status"] for job in provider.get_cortex_worker(walk.app).run_pending()] == ["done"]
+    assert [job.status for job in provider.get_cortex_worker(walk.app).run_pending()] == ["done"]
     expect(walk.page.locator("#messages .memory-note")).to_be_visible()
 
 
@@ -212,7 +212,7 @@ def _review_state(walk: Walk) -> None:
     """Review mode on and one pending proposal, opened. The edit in the chat queued a
     reconciliation and an update; each model run they make ends at once, changing nothing."""
     walk.model.update.extend([replies.text("Nothing to change.")] * 4)
-    assert {job["status"] for job in provider.get_cortex_worker(walk.app).run_pending()} == {"done"}
+    assert {job.status for job in provider.get_cortex_worker(walk.app).run_pending()} == {"done"}
     walk.model.update.clear()
     walk.api("PUT", "/api/personas/default/cortex/settings", memory_review="review")
     session = walk.api("POST", "/api/sessions", persona_id="default")
@@ -226,7 +226,7 @@ def _review_state(walk: Walk) -> None:
         replies.text("Noted the dog.")])
     walk.api("POST", "/api/personas/default/cortex/update")
     (job,) = provider.get_cortex_worker(walk.app).run_pending()
-    assert job["proposal_id"], job
+    assert job.proposal_id, job
     walk.open("/settings?persona=default#memory")
     expect(walk.page.locator("#proposals-count")).to_have_text("1")
     walk.check("settings: memory review with a proposal")

@@ -42,7 +42,7 @@ def _run_update(page, server, app, model) -> str:
     page.get_by_role("button", name="Update now").click()
     expect(page.locator("#cx-status")).to_have_attribute("data-state", "running")
     finished = provider.get_cortex_worker(app).run_pending()
-    assert [job["status"] for job in finished] == ["done"]
+    assert [job.status for job in finished] == ["done"]
     return before
 
 

@@ -36,7 +36,7 @@ def test_update_now_shows_progress_and_the_change(page, server, app, model):
     expect(status).to_have_attribute("data-state", "running")
     expect(page.get_by_role("button", name="Update now")).to_be_disabled()
     finished = provider.get_cortex_worker(app).run_pending()
-    assert [job["status"] for job in finished] == ["done"]
+    assert [job.status for job in finished] == ["done"]
 
     expect(status).to_have_text("Memory updated: memory.md changed.")
     expect(page.locator("#cortex-text")).to_have_value(_memory(page, server))
@@ -60,7 +60,7 @@ def test_memory_indicator_follows_a_triggered_update_to_its_diff(page, server, a
     expect(indicator).to_have_attribute("data-state", "running")
     expect(page.locator("#memory-label")).to_have_text("Updating memory…")
     finished = provider.get_cortex_worker(app).run_pending()
-    assert [job["status"] for job in finished] == ["done"]
+    assert [job.status for job in finished] == ["done"]
 
     expect(indicator).to_have_attribute("data-state", "updated")
     link = page.locator("#memory-link")
@@ -83,7 +83,7 @@ def test_a_memory_note_stays_in_the_timeline_and_opens_its_own_diff(page, server
     open_page(page, server)
     send(page, "I adopted a cat named Pixel")
     page.wait_for_selector(REPLY_DONE)
-    assert [job["status"] for job in provider.get_cortex_worker(app).run_pending()] == ["done"]
+    assert [job.status for job in provider.get_cortex_worker(app).run_pending()] == ["done"]
 
     note = page.locator("#messages .msg-assistant + .memory-note")
     expect(note).to_contain_text(f"{name} remembered:")

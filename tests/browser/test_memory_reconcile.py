@@ -65,7 +65,7 @@ def test_deleting_a_message_reconciles_memory_and_the_history_links_it(page, ser
     expect(page.locator("#messages .msg-user")).to_have_count(0)
     expect(indicator).to_have_attribute("data-state", "running")
     finished = provider.get_cortex_worker(app).run_pending()
-    assert [(j["status"], j["reason"]) for j in finished] == [("done", "reconcile")]
+    assert [(j.status, j.reason) for j in finished] == [("done", "reconcile")]
     expect(indicator).to_have_attribute("data-state", "reconciled")
     expect(page.locator("#memory-label")).to_have_text("Memory reconciled · see changes")
     assert _memory(page, server)["content"] == before["content"]

@@ -48,7 +48,7 @@ def proposed(page, server, app, model):
     _chat(page, server, app, "I adopted a cat called Miso.")
     job = _update(page, server, app, model,
                   ("insert", {"filename": "memory.md", "insert_line": 4, "insert_text": CAT}))
-    assert job["proposal_id"]
+    assert job.proposal_id
     return job
 
 
@@ -129,7 +129,7 @@ def test_pin_a_section_and_an_update_that_changes_it_is_refused(page, server, ap
         "filename": "memory.md", "old_str": "in Bremen.", "new_str": "in Hamburg."}))
     refusal = claude.requests[-1].messages[-1]["content"][0]
     assert refusal["is_error"] and "lines 3-6" in str(refusal["content"])
-    assert job["status"] == "done" and _memory(page, server)["content"] == pinned
+    assert job.status == "done" and _memory(page, server)["content"] == pinned
 
     text.fill(pinned + "<!-- pin -->\n- unfinished\n")
     expect(page.locator("#pin-warnings")).to_contain_text("never closed")
@@ -149,7 +149,7 @@ def test_consolidate_now_and_restore_from_the_archive(page, server, app, model):
                                                            "content": short})]),
                          replies.text("Merged the bread.")])
     (job,) = provider.get_cortex_worker(app).run_pending()
-    assert (job["status"], job["reason"]) == ("done", "consolidate")
+    assert (job.status, job.reason) == ("done", "consolidate")
     expect(page.locator("#cortex-text")).to_have_value(short)
     expect(page.locator("#sleep-status")).to_contain_text("consolidated:")
     entry = page.locator("#archive-list .archive-entry").first
@@ -179,7 +179,7 @@ def test_update_now_in_review_mode_says_a_proposal_is_waiting(page, server, app,
     status = page.locator("#cx-status")
     expect(status).to_have_attribute("data-state", "running")
     (job,) = provider.get_cortex_worker(app).run_pending()
-    assert job["proposal_id"]
+    assert job.proposal_id
 
     expect(status).to_contain_text("a proposed change is waiting for your review")
     expect(status).not_to_contain_text("nothing needed to change")

@@ -72,7 +72,7 @@ def test_ollama_preset_test_connection_chat_and_memory(page, server, app, openai
     page.wait_for_selector(REPLY_DONE)
     expect(page.locator(REPLY_DONE.split(" [")[0])).to_contain_text("Bees! How wonderful.")
     finished = provider.get_cortex_worker(app).run_pending()
-    assert [job["status"] for job in finished] == ["done"]
+    assert [job.status for job in finished] == ["done"]
     expect(page.locator("#memory")).to_have_attribute("data-state", "updated")
     memory = page.request.get(server.url + "/api/personas/default/cortex/memory.md").json()
     assert memory["content"].startswith(NOTE)
@@ -108,7 +108,7 @@ def test_an_edit_plan_that_cannot_be_applied_shows_why_the_update_failed(
     status = page.locator("#cx-status")
     expect(status).to_have_attribute("data-state", "running")
     finished = provider.get_cortex_worker(app).run_pending()
-    assert [(job["status"], job["error"]) for job in finished] == [("failed", "tools_unsupported")]
+    assert [(job.status, job.error) for job in finished] == [("failed", "tools_unsupported")]
     expect(status).to_have_attribute("data-state", "failed")
     expect(status).to_contain_text("The update failed: This model cannot update memory")
     expect(status).to_contain_text("could not be applied: str_replace: old_str was not found")

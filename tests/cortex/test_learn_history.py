@@ -228,7 +228,7 @@ def test_deleting_the_imported_messages_retracts_what_was_learned(client, env, p
     assert client.delete(f"/api/sessions/{chat['id']}").status_code in (200, 204)
     [job] = env.worker.run_pending()
 
-    assert (job["reason"], job["status"]) == ("reconcile", "done"), job
+    assert (job.reason, job.status) == ("reconcile", "done"), job
     assert len(claude.requests) == calls, "every source is gone: a direct revert, no model call"
     assert env.read("memory.md", pid) == memory_before
     top = env.revisions(pid, "memory.md")[-1]
@@ -246,7 +246,7 @@ def test_deleting_one_learned_message_reconciles_through_the_model(client, env, 
         "filename": "memory.md", "old_str": "- The wards keep Robin safe.\n", "new_str": ""})]),
         replies.text("Forgot the wards."))
     [job] = env.worker.run_pending()
-    assert (job["reason"], job["status"]) == ("reconcile", "done"), job
+    assert (job.reason, job.status) == ("reconcile", "done"), job
     assert "The glade's wards" in prompt_text(claude.requests[calls])
     assert "The wards keep Robin safe" not in env.read("memory.md", pid)
     assert "Robin woke in my glade" in env.read("memory.md", pid)
@@ -323,14 +323,14 @@ def test_a_learn_run_does_not_hide_or_hold_back_the_regular_updates(client, env,
     said += env.say(plain, *(f"more {n}" for n in range(27)))
     assert env.trigger.check_and_trigger(pid)["triggered"], \
         "a cancelled learn run is no upstream failure to back off from"
-    update = jobs.active_jobs(env.conn, pid)["queued"]
+    update = jobs.active_jobs(env.conn, pid).queued
     assert _start(client, later["id"]).status_code == 202
     claimed = jobs.claim_next_job(env.conn, env.update.plan_range)
-    assert claimed is not None and claimed["id"] == update["id"]
-    assert (claimed["message_from"], claimed["message_to"]) == (said[0]["id"], said[-1]["id"])
-    env.conn.execute("UPDATE cortex_jobs SET status = 'done' WHERE id = ?", (update["id"],))
+    assert claimed is not None and claimed.id == update.id
+    assert (claimed.message_from, claimed.message_to) == (said[0]["id"], said[-1]["id"])
+    env.conn.execute("UPDATE cortex_jobs SET status = 'done' WHERE id = ?", (update.id,))
     learning = jobs.claim_next_job(env.conn, env.update.plan_range)
-    assert learning is not None and learning["reason"] == "learn"
+    assert learning is not None and learning.reason == "learn"
     env.say(plain, "One more thing.")
     assert env.trigger.status(pid)["progress"] == 1.0, \
         "all 31 unprocessed chat messages count (30 reach the threshold), also those below the " \
@@ -345,15 +345,15 @@ def test_deleting_imported_messages_while_their_learn_proposal_waits_is_reconcil
     env.worker.run_pending()
     proposal_id = _learn(client, chat["id"])["proposal_id"]
     assert client.delete(f"/api/sessions/{chat['id']}/messages/last").status_code in (200, 204)
-    queued = jobs.active_jobs(env.conn, pid)["queued"]
-    assert queued is not None and queued["reason"] == "reconcile", \
+    queued = jobs.active_jobs(env.conn, pid).queued
+    assert queued is not None and queued.reason == "reconcile", \
         "the proposal learned from the deleted message, so memory must follow"
     calls = len(claude.requests)
     claude.enqueue(replies.tool_use([("str_replace", {
         "filename": "memory.md", "old_str": "- The wards keep Robin safe.\n", "new_str": ""})]),
         replies.text("Forgot the wards."))
     [job] = env.worker.run_pending()
-    assert (job["reason"], job["status"]) == ("reconcile", "done"), job
+    assert (job.reason, job.status) == ("reconcile", "done"), job
     assert "The glade's wards" in prompt_text(claude.requests[calls])
     proposal = client.get(f"/api/personas/{pid}/cortex/proposals/{proposal_id}").get_json()
     [memory] = proposal["files"]

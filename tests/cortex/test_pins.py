@@ -141,7 +141,7 @@ def test_an_update_run_sees_pins_is_refused_and_can_retry_around_them(env, claud
     assert "<!-- pin -->" in system_text(first)
     (refusal,) = tool_results(retry)
     assert refusal.get("is_error") and "lines 4-7" in result_text(refusal)
-    assert job["status"] == "done"
+    assert job.status == "done"
     assert env.read("memory.md") == PINNED.replace("in Bremen.", "in Hamburg.")
 
 
@@ -153,7 +153,7 @@ def test_a_proposal_whose_edit_hits_text_pinned_meanwhile_is_a_conflict(client, 
     review_on(client)
     env.say(env.session(), "We met in March.", "Yes.")
     claude.enqueue(*replace_reply("- We met on 2025-03-01.", "- We met in Bremen on 2025-03-01."))
-    proposal_id = env.run_job()["proposal_id"]
+    proposal_id = env.run_job().proposal_id
     rev = env.write("memory.md", PINNED)
     (file,) = proposal(client, proposal_id)["files"]
     assert (file["stale"], file["conflict"]) == (True, True)

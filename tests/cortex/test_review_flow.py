@@ -41,7 +41,7 @@ def test_a_proposal_survives_a_restart_and_the_chat_sees_accepted_text_only(app_
         first.say(session, "I adopted a cat called Miso.", "How lovely!")
         script.update(*insert_reply(CAT, 4, summary="Cat."))
         job = first.run_job()
-        proposal_id = job["proposal_id"]
+        proposal_id = job.proposal_id
     finally:
         provider.shutdown_services(first.app)
 
@@ -66,7 +66,7 @@ def test_two_reviewers_accepting_at_once_apply_the_proposal_once(client, env, cl
     review_on(client)
     env.say(env.session(), "I adopted a cat called Miso.", "How lovely!")
     claude.enqueue(*insert_reply(CAT, 4))
-    proposal_id = env.run_job()["proposal_id"]
+    proposal_id = env.run_job().proposal_id
     start, results = threading.Barrier(2), []
 
     def reviewer():

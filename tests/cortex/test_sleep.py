@@ -34,7 +34,7 @@ def _persona(env, text=LONG):
 
 def _consolidate(env, sleep):
     job, _ = sleep.request(PID)
-    finished = {j["id"]: j for j in env.worker.run_pending()}
+    finished = {j.id: j for j in env.worker.run_pending()}
     return finished[job.id]
 
 
@@ -45,7 +45,7 @@ def test_a_consolidation_rewrites_archives_and_summarises_in_one_group(env, slee
                                                      "content": SHORT})]),
                    replies.text("Merged the tea entries."))
     job = _consolidate(env, sleep)
-    assert (job["status"], job["reason"], job["trigger"], job["files"]) == (
+    assert (job.status, job.reason, job.trigger, job.files) == (
         "done", "consolidate", "manual", ["memory.md"])
     request = claude.requests[0]
     assert 'name="memory.md"' in prompt_text(request) and 'over_budget="yes"' in prompt_text(request)
@@ -53,7 +53,7 @@ def test_a_consolidation_rewrites_archives_and_summarises_in_one_group(env, slee
     assert env.read("memory.md") == SHORT
     latest = env.revisions(filename="memory.md")[-1]
     assert latest["summary"] == f"consolidated: {len(LONG):,} → {len(SHORT):,} characters"
-    assert (latest["author"], latest["job_id"]) == ("ai", job["id"])
+    assert (latest["author"], latest["job_id"]) == ("ai", job.id)
     (entry,) = client.get(f"/api/personas/{PID}/cortex/memory.md/archive").get_json()["entries"]
     assert "- On 2025-05-03 Jonas said he likes tea very much." in entry["text"]
     assert "Yesterday we talked about Bremen." in entry["text"] and PIN not in entry["text"]
@@ -63,7 +63,7 @@ def test_a_consolidation_rewrites_archives_and_summarises_in_one_group(env, slee
     assert client.get(f"/api/personas/{PID}/cortex/memory.md/archive?q=coffee").get_json()[
         "entries"] == []
     status = client.get(f"/api/personas/{PID}/cortex/sleep").get_json()
-    assert status["last_consolidation"]["id"] == job["id"] and status["due"] is None
+    assert status["last_consolidation"]["id"] == job.id and status["due"] is None
 
 
 def test_a_consolidation_may_not_drop_pinned_text(env, sleep, claude):
@@ -76,7 +76,7 @@ def test_a_consolidation_may_not_drop_pinned_text(env, sleep, claude):
     job = _consolidate(env, sleep)
     (refusal,) = tool_results(claude.requests[1])
     assert refusal.get("is_error") and "lines 4-6" in result_text(refusal)
-    assert job["status"] == "done" and PIN in env.read("memory.md")
+    assert job.status == "done" and PIN in env.read("memory.md")
 
 
 def test_a_failed_consolidation_changes_and_archives_nothing(env, sleep, claude, client):
@@ -86,7 +86,7 @@ def test_a_failed_consolidation_changes_and_archives_nothing(env, sleep, claude,
                                                      "content": SHORT})]),
                    replies.rate_limited())
     job = _consolidate(env, sleep)
-    assert (job["status"], job["error"]) == ("failed", "rate_limited")
+    assert (job.status, job.error) == ("failed", "rate_limited")
     assert env.read("memory.md") == LONG and env.revisions() == revisions
     assert client.get(f"/api/personas/{PID}/cortex/memory.md/archive").get_json()[
         "entries"] == []
@@ -102,7 +102,7 @@ def test_over_budget_is_due_until_consolidated_then_waits_for_new_text(env, slee
                                                       "new_str": "On 2025-05-11"})]),
                    replies.text("Dates fixed."))
     finished = env.worker.run_pending()
-    assert [j["id"] for j in finished] == [job_id] and finished[0]["trigger"] == "threshold"
+    assert [j.id for j in finished] == [job_id] and finished[0].trigger == "threshold"
     assert len(env.read("memory.md")) > BUDGET and sleep.due(PID) is None
     env.write("memory.md", env.read("memory.md") + "- New fact.\n")
     assert sleep.due(PID) == "budget"
@@ -145,11 +145,11 @@ def test_in_review_mode_a_consolidation_is_a_proposal_archived_on_accept(env, sl
                                                      "content": SHORT})]),
                    replies.text("Merged."))
     job = _consolidate(env, sleep)
-    assert env.read("memory.md") == LONG and job["proposal_id"]
+    assert env.read("memory.md") == LONG and job.proposal_id
     archive_url = f"/api/personas/{PID}/cortex/memory.md/archive"
     assert client.get(archive_url).get_json()["entries"] == []
-    assert proposal(client, job["proposal_id"])["kinds"] == ["consolidate"]
-    assert accept(client, job["proposal_id"]).status_code == 200
+    assert proposal(client, job.proposal_id)["kinds"] == ["consolidate"]
+    assert accept(client, job.proposal_id).status_code == 200
     assert env.read("memory.md") == SHORT
     latest = env.revisions(filename="memory.md")[-1]
     assert latest["summary"].startswith(f"consolidated: {len(LONG):,} → {len(SHORT):,} characters")

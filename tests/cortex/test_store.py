@@ -95,7 +95,7 @@ def test_write_records_a_revision_and_returns_its_id(service, data_dir):
     assert newest.chars == len("# Memories\nAda likes tea.\n")
     assert newest.created_at.endswith("Z")
     info = service.read_file_info(PID, "memory.md")
-    assert info.to_dict() == {"filename": "memory.md", "content": "# Memories\nAda likes tea.\n",
+    assert info.model_dump() == {"filename": "memory.md", "content": "# Memories\nAda likes tea.\n",
                               "revision": rev, "chars": 26, "budget": 100, "version": 2}
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from src.utils import provider
 from src.utils.cortex.trigger import CortexDisabled, CortexTrigger
+from src.utils.models.cortex import ActiveJobs
 from src.utils.storage import cortex_input, cortex_jobs as jobs
 from src.utils.storage.messages import add_message
 from tests.cortex.update_support import OTHER, PID, Env, second_app
@@ -70,10 +71,10 @@ def test_success_resets_the_count_and_failure_keeps_it(env, claude):
     env.chat(sid, 30)
     claude.enqueue(replies.server_error())
     job = env.run_job()
-    assert job["status"] == "failed"
+    assert job.status == "failed"
     assert env.trigger.status(PID)["unprocessed"] == 30
     claude.enqueue(replies.text("Nothing to change."))
-    assert env.run_job()["status"] == "done"
+    assert env.run_job().status == "done"
     assert env.trigger.status(PID) | {"job_id": None} == {
         "triggered": False, "job_id": None, "progress": 0.0, "frequency": "medium",
         "unprocessed": 0, "threshold": 30, "enabled": True}
@@ -87,7 +88,7 @@ def test_after_a_failure_automatic_triggers_wait_before_retrying(env, claude):
     env.chat(sid, 30)
     claude.enqueue(replies.overloaded())
     assert trigger.check_and_trigger(PID, sid)["triggered"] is True
-    assert env.worker.run_pending()[0]["error"] == "overloaded"
+    assert env.worker.run_pending()[0].error == "overloaded"
     assert trigger.check_and_trigger(PID, sid)["triggered"] is False
     clock[0] += 121
     assert trigger.check_and_trigger(PID, sid)["triggered"] is True
@@ -104,7 +105,7 @@ def test_idle_session_with_unprocessed_messages_triggers_an_update(env, claude):
     assert env.trigger.scan_idle(now=now + 32 * 60) == queued
 
     claude.enqueue(replies.text("ok"))
-    assert env.worker.run_pending()[0]["status"] == "done"
+    assert env.worker.run_pending()[0].status == "done"
     assert env.trigger.scan_idle(now=now + 90 * 60) == []
 
 
@@ -138,7 +139,7 @@ def test_a_trigger_while_running_schedules_exactly_one_follow_up(env, claude):
     env.worker.start()
     try:
         claude.wait_for_requests(1)
-        assert jobs.get_job(env.conn, running)["status"] == "running"
+        assert jobs.get_job(env.conn, running).status == "running"
         covered = env.trigger.check_and_trigger(PID, sid)
         assert (covered["triggered"], covered["job_id"], covered["progress"]) == (False, running,
                                                                                   0.0)
@@ -151,10 +152,10 @@ def test_a_trigger_while_running_schedules_exactly_one_follow_up(env, claude):
     finally:
         gate.set()
         env.worker.stop()
-    assert [j["status"] for j in done] == ["done", "done"]
-    assert (done[0]["message_from"], done[0]["message_to"]) == (first_batch[0]["id"],
+    assert [j.status for j in done] == ["done", "done"]
+    assert (done[0].message_from, done[0].message_to) == (first_batch[0]["id"],
                                                                 first_batch[-1]["id"])
-    assert (done[1]["message_from"], done[1]["message_to"]) == (second_batch[0]["id"],
+    assert (done[1].message_from, done[1].message_to) == (second_batch[0]["id"],
                                                                 second_batch[-1]["id"])
     assert len(_jobs(env)) == 2 and env.processed() == second_batch[-1]["id"]
 
@@ -163,11 +164,11 @@ def test_jobs_left_running_by_a_restart_are_failed_and_retryable(env, app_config
     env.persona()
     env.chat(env.session(), 2)
     job, _ = env.trigger.request_update(PID)
-    assert jobs.claim_next_job(env.conn, env.update.plan_range)["status"] == "running"
+    assert jobs.claim_next_job(env.conn, env.update.plan_range).status == "running"
 
     restarted = Env(second_app(app_config))
     job = jobs.get_job(restarted.conn, job.id)
-    assert (job["status"], job["error"], job["retryable"]) == ("failed", "interrupted", True)
+    assert (job.status, job.error, job.retryable) == ("failed", "interrupted", True)
     assert restarted.trigger.status(PID)["unprocessed"] == 2
     later = time.time() + 3600
     assert len(restarted.trigger.scan_idle(now=later)) == 1
@@ -205,8 +206,8 @@ def test_background_worker_runs_a_triggered_job_and_tells_subscribers(app_config
     finally:
         env.worker.stop()
     assert not env.worker.running
-    assert (job["status"], job["files"], job["summary"]) == ("done", ["memory.md"], "Noted chess.")
-    assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
+    assert (job.status, job.files, job.summary) == ("done", ["memory.md"], "Noted chess.")
+    assert events == [{"job_id": job.id, "persona_id": PID, "status": "done",
                        "files": ["memory.md"], "error": None, "reason": "threshold"}]
     assert env.read("memory.md").startswith("- Jonas plays chess.\n")
 
@@ -236,7 +237,7 @@ def test_a_job_finished_by_another_process_reaches_this_process_subscribers(env,
         job = listener.worker.wait_for_job(job.id, timeout=5)
     finally:
         listener.worker.stop()
-    assert events == [{"job_id": job["id"], "persona_id": PID, "status": "done",
+    assert events == [{"job_id": job.id, "persona_id": PID, "status": "done",
                        "files": ["memory.md"], "error": None, "reason": "manual"}]
 
 
@@ -251,11 +252,11 @@ def test_a_job_another_live_process_runs_survives_a_worker_starting_up(env, app_
         token = other.stdout.readline().strip()
         jobs.claim_next_job(env.conn, env.update.plan_range, owner=token, lease_seconds=600)
         Env(second_app(app_config))
-        assert jobs.get_job(env.conn, job.id)["status"] == "running"
+        assert jobs.get_job(env.conn, job.id).status == "running"
         other.stdin.close()
         other.wait(timeout=10)
     Env(second_app(app_config))
-    assert jobs.get_job(env.conn, job.id)["error"] == "interrupted"
+    assert jobs.get_job(env.conn, job.id).error == "interrupted"
 
 
 def test_active_jobs_are_the_personas_queued_and_running_ones(env):
@@ -263,26 +264,26 @@ def test_active_jobs_are_the_personas_queued_and_running_ones(env):
     plan each) finds the same jobs as before: this persona's only, regular update first."""
     env.persona()
     env.persona(OTHER, name="Bert")
-    assert jobs.active_jobs(env.conn, PID) == {"queued": None, "running": None}
+    assert jobs.active_jobs(env.conn, PID) == ActiveJobs(queued=None, running=None)
     consolidate, _ = jobs.enqueue_job(env.conn, PID, "manual", reason="consolidate")
-    assert jobs.active_jobs(env.conn, PID)["queued"]["id"] == consolidate["id"]
+    assert jobs.active_jobs(env.conn, PID).queued.id == consolidate.id
     regular, _ = jobs.enqueue_job(env.conn, PID, "threshold")
     jobs.enqueue_job(env.conn, OTHER, "threshold")
-    assert jobs.active_jobs(env.conn, PID) == {"queued": jobs.get_job(env.conn, regular["id"]),
-                                                "running": None}
+    assert jobs.active_jobs(env.conn, PID) == ActiveJobs(
+        queued=jobs.get_job(env.conn, regular.id), running=None)
     running = jobs.claim_next_job(env.conn, env.update.plan_range)
-    active = jobs.active_jobs(env.conn, running["persona_id"])
-    assert active["running"] == jobs.get_job(env.conn, running["id"])
-    assert active["running"]["status"] == "running"
+    active = jobs.active_jobs(env.conn, running.persona_id)
+    assert active.running == jobs.get_job(env.conn, running.id)
+    assert active.running.status == "running"
 
 
 def _as_six_queries(conn, pid=PID) -> dict:
     """What the trigger check computed from six queries before they became one."""
     last = jobs.last_processed_id(conn, pid)
     active = jobs.active_jobs(conn, pid)
-    covered = max(last, jobs.covered_to(active["running"]))
-    return {"last": last, "queued_id": (active["queued"] or {}).get("id"),
-            "running_id": (active["running"] or {}).get("id"),
+    covered = max(last, jobs.covered_to(active.running))
+    return {"last": last, "queued_id": active.queued.id if active.queued else None,
+            "running_id": active.running.id if active.running else None,
             "unprocessed": cortex_input.count_after(conn, pid, last),
             "pending": cortex_input.count_after(conn, pid, covered)}
 
@@ -307,18 +308,18 @@ def test_the_trigger_state_counts_what_no_update_covers(env):
         "last": 0, "queued_id": None, "running_id": None, "unprocessed": 4, "pending": 4}
     job, _ = jobs.enqueue_job(env.conn, PID, "threshold")
     running = jobs.claim_next_job(env.conn, env.update.plan_range)
-    assert (running["id"], running["message_to"]) == (job["id"], first[-1]["id"])
+    assert (running.id, running.message_to) == (job.id, first[-1]["id"])
     env.chat(sid, 3, prefix="n")
     add_message(env.conn, sid, "assistant", "", streaming=True)
     consolidate, _ = jobs.enqueue_job(env.conn, PID, "manual", reason="consolidate")
     state = _state(env.conn)
-    assert state == {"last": 0, "queued_id": consolidate["id"], "running_id": job["id"],
+    assert state == {"last": 0, "queued_id": consolidate.id, "running_id": job.id,
                      "unprocessed": 7, "pending": 3}
     queued, _ = jobs.enqueue_job(env.conn, PID, "threshold")
-    assert _state(env.conn)["queued_id"] == queued["id"]
-    env.conn.execute("UPDATE cortex_jobs SET reason = 'consolidate' WHERE id = ?", (job["id"],))
+    assert _state(env.conn)["queued_id"] == queued.id
+    env.conn.execute("UPDATE cortex_jobs SET reason = 'consolidate' WHERE id = ?", (job.id,))
     assert _state(env.conn)["pending"] == 7
     jobs.mark_processed(env.conn, PID, first[1]["id"])
     assert _state(env.conn) | {"queued_id": None} == {
-        "last": first[1]["id"], "queued_id": None, "running_id": job["id"], "unprocessed": 5,
+        "last": first[1]["id"], "queued_id": None, "running_id": job.id, "unprocessed": 5,
         "pending": 5}

@@ -38,12 +38,12 @@ def test_str_replace_and_insert_in_one_turn_are_applied_and_recorded(env, claude
 
     job = env.run_job()
 
-    assert job["status"] == "done", job
-    assert job["files"] == ["memory.md", "soul.md"]
-    assert job["summary"] == "Noted Pixel the cat."
-    assert job["usage"]["input_tokens"] > 0
-    assert job["usage"]["cache_read_input_tokens"] > 0, "the second round reads the prompt cache"
-    assert (job["message_from"], job["message_to"]) == (messages[0]["id"], messages[-1]["id"])
+    assert job.status == "done", job
+    assert job.files == ["memory.md", "soul.md"]
+    assert job.summary == "Noted Pixel the cat."
+    assert job.usage["input_tokens"] > 0
+    assert job.usage["cache_read_input_tokens"] > 0, "the second round reads the prompt cache"
+    assert (job.message_from, job.message_to) == (messages[0]["id"], messages[-1]["id"])
     assert env.read("memory.md") == MEMORY.replace(
         "- Likes green tea.\n", "- Likes green tea.\n- Has a cat named Pixel.\n")
     assert env.read("soul.md") == "# Soul\nI love hearing about Jonas's pets.\n## Who I am\n"
@@ -52,7 +52,7 @@ def test_str_replace_and_insert_in_one_turn_are_applied_and_recorded(env, claude
     assert "memory.md now has" in result_text(results[0])
     for filename in ("memory.md", "soul.md"):
         rev = env.revisions(filename=filename)[-1]
-        assert (rev["author"], rev["job_id"], rev["summary"]) == ("ai", job["id"],
+        assert (rev["author"], rev["job_id"], rev["summary"]) == ("ai", job.id,
                                                                    "Noted Pixel the cat.")
         assert (rev["message_from"], rev["message_to"]) == (messages[0]["id"], messages[-1]["id"])
     assert env.processed() == messages[-1]["id"]
@@ -65,7 +65,7 @@ def test_whole_file_write_replaces_the_file(env, claude):
                                                      "content": new})]),
                    replies.text("Rewrote relationship.md."))
     job = env.run_job()
-    assert job["status"] == "done" and job["files"] == ["relationship.md"]
+    assert job.status == "done" and job.files == ["relationship.md"]
     assert env.read("relationship.md") == new
     assert env.revisions(filename="relationship.md")[-1]["author"] == "ai"
     assert result_text(tool_results(claude.requests[1])[0]).startswith("Wrote relationship.md")
@@ -80,7 +80,7 @@ def test_unknown_filename_is_an_error_result_and_the_loop_goes_on(env, claude):
                                            "new_str": "green tea and mint"})]),
         replies.text("Done."))
     job = env.run_job()
-    assert job["status"] == "done" and job["files"] == ["memory.md"]
+    assert job.status == "done" and job.files == ["memory.md"]
     first = tool_results(claude.requests[1])
     assert all(r["is_error"] for r in first)
     assert result_text(first[0]) == (
@@ -114,7 +114,7 @@ def test_old_str_missing_or_ambiguous_gets_exact_errors_and_changes_nothing(env,
     assert empty.startswith("old_str is empty.")
     assert all(r["is_error"] for r in tool_results(claude.requests[1]))
     assert env.read("memory.md") == MEMORY and env.read("soul.md") == "- calm\n- calm\n"
-    assert job["status"] == "done" and job["files"] == []
+    assert job.status == "done" and job.files == []
 
 
 def test_insert_out_of_range_names_the_valid_range(env, claude):
@@ -170,7 +170,7 @@ def test_upstream_failure_fails_the_job_and_the_next_run_picks_the_messages_up(e
     before = env.revisions()
     claude.enqueue(replies.overloaded())
     job = env.run_job()
-    assert (job["status"], job["error"], job["retryable"]) == ("failed", "overloaded", True)
+    assert (job.status, job.error, job.retryable) == ("failed", "overloaded", True)
     assert env.revisions() == before and env.read("memory.md") == MEMORY
     assert env.processed() == 0
 
@@ -179,10 +179,10 @@ def test_upstream_failure_fails_the_job_and_the_next_run_picks_the_messages_up(e
                                                  "insert_text": "- Pixel is a clumsy cat."})]),
                    replies.text("ok"))
     job = env.run_job()
-    assert job["status"] == "done"
+    assert job.status == "done"
     prompt = prompt_text(claude.requests[-2])
     assert "I adopted a cat named Pixel!" in prompt and "Pixel knocked over my plant." in prompt
-    assert (job["message_from"], job["message_to"]) == (first[0]["id"], later[-1]["id"])
+    assert (job.message_from, job.message_to) == (first[0]["id"], later[-1]["id"])
     assert env.processed() == later[-1]["id"]
 
 
@@ -194,9 +194,10 @@ def test_failure_after_an_edit_applies_nothing_and_keeps_the_edit_on_the_job(env
                                                       "new_str": "green tea, no sugar"})]),
                    replies.server_error())
     job = env.run_job()
-    assert (job["status"], job["error"], job["files"]) == ("failed", "api_error", [])
-    assert job["attempted"] == [{"file": "memory.md", "action": "str_replace",
-                                 "old_str": "green tea", "new_str": "green tea, no sugar"}]
+    assert (job.status, job.error, job.files) == ("failed", "api_error", [])
+    assert [edit.model_dump() for edit in job.attempted] == [{
+        "file": "memory.md", "action": "str_replace", "old_str": "green tea",
+        "new_str": "green tea, no sugar"}]
     assert env.revisions() == before and env.read("memory.md") == MEMORY
     assert env.processed() == 0
 
@@ -207,7 +208,7 @@ def test_max_tokens_inside_write_file_writes_nothing(env, claude):
     cut = replies.truncated_tool_use("write_file", '{"filename": "memory.md", "content": "# Mem')
     claude.enqueue(cut, cut)
     job = env.run_job()
-    assert (job["status"], job["error"]) == ("failed", "truncated_tool_call")
+    assert (job.status, job.error) == ("failed", "truncated_tool_call")
     assert env.read("memory.md") == MEMORY and env.revisions() == before
     assert [r.body["max_tokens"] for r in claude.requests] == [4096, 8192]
     assert env.processed() == 0
@@ -216,7 +217,7 @@ def test_max_tokens_inside_write_file_writes_nothing(env, claude):
 def test_prompt_preloads_files_with_meters_and_holds_only_new_messages(env, claude):
     old = _setup(env, "My sister is called Lena.", "Nice name!")
     claude.enqueue(replies.text("Nothing to change."))
-    assert env.run_job()["status"] == "done"
+    assert env.run_job().status == "done"
     new = env.say(env.session(), "I start a new job on Monday.", "Good luck!")
     claude.enqueue(replies.text("Nothing to change."))
     env.run_job()
@@ -294,7 +295,7 @@ def test_a_persons_edit_between_read_and_write_file_is_not_lost(env, claude):
     final = env.read("memory.md")
     assert "- Person: Jonas's birthday is 1990-04-12.\n" in final
     assert "green tea (daily)" in final and final.endswith("- Model: cat Pixel.\n")
-    assert job["status"] == "done"
+    assert job.status == "done"
     authors = [r["author"] for r in env.revisions(filename="memory.md")]
     assert authors[-2:] == ["user", "ai"], "the run's edits become one revision per file"
 
@@ -303,14 +304,14 @@ def test_without_an_api_key_the_job_fails_not_configured(app_config, claude):
     env = Env(create_app({**app_config, "ANTHROPIC_API_KEY": None}))
     _setup(env)
     job = env.run_job()
-    assert (job["status"], job["error"], job["retryable"]) == ("failed", "not_configured", False)
+    assert (job.status, job.error, job.retryable) == ("failed", "not_configured", False)
     assert claude.requests == [] and env.processed() == 0
 
 
 def test_nothing_new_means_no_upstream_call(env, claude):
     env.persona()
     job = env.run_job()
-    assert job["status"] == "done" and job["summary"] == "Nothing new to remember."
+    assert job.status == "done" and job.summary == "Nothing new to remember."
     assert claude.requests == []
 
 

@@ -6,6 +6,7 @@ from contextlib import closing
 
 from src.app import create_app
 from src.utils import provider
+from src.utils.models.cortex import CortexJob
 from src.utils.storage import cortex_jobs as jobs
 from src.utils.storage.messages import add_message
 from src.utils.storage.personas import create_persona
@@ -83,10 +84,10 @@ class Env:
         """The last processed message id."""
         return jobs.last_processed_id(self.conn, pid)
 
-    def run_job(self, pid: str = PID) -> dict:
+    def run_job(self, pid: str = PID) -> CortexJob:
         """Queues an update on demand and runs it in this thread; returns the finished job."""
         job, _ = self.trigger.request_update(pid)
-        finished = {j["id"]: j for j in self.worker.run_pending()}
+        finished = {j.id: j for j in self.worker.run_pending()}
         return finished[job.id]
 
 

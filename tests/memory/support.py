@@ -3,6 +3,7 @@ with the cortex worker run in the test's thread, so each step's effect can be ch
 import json
 
 from src.utils import provider
+from src.utils.models.cortex import CortexJob
 from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.fakes.claude import replies
 
@@ -66,7 +67,7 @@ class Conversation:
         assert job["status"] == "done", job
         return job
 
-    def run_jobs(self) -> list[dict]:
+    def run_jobs(self) -> list[CortexJob]:
         """Runs every queued job now (the background worker's pass)."""
         return self.worker.run_pending()
 

@@ -44,7 +44,7 @@ def test_deleting_the_message_reverts_the_fact_directly_without_a_model_call(con
     [finished] = convo.run_jobs()
 
     assert len(convo.model_calls()) == calls, "a direct revert needs no upstream call"
-    assert (finished["status"], finished["files"]) == ("done", ["memory.md"])
+    assert (finished.status, finished.files) == ("done", ["memory.md"])
     assert convo.memory(pid) == before
     revert = convo.history(pid)[0]
     assert (revert["author"], revert["summary"], revert["reverts"]) == (
@@ -66,7 +66,7 @@ def test_a_persons_edit_in_between_leads_to_a_model_reconciliation_that_keeps_it
     convo.script.update(replies.tool_use([drop_line(PIXEL)]), replies.text("Forgot Pixel."))
     [finished] = convo.run_jobs()
 
-    assert (finished["status"], finished["reason"]) == ("done", "reconcile")
+    assert (finished.status, finished.reason) == ("done", "reconcile")
     memory = convo.memory(pid)
     assert PIXEL not in memory and "- Jonas likes green tea.\n" in memory
     first = convo.reconcile_calls()[0]
@@ -92,7 +92,7 @@ def test_regenerating_a_processed_reply_reconciles_with_the_replacement_shown(co
     convo.script.update(replies.tool_use([drop_line("- I call Jonas's dog Rex 'Rexy'.")]),
                         replies.text("Rexy was never said."))
     [finished] = convo.run_jobs()
-    assert finished["status"] == "done" and "Rexy" not in convo.memory(pid)
+    assert finished.status == "done" and "Rexy" not in convo.memory(pid)
     prompt = convo.reconcile_calls()[0].messages[0]["content"][0]["text"]
     assert "[reply regenerated] Mira: Rex! I will call him Rexy." in prompt
     assert "replaced by: Rex is a lovely name." in prompt
@@ -111,7 +111,7 @@ def test_editing_a_processed_user_message_reverts_and_the_next_update_reads_the_
     convo.script.update(replies.tool_use([add_line("- Jonas's sister is Ada.")]),
                         replies.text("Noted Ada."))
     [job] = convo.run_jobs()
-    assert job["reason"] == "reconcile" and job["status"] == "done"
+    assert job.reason == "reconcile" and job.status == "done"
     memory = convo.memory(pid)
     assert "Ida" not in memory and "- Jonas's sister is Ada." in memory
     assert convo.reconcile_calls() == [], "the edit was reverted without the model"
@@ -157,7 +157,7 @@ def test_abandoning_a_branch_is_a_retraction_too(convo):
     convo.call("PUT", f"/api/sessions/{sid}/active", {"message_id": user["id"]})
     calls = len(convo.model_calls())
     [job] = convo.run_jobs()
-    assert job["reason"] == "reconcile" and len(convo.model_calls()) == calls
+    assert job.reason == "reconcile" and len(convo.model_calls()) == calls
     assert "Rex" not in convo.memory(pid)
     assert convo.history(pid)[0]["summary"] == "reverted: branch abandoned"
 
@@ -173,7 +173,7 @@ def test_restart_between_retraction_and_reconciliation(convo, app, app_config):
         assert again.job(job_id)["status"] == "queued"
         assert again.job(job_id)["reason"] == "reconcile"
         [finished] = again.run_jobs()
-        assert finished["id"] == job_id and again.memory(pid) == before
+        assert finished.id == job_id and again.memory(pid) == before
     finally:
         provider.shutdown_services(restarted)
 
@@ -203,7 +203,7 @@ def test_a_retraction_never_reaches_another_persona(convo):
     convo.call("DELETE", f"/api/sessions/{sid}/messages/last")
     assert convo.status(other)["job_id"] is None
     [job] = convo.run_jobs()
-    assert job["persona_id"] == pid
+    assert job.persona_id == pid
     assert PIXEL not in convo.memory(pid) and convo.memory(other) == other_memory
 
 
@@ -213,11 +213,11 @@ def test_review_mode_turns_a_reconciliation_into_a_proposal(convo):
     convo.call("DELETE", f"/api/sessions/{sid}/messages/last")
     calls = len(convo.model_calls())
     [job] = convo.run_jobs()
-    assert job["proposal_id"] and len(convo.model_calls()) == calls
+    assert job.proposal_id and len(convo.model_calls()) == calls
     assert PIXEL in convo.memory(pid), "nothing changes before the person accepts"
-    proposal = convo.call("GET", f"/api/personas/{pid}/cortex/proposals/{job['proposal_id']}")
+    proposal = convo.call("GET", f"/api/personas/{pid}/cortex/proposals/{job.proposal_id}")
     assert proposal["kinds"] == ["reconcile"]  # the document lists it among the kinds
-    convo.call("POST", f"/api/personas/{pid}/cortex/proposals/{job['proposal_id']}/accept")
+    convo.call("POST", f"/api/personas/{pid}/cortex/proposals/{job.proposal_id}/accept")
     assert convo.memory(pid) == before
 
 
@@ -228,7 +228,7 @@ def test_a_pinned_line_survives_a_model_reconciliation(convo):
     convo.call("DELETE", f"/api/sessions/{sid}/messages/last")
     convo.script.update(replies.tool_use([drop_line(PIXEL)]), replies.text("Tried."))
     [job] = convo.run_jobs()
-    assert job["status"] == "done" and convo.memory(pid) == pinned
+    assert job.status == "done" and convo.memory(pid) == pinned
 
 
 def test_a_message_deleted_while_the_update_reading_it_runs_is_reconciled_after_it(convo):

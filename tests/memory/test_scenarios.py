@@ -50,7 +50,7 @@ class Spec:
                 replies.text(f"Corrected: {model_fix[1] or 'removed'}"))
         before = len(self.convo.reconcile_calls())
         jobs = self.convo.run_jobs()
-        assert all(job["status"] == "done" for job in jobs), jobs
+        assert all(job.status == "done" for job in jobs), jobs
         assert len(self.convo.reconcile_calls()) - before == (0 if model_fix is None else 2)
 
     def delete_last(self, name: str):

@@ -51,23 +51,23 @@ def test_an_insert_then_three_500s_changes_nothing_and_a_rerun_adds_the_fact_onc
 
     job = env.run_job()
 
-    assert (job["status"], job["error"], job["retryable"]) == ("failed", "api_error", True)
+    assert (job.status, job.error, job.retryable) == ("failed", "api_error", True)
     assert len(claude.requests) == 4, "one insert round, then three attempts that got a 500"
     assert env.read("memory.md") == MEMORY, "the staged insert reached the file"
     assert env.revisions() == before, "a failed run left a revision"
-    assert env.processed() == 0 and job["files"] == []
-    assert job["attempted"] == [{"file": "memory.md", "action": "insert", "insert_line": 6,
-                                 "insert_text": FACT, "anchor": "## Shared experiences\n",
-                                 "at_end": True}]
+    assert env.processed() == 0 and job.files == []
+    assert [edit.model_dump() for edit in job.attempted] == [{
+        "file": "memory.md", "action": "insert", "insert_line": 6, "insert_text": FACT,
+        "anchor": "## Shared experiences\n", "at_end": True}]
 
     claude.enqueue(_insert_fact(), replies.text("Noted Pixel."))
     job = env.run_job()
 
-    assert job["status"] == "done"
+    assert job.status == "done"
     assert env.read("memory.md").count("Pixel") == 1, "the fact was written twice"
     assert env.processed() == messages[-1]["id"]
     (rev,) = env.revisions()[len(before):]
-    assert (rev["author"], rev["job_id"], rev["summary"]) == ("ai", job["id"], "Noted Pixel.")
+    assert (rev["author"], rev["job_id"], rev["summary"]) == ("ai", job.id, "Noted Pixel.")
 
 
 def test_edits_to_several_files_become_one_group_with_the_processed_mark(env, claude):
@@ -85,12 +85,12 @@ def test_edits_to_several_files_become_one_group_with_the_processed_mark(env, cl
 
     group = env.revisions()[before:]
     assert [(r["filename"], r["author"], r["job_id"]) for r in group] == [
-        ("memory.md", "ai", job["id"]), ("soul.md", "ai", job["id"])]
+        ("memory.md", "ai", job.id), ("soul.md", "ai", job.id)]
     assert {(r["message_from"], r["message_to"]) for r in group} == {
         (messages[0]["id"], messages[-1]["id"])}
     assert env.read("memory.md") == MEMORY.replace("green tea", "green tea (daily)") + FACT + "\n"
     assert env.read("soul.md") == SOUL.replace("curious", "curious about animals")
-    assert job["files"] == ["memory.md", "soul.md"] and job["summary"] == "Pixel and tea."
+    assert job.files == ["memory.md", "soul.md"] and job.summary == "Pixel and tea."
     assert env.processed() == messages[-1]["id"]
 
 
@@ -127,7 +127,7 @@ def test_a_persons_edit_during_the_run_is_kept_and_the_str_replace_replayed_on_i
     claude.default = replies.scripted(model)
     job = env.run_job()
 
-    assert job["status"] == "done"
+    assert job.status == "done"
     assert env.read("memory.md") == person.replace("green tea", "green tea (daily)")
     assert [r["author"] for r in env.revisions(filename="memory.md")][-2:] == ["user", "ai"]
     assert env.processed() == messages[-1]["id"]
@@ -146,7 +146,7 @@ def test_an_insert_is_replayed_after_its_anchor_line_when_a_person_added_lines_a
         return replies.text("ok")
 
     claude.default = replies.scripted(model)
-    assert env.run_job()["status"] == "done"
+    assert env.run_job().status == "done"
     assert env.read("memory.md") == person.replace("- Likes green tea.\n",
                                                    "- Likes green tea.\n- Has a cat.\n")
 
@@ -169,8 +169,8 @@ def test_a_whole_file_write_meeting_a_persons_edit_applies_nothing_and_runs_agai
     before = env.revisions()
     job = env.run_job()
 
-    assert (job["status"], job["error"], job["retryable"]) == ("failed", "edit_conflict", True)
-    assert "memory.md was edited while the update ran" in job["error_message"]
+    assert (job.status, job.error, job.retryable) == ("failed", "edit_conflict", True)
+    assert "memory.md was edited while the update ran" in job.error_message
     assert env.read("memory.md") == person and env.read("soul.md") == SOUL
     assert env.revisions()[len(before):] == [env.revisions()[-1]]  # only the person's write
     assert env.revisions()[-1]["author"] == "user"
@@ -198,7 +198,7 @@ def test_a_person_edit_that_breaks_staged_edits_drops_them_and_tells_the_model(e
     (dropped,) = tool_results(claude.requests[2])
     assert dropped["is_error"] and "your earlier edits to it no longer fit the new text, so " \
                                    "they were dropped" in result_text(dropped)
-    assert job["status"] == "done"
+    assert job.status == "done"
     assert env.read("memory.md") == "# Memories\n- Jonas drinks coffee now.\n"
 
 
@@ -216,7 +216,7 @@ def test_a_run_whose_job_was_taken_away_applies_nothing(env, claude):
     before = env.revisions()
     job = env.run_job()
 
-    assert (job["status"], job["error"]) == ("failed", "interrupted")
+    assert (job.status, job.error) == ("failed", "interrupted")
     assert env.read("memory.md") == MEMORY and env.revisions() == before
     assert env.processed() == 0
 
@@ -237,7 +237,7 @@ def test_hostile_tool_input_is_refused_and_the_rest_of_the_run_still_applies(env
     results = tool_results(claude.requests[1])
     assert [bool(r.get("is_error")) for r in results] == [True, True, True, False]
     assert "over the hard limit" in result_text(results[2])
-    assert job["status"] == "done" and job["files"] == ["memory.md"]
+    assert job.status == "done" and job.files == ["memory.md"]
     assert env.read("memory.md") == FACT + "\n" + MEMORY and env.read("soul.md") == SOUL
 
 

@@ -90,7 +90,7 @@ def _updates(app, api: Http, persona_id: str, session_id: str, jobs: list) -> No
         status, _, started = api.call("POST", f"/api/personas/{persona_id}/cortex/update", {})
         assert status == 202, started
         job = worker.wait_for_job(started["job_id"], timeout=30)
-        jobs.append((fault, job["status"], job["error"]))
+        jobs.append((fault, job.status, job.error))
 
 
 def _edits(api: Http, persona_id: str, saved: list) -> None:

@@ -99,7 +99,7 @@ def test_a_lone_surrogate_in_an_update_summary_and_a_title_is_stored_as_replacem
     env.say(sid, "I adopted a cat.", "Lovely!")
     claude.enqueue(_hostile(f"Noted {MARK}."))
     job = env.run_job()
-    assert job["status"] == "done" and job["summary"] == "Noted \ufffd.", job
+    assert job.status == "done" and job.summary == "Noted \ufffd.", job
     sid = client.post("/api/sessions", json={"persona_id": PID}).get_json()["id"]
     claude.enqueue(_hostile(f"Cats {MARK}"))
     session = provider.get_title_generator(env.app).generate(sid, "I adopted a cat.", "Lovely!")
@@ -117,7 +117,7 @@ def test_a_lone_surrogate_in_a_tool_call_does_not_break_the_next_round(env, clau
                          "insert_text": f"- A cat {MARK}"})], text=f"Noting {MARK}")),
         replies.text("Noted."))
     job = env.run_job()
-    assert job["status"] == "done", job
+    assert job.status == "done", job
     history = claude.requests[-1].body["messages"]
     sent = json.dumps(history, ensure_ascii=False)
     assert "- A cat \ufffd" in sent and "Noting \ufffd" in sent

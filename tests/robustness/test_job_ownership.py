@@ -12,6 +12,7 @@ import pytest
 from src.app import create_app
 from src.utils import provider
 from src.utils.cortex.ownership import ProcessOwner, owner_alive, owners_dir
+from src.utils.models.cortex import CortexJob
 from src.utils.storage import cortex_jobs as jobs
 from tests.cortex.support import REPO
 from tests.cortex.update_support import PID, Env
@@ -50,13 +51,19 @@ def _restarted(app_config):
         provider.shutdown_services(app)
 
 
-def _running_job(env, owner: str, pid: int, lease_seconds: float = 600.0) -> dict:
+def _running_job(env, owner: str, pid: int, lease_seconds: float = 600.0) -> CortexJob:
     env.persona()
     env.chat(env.session(), 2)
     job, _ = env.trigger.request_update(PID)
     jobs.claim_next_job(env.conn, env.update.plan_range, owner=owner, lease_seconds=lease_seconds)
     env.conn.execute("UPDATE cortex_jobs SET claimed_by = ? WHERE id = ?", (pid, job.id))
     return jobs.get_job(env.conn, job.id)
+
+
+def _lease_until(env, job_id: str) -> float:
+    """The job's lease as stored (the runner's; a job read back does not show it)."""
+    return env.conn.execute("SELECT lease_until FROM cortex_jobs WHERE id = ?",
+                            (job_id,)).fetchone()[0]
 
 
 def test_a_job_of_a_zombie_owner_is_recovered_at_restart(env, app_config, data_dir):
@@ -67,8 +74,8 @@ def test_a_job_of_a_zombie_owner_is_recovered_at_restart(env, app_config, data_d
         job = _running_job(env, token, zombie.pid)
 
         with _restarted(app_config):
-            recovered = jobs.get_job(env.conn, job["id"])
-        assert (recovered["status"], recovered["error"], recovered["retryable"]) == (
+            recovered = jobs.get_job(env.conn, job.id)
+        assert (recovered.status, recovered.error, recovered.retryable) == (
             "failed", "interrupted", True)
         assert not os.path.exists(os.path.join(owners_dir(data_dir), token + ".lock"))
         zombie.wait(timeout=DEADLINE)
@@ -84,7 +91,7 @@ def test_a_job_whose_pid_now_belongs_to_another_process_is_recovered(env, app_co
         reused.stdout.readline()
         job = _running_job(env, token, reused.pid)
         with _restarted(app_config):
-            assert jobs.get_job(env.conn, job["id"])["error"] == "interrupted"
+            assert jobs.get_job(env.conn, job.id).error == "interrupted"
         reused.stdin.close()
         reused.wait(timeout=DEADLINE)
 
@@ -95,13 +102,13 @@ def test_a_live_owners_job_survives_a_restart_until_its_lease_runs_out(env, app_
         token = owner.stdout.readline().strip()
         job = _running_job(env, token, owner.pid, lease_seconds=60)
         with _restarted(app_config) as restarted:
-            assert jobs.get_job(env.conn, job["id"])["status"] == "running"
-            lease_until = jobs.get_job(env.conn, job["id"])["lease_until"]
+            assert jobs.get_job(env.conn, job.id).status == "running"
+            lease_until = _lease_until(env, job.id)
             # judged against the stored lease, not the clock: a slow restart on a busy machine
             # must not bring the end of the lease closer
             assert restarted.worker.recover_interrupted(now=lease_until - 1) == 0
             assert restarted.worker.recover_interrupted(now=lease_until + 1) == 1
-        assert jobs.get_job(env.conn, job["id"])["error"] == "interrupted"
+        assert jobs.get_job(env.conn, job.id).error == "interrupted"
         owner.stdin.close()
         owner.wait(timeout=DEADLINE)
 
@@ -115,10 +122,10 @@ def test_a_running_worker_takes_back_an_expired_lease_without_a_restart(env, app
         job = _running_job(env, token, owner.pid)
         running = create_app({**app_config, "CORTEX_WORKER": True})
         try:
-            assert jobs.get_job(env.conn, job["id"])["status"] == "running"  # start-up kept it
+            assert jobs.get_job(env.conn, job.id).status == "running"  # start-up kept it
             env.conn.execute("UPDATE cortex_jobs SET lease_until = ? WHERE id = ?",
-                             (time.time() + 0.3, job["id"]))  # the owner stops renewing
-            _wait_until(lambda: jobs.get_job(env.conn, job["id"])["error"] == "interrupted",
+                             (time.time() + 0.3, job.id))  # the owner stops renewing
+            _wait_until(lambda: jobs.get_job(env.conn, job.id).error == "interrupted",
                         "the running worker's loop took the expired lease back")
         finally:
             provider.shutdown_services(running)
@@ -145,7 +152,7 @@ def test_the_heartbeat_keeps_a_long_run_past_its_first_lease(short_lease_env, ap
         job = env.conn.execute("SELECT id, lease_until FROM cortex_jobs "
                                "WHERE status = 'running'").fetchone()
         first = job["lease_until"]
-        _wait_until(lambda: jobs.get_job(env.conn, job["id"])["lease_until"] >= first + 0.15,
+        _wait_until(lambda: _lease_until(env, job["id"]) >= first + 0.15,
                     "the heartbeat renewed the lease")
         with _restarted(app_config) as other:
             checked["reaped"] = other.worker.recover_interrupted(now=first + 0.1)
@@ -156,7 +163,7 @@ def test_the_heartbeat_keeps_a_long_run_past_its_first_lease(short_lease_env, ap
     env.chat(env.session(), 2)
     job = env.run_job()
     assert checked == {"reaped": 0}
-    assert job["status"] == "done"
+    assert job.status == "done"
 
 
 def test_owner_lock_files_go_with_their_owner(data_dir):

@@ -10,8 +10,8 @@ from .errors import (
     UnsafePath,
 )
 from .paths import CORTEX_FILES, DEFAULT_PERSONA
-from .service import CortexFile, CortexService
+from .service import CortexService
 
-__all__ = ["CORTEX_FILES", "DEFAULT_PERSONA", "CortexFile", "CortexService", "CortexSizeError",
+__all__ = ["CORTEX_FILES", "DEFAULT_PERSONA", "CortexService", "CortexSizeError",
            "InvalidContent", "InvalidFilename", "InvalidPersonaId", "PersonaNotFound",
            "RevisionConflict", "RevisionNotFound", "UnsafePath"]

@@ -11,13 +11,13 @@ from typing import Any
 
 from .. import prompts
 from ..api_request import ApiResponse, RequestConfig
+from ..models.cortex import CortexFile
 from ..models.personas import stand_in
 from ..storage.personas import get_persona
 from .paths import CORTEX_FILES
 from .run_context import RunContext
 from .run_outcome import consolidated_summary, job_guard, run_failure, run_result
 from .run_request import edit_run_request, format_day, render_file
-from .service import CortexFile
 from .staged_apply import NotApplied
 from .staging import StagingConflict
 from .tools import CortexToolbox

@@ -1,18 +1,7 @@
 """Errors the cortex raises; each maps to one JSON answer (routes/errors.DOMAIN_ERRORS)."""
-from typing import Any, Protocol
+from typing import Any
 
-
-class FileState(Protocol):
-    """What a conflict shows of a file as it is now (service.CortexFile, which imports this
-    module, so it is named by shape)."""
-
-    @property
-    def filename(self) -> str: ...
-
-    @property
-    def revision(self) -> int: ...
-
-    def to_dict(self) -> dict[str, Any]: ...
+from ..models.cortex import CortexFile
 
 
 class InvalidPersonaId(ValueError):
@@ -40,7 +29,7 @@ class CortexSizeError(ValueError):
 class RevisionConflict(Exception):
     """The caller's expected revision is stale; `current` is the file as it is now."""
 
-    def __init__(self, current: FileState, expected: int) -> None:
+    def __init__(self, current: CortexFile, expected: int) -> None:
         super().__init__(
             f"{current.filename} is at revision {current.revision}, not {expected}: "
             "someone changed it meanwhile. Reload it and apply your change again.")

@@ -12,16 +12,16 @@ moves the processed mark: imported messages are not part of the regular update's
 """
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..api_request.types import RequestConfig
+from ..models.cortex import CortexFile, CortexJob
 from ..storage import provenance
 from . import learn_runs
 from .errors import PersonaNotFound
 from .run_context import RunContext
 from .run_outcome import job_guard
-from .service import CortexFile
 from .settings import load_cortex_settings
 from .staged_apply import Guard, NotApplied
 from .staging import StagedEdits, StagingConflict
@@ -45,14 +45,14 @@ class LearnRunner:
                  max_chars: int) -> None:
         self._run, self._request_for, self._max_chars = run, request_for, max_chars
 
-    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+    def run(self, job: CortexJob) -> dict[str, Any]:
         """Reads every window of the job's imported session, then applies (or proposes) the
         result as one group; returns the worker's result dict."""
-        conn, job_id, pid = self._run.db.conn(), job["id"], job["persona_id"]
+        conn, job_id, pid = self._run.db.conn(), job.id, job.persona_id
         run = learn_runs.get_run(conn, job_id)
         if run is None:
             return _failed("internal_error", "The learn run has no record.", retryable=False)
-        windows = self.windows(run["session_id"], run["window_messages"])
+        windows = self.windows(run.session_id, run.window_messages)
         learn_runs.set_windows(conn, job_id, len(windows), sum(w["count"] for w in windows))
         if not load_cortex_settings(conn)["enabled"]:
             return _failed("cortex_disabled", "The cortex is disabled in the settings.",
@@ -65,7 +65,7 @@ class LearnRunner:
         for index, span in enumerate(windows):
             if learn_runs.cancelled(conn, job_id):
                 return _cancelled(staged, learned.usage)
-            window = learn_runs.window_messages(conn, run["session_id"], span["first"],
+            window = learn_runs.window_messages(conn, run.session_id, span["first"],
                                                 span["last"])  # [] if deleted meanwhile
             if window:
                 log.info("Learn run %s for %s: window %d of %d (messages %d..%d)", job_id, pid,
@@ -76,19 +76,18 @@ class LearnRunner:
             learn_runs.note_progress(conn, job_id, index + 1)
         return self._finish(job, staged, review, learned)
 
-    def _read(self, job: dict[str, Any], staged: StagedEdits, shown: list[CortexFile],
+    def _read(self, job: CortexJob, staged: StagedEdits, shown: list[CortexFile],
               review: bool, window: list[dict[str, Any]],
               learned: "_Learned") -> dict[str, Any] | None:
         """One window through the update request, its edits staged on top of the earlier
         windows'; the failure result, or None."""
-        files = {f.filename: replace(f, content=staged.file(f.filename).content,
-                                     chars=len(staged.file(f.filename).content)) for f in shown}
+        files: dict[str, CortexFile] = {f.filename: f for f in staged.shown(shown)}
         toolbox = CortexToolbox(self._run.cortex, staged, follow_files=not review)
         response = self._run.api.tool_request(
-            self._request_for(job["persona_id"], files, window), toolbox)
+            self._request_for(job.persona_id, files, window), toolbox)
         learned.add_usage(response.usage)
         if not response.success:
-            return self._run.failed(job["persona_id"], job["id"], toolbox,
+            return self._run.failed(job.persona_id, job.id, toolbox,
                                        response.error or "api_error", response.error_message,
                                        bool(response.retryable), learned.usage)
         learned.add(window, {change.filename for change in toolbox.changes},
@@ -101,11 +100,11 @@ class LearnRunner:
         return learn_runs.windows_off_loop(self._run.db.path, session_id, window_messages,
                                            self._max_chars)
 
-    def _finish(self, job: dict[str, Any], staged: StagedEdits, review: bool,
+    def _finish(self, job: CortexJob, staged: StagedEdits, review: bool,
                 learned: "_Learned") -> dict[str, Any]:
         """One apply (or one proposal) for the whole run; each file's revision is anchored to
         the windows that edited it (a proposal, accepted as one, to every window read)."""
-        job_id, pid = job["id"], job["persona_id"]
+        job_id, pid = job.id, job.persona_id
         sources, by_file, usage, summary = (learned.sources, learned.by_file, learned.usage,
                                             learned.summary())
         guard = _guard(pid, job_id)

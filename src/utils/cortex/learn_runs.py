@@ -10,6 +10,7 @@ import sqlite3
 from typing import Any
 
 from ..cooperative import blocking
+from ..models.learn import StoredLearnRun
 from ..storage import cortex_jobs as jobs, learn_runs as store
 from ..storage.db import connect
 
@@ -60,7 +61,7 @@ def split_windows(sizes: list[dict[str, Any]], window_messages: int,
 
 def create_run(conn: sqlite3.Connection, persona_id: str, session_id: str, window_messages: int,
                message_range: tuple[int, int], windows: int,
-               messages: int) -> dict[str, Any] | None:
+               messages: int) -> StoredLearnRun | None:
     """Queues the learn job and its row; None when the persona already has a learn run queued
     or running (one at a time)."""
     job_id = store.insert_run(conn, persona_id, session_id, window_messages, message_range,
@@ -68,22 +69,22 @@ def create_run(conn: sqlite3.Connection, persona_id: str, session_id: str, windo
     return get_run(conn, job_id) if job_id else None
 
 
-def active_run(conn: sqlite3.Connection, persona_id: str) -> dict[str, Any] | None:
+def active_run(conn: sqlite3.Connection, persona_id: str) -> StoredLearnRun | None:
     """The persona's learn run that is queued or running, or None."""
     job_id = store.active_job_id(conn, persona_id)
     return get_run(conn, job_id) if job_id else None
 
 
-def latest_run(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
+def latest_run(conn: sqlite3.Connection, session_id: str) -> StoredLearnRun | None:
     """The newest learn run of the session, or None."""
     job_id = store.latest_job_id(conn, session_id)
     return get_run(conn, job_id) if job_id else None
 
 
-def get_run(conn: sqlite3.Connection, job_id: str) -> dict[str, Any] | None:
-    """The run with its job, or None."""
+def get_run(conn: sqlite3.Connection, job_id: str) -> StoredLearnRun | None:
+    """The run with its job (None if the job row is gone), or None."""
     row = store.get_row(conn, job_id)
-    return {**row, "job": jobs.get_job(conn, job_id)} if row else None
+    return row.model_copy(update={"job": jobs.get_job(conn, job_id)}) if row else None
 
 
 def request_cancel(conn: sqlite3.Connection, job_id: str) -> str:

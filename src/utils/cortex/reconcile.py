@@ -20,6 +20,7 @@ from typing import Any, TypedDict
 
 from .. import prompts
 from ..api_request.types import RequestConfig
+from ..models.cortex import CortexFile
 from ..models.personas import stand_in
 from ..storage import proposals, provenance, retractions
 from ..storage.db import transaction
@@ -30,7 +31,6 @@ from .paths import CORTEX_FILES
 from .run_context import RunContext
 from .run_outcome import job_guard, run_failure, run_result
 from .run_request import edit_run_request, format_day, render_file
-from .service import CortexFile
 from .staged_apply import Guard, NotApplied
 from .staging import EditError, StagedEdits, StagingConflict
 from .tools import CortexToolbox

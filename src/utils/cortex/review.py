@@ -9,9 +9,9 @@ proposal is pending builds on the proposal's text (`stage_for_run`).
 """
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
+from ..models.cortex import CortexFile
 from ..models.review import Proposal, ProposalSummary, StoredProposal, StoredProposalFile
 from ..storage import cortex_jobs as jobs, proposals as store, retractions
 from ..storage.db import Database, transaction
@@ -25,7 +25,7 @@ from .errors import (
 )
 from .personas_lookup import persona_exists
 from .run_outcome import consolidated_summary
-from .service import CortexFile, CortexService
+from .service import CortexService
 from .staged_apply import Guard, NotApplied
 from .staging import Edit, StagedEdits, StagedFile, StagingConflict
 
@@ -45,9 +45,7 @@ class ProposalService:
         them (the proposed text where one is pending)."""
         staged = self._cortex.stage(persona_id, infos)
         _layer(staged, store.pending_proposal(self._db.conn(), persona_id))
-        shown = [replace(info, content=staged.file(info.filename).content,
-                         chars=len(staged.file(info.filename).content)) for info in infos]
-        return staged, shown
+        return staged, staged.shown(infos)
 
     def propose(self, staged: StagedEdits, *, job_id: str, kind: str, summary: str,
                 message_range: tuple[int, int] | None = None,

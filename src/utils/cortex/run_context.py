@@ -10,11 +10,12 @@ from datetime import datetime
 from typing import Any
 
 from ..api_request import ApiClient
+from ..models.cortex import CortexFile
 from ..storage.db import Database
 from .persona_settings import review_mode
 from .review import ProposalService
 from .run_outcome import run_result
-from .service import CortexFile, CortexService
+from .service import CortexService
 from .staging import StagedEdits
 from .tools import CortexToolbox
 

@@ -6,8 +6,8 @@ from datetime import datetime
 
 from .. import prompts
 from ..api_request.types import RequestConfig
+from ..models.cortex import CortexFile
 from . import pins
-from .service import CortexFile
 from .staging import split_lines
 from .tools import tool_definitions
 

@@ -18,10 +18,9 @@ import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..models.cortex import Revision, RevisionDetail
+from ..models.cortex import CortexFile, Revision, RevisionDetail
 from ..storage import cortex_archive as archive_store, cortex_revisions as store, provenance
 from ..storage.db import Database
 from . import archive, diffs, staged_apply
@@ -43,23 +42,6 @@ from .templates import render_template
 log = logging.getLogger(__name__)
 DEFAULT_BUDGET = 12000
 HARD_CAP_FACTOR = 4
-
-
-@dataclass(frozen=True)
-class CortexFile:
-    """One cortex file as the API shows it (DESIGN §7)."""
-
-    filename: str
-    content: str
-    revision: int
-    chars: int
-    budget: int
-    version: int
-
-    def to_dict(self) -> dict:
-        """`{filename, content, revision, chars, budget, version}`; `revision` is the id (and the
-        ETag), `version` the file's own number of it, as its history counts ("#3")."""
-        return asdict(self)
 
 
 class CortexService:
@@ -142,7 +124,7 @@ class CortexService:
         if known is not None:
             return known
         with self._hold(persona_id):
-            texts = [(info.filename, info.content, info.revision)
+            texts: Texts = [(info.filename, info.content, info.revision)
                      for info in (self._file(self._current(persona_id, name))
                                   for name in CORTEX_FILES)]
             self._prompt_texts.remember(persona_id,
@@ -307,8 +289,8 @@ class CortexService:
 
     def _file(self, row: sqlite3.Row) -> CortexFile:
         version = store.version_of(self.db.conn(), row["persona_id"], row["filename"], row["id"])
-        return CortexFile(row["filename"], row["content"], row["id"], row["chars"], self.budget,
-                          version)
+        return CortexFile(filename=row["filename"], content=row["content"], revision=row["id"],
+                          chars=row["chars"], budget=self.budget, version=version)
 
     def _current(self, persona_id: str, filename: str) -> sqlite3.Row:
         """Under the lock: the latest revision after reconciling it with the file on disk."""

@@ -45,7 +45,8 @@ class SleepSchedule:
                 "sleep_hours": settings["sleep_hours"], "sessions_since": sessions,
                 "hours_since": round(hours / 3600, 2) if hours is not None else None,
                 "over_budget": self._over_budget(conn, persona_id, done),
-                "last_consolidation": last, "job_id": queued,
+                "last_consolidation": last.model_dump(mode="json") if last else None,
+                "job_id": queued,
                 "due": self.due(persona_id, now)}
 
     def due(self, persona_id: str, now: float | None = None) -> str | None:
@@ -67,8 +68,7 @@ class SleepSchedule:
     def request(self, persona_id: str) -> tuple[CortexJob, bool]:
         """"Consolidate now": queues a consolidation (or returns the queued one), and whether it
         was created now."""
-        job, created = self._worker.enqueue(persona_id, "manual", reason="consolidate")
-        return jobs.resource_of(job), created
+        return self._worker.enqueue(persona_id, "manual", reason="consolidate")
 
     def scan(self, now: float | None = None) -> list[str]:
         """Queues a consolidation for every persona that is due; returns the job ids."""
@@ -83,8 +83,8 @@ class SleepSchedule:
             job, _ = self._worker.enqueue(persona_id, "threshold" if reason == "budget"
                                           else "idle", reason="consolidate")
             log.info("Cortex of %s due for consolidation (%s): job %s", persona_id, reason,
-                     job["id"])
-            queued.append(job["id"])
+                     job.id)
+            queued.append(job.id)
         return queued
 
     def _over_budget(self, conn: sqlite3.Connection, persona_id: str, done: str | None) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..models.cortex import CortexFile
 from . import pins
 from .paths import CORTEX_FILES
 
@@ -89,6 +90,12 @@ class StagedEdits:
     def file(self, filename: str) -> StagedFile:
         """The staged state of one file."""
         return self._files[filename]
+
+    def shown(self, files: Iterable[CortexFile]) -> list[CortexFile]:
+        """`files` as a run shows them to the model: each with its staged text and length."""
+        return [info.model_copy(update={"content": self.file(info.filename).content,
+                                        "chars": len(self.file(info.filename).content)})
+                for info in files]
 
     def write(self, filename: str, content: str) -> str:
         """Stages a whole new text for the file; returns it."""

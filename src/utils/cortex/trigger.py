@@ -45,7 +45,7 @@ class CortexTrigger:
 
     def job(self, job_id: str) -> CortexJob | None:
         """One update job (any persona), or None."""
-        return jobs.find_job(self._db.conn(), job_id)
+        return jobs.get_job(self._db.conn(), job_id)
 
     def threshold(self, frequency: str | None = None) -> tuple[str, int]:
         """The frequency setting (or `frequency`) and the message count it means for the current
@@ -83,7 +83,7 @@ class CortexTrigger:
         state, pending = self._measure(persona_id)
         if state["enabled"] and pending >= state["threshold"] and not self._backing_off(persona_id):
             job, _ = self._worker.enqueue(persona_id, "threshold")
-            state.update(triggered=True, job_id=job["id"])
+            state.update(triggered=True, job_id=job.id)
             log.info("Cortex threshold reached for %s (session %s): %d/%d messages",
                      persona_id, session_id, pending, state["threshold"])
         return state
@@ -94,10 +94,9 @@ class CortexTrigger:
         validate_persona_id(persona_id)
         if not load_cortex_settings(self._db.conn())["enabled"]:
             raise CortexDisabled("The cortex is disabled: enable it in the settings first.")
-        job, created = self._worker.enqueue(persona_id, "manual")
-        return jobs.resource_of(job), created
+        return self._worker.enqueue(persona_id, "manual")
 
-    def notice_retractions(self, persona_id: str) -> dict | None:
+    def notice_retractions(self, persona_id: str) -> CortexJob | None:
         """After the conversation changed (edit, regenerate, delete, branch switch, session
         deleted): queues a reconciliation when memory learned from a message that left it;
         returns the job, or None when nothing needs reconciling (or the cortex is off)."""
@@ -110,7 +109,7 @@ class CortexTrigger:
             return None
         job, _ = self._worker.enqueue(persona_id, "manual", reason="reconcile")
         log.info("Memory of %s learned from retracted messages: reconciliation %s",
-                 persona_id, job["id"])
+                 persona_id, job.id)
         return job
 
     def scan_retractions(self, now: float | None = None) -> list[str]:
@@ -124,10 +123,10 @@ class CortexTrigger:
         for persona_id in retractions.personas_waiting(conn):
             active = jobs.active_jobs(conn, persona_id)
             last = jobs.last_finished_job(conn, persona_id)
-            crashed = last is not None and last["error"] == "interrupted"
-            if active["queued"] is None and (crashed or not self._backing_off(persona_id, now)):
+            crashed = last is not None and last.error == "interrupted"
+            if active.queued is None and (crashed or not self._backing_off(persona_id, now)):
                 job, _ = self._worker.enqueue(persona_id, "manual", reason="reconcile")
-                queued.append(job["id"])
+                queued.append(job.id)
         return queued
 
     def scan_idle(self, now: float | None = None) -> list[str]:
@@ -145,23 +144,23 @@ class CortexTrigger:
             persona_id = row["persona_id"]
             if persona_id in queued or jobs.seconds_since(row["last_at"], now) < idle_seconds:
                 continue
-            running = jobs.active_jobs(conn, persona_id)["running"]
+            running = jobs.active_jobs(conn, persona_id).running
             if jobs.covered_to(running) >= row["last_id"]:
                 continue
             if self._backing_off(persona_id, now):
                 continue
             job, _ = self._worker.enqueue(persona_id, "idle")
-            queued[persona_id] = job["id"]
+            queued[persona_id] = job.id
             log.info("Session %s of %s idle with unprocessed messages: update %s",
-                     row["session_id"], persona_id, job["id"])
+                     row["session_id"], persona_id, job.id)
         return list(queued.values())
 
     def _backing_off(self, persona_id: str, now: float | None = None) -> bool:
         """True shortly after a failed job, so automatic triggers do not retry in a tight loop."""
         last = jobs.last_finished_job(self._db.conn(), persona_id)
-        if last is None or last["status"] != "failed":
+        if last is None or last.status != "failed":
             return False
-        delay = self._retry_delay * (1 if last["retryable"] else 10)
-        elapsed = jobs.seconds_since(last["finished_at"], self._clock() if now is None else now)
+        delay = self._retry_delay * (1 if last.retryable else 10)
+        elapsed = jobs.seconds_since(last.finished_at, self._clock() if now is None else now)
         return elapsed is not None and elapsed < delay
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import prompts
 from ..api_request import ApiClient, ApiResponse, RequestConfig
+from ..models.cortex import CortexFile
 from ..models.personas import Persona, stand_in
 from ..storage import cortex_input, cortex_jobs as jobs, provenance, settings_store, user_personas
 from ..storage.db import Database
@@ -30,7 +31,7 @@ from .review import ProposalService
 from .run_context import RunContext
 from .run_outcome import RETRYABLE, job_guard, run_failure, run_result
 from .run_request import USER_MARKER, format_day, render_file
-from .service import CortexFile, CortexService
+from .service import CortexService
 from .settings import load_cortex_settings
 from .staged_apply import Guard, NotApplied
 from .staging import StagingConflict

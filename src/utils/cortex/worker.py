@@ -16,8 +16,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from ..listeners import Listeners
+from ..models.cortex import CortexJob
 from ..storage import cortex_jobs as jobs
 from ..storage.clock import utc_now
 from ..storage.db import Database
@@ -64,16 +66,16 @@ class CortexWorker:
         for job_id in failed:
             retry = jobs.retry_interrupted(conn, job_id)
             if retry is not None:
-                log.info("Cortex job %s queued again as %s", job_id, retry["id"])
+                log.info("Cortex job %s queued again as %s", job_id, retry.id)
         return len(failed)
 
     def enqueue(self, persona_id: str, trigger: str = "manual",
-                reason: str | None = None) -> tuple[dict, bool]:
+                reason: str | None = None) -> tuple[CortexJob, bool]:
         """Queues an update, or a consolidation with `reason` "consolidate" (or returns the
         persona's queued one of that kind); True when created now."""
         job, created = jobs.enqueue_job(self._db.conn(), persona_id, trigger, reason=reason)
         if created:
-            log.info("Queued cortex update %s for %s (%s)", job["id"], persona_id, trigger)
+            log.info("Queued cortex update %s for %s (%s)", job.id, persona_id, trigger)
         with self._cond:
             self._wake = True
             self._cond.notify_all()
@@ -85,18 +87,18 @@ class CortexWorker:
             self._wake = True
             self._cond.notify_all()
 
-    def run_pending(self) -> list[dict]:
+    def run_pending(self) -> list[CortexJob]:
         """Runs queued jobs in this thread until none is left; returns the finished jobs."""
         finished = []
         while (job := jobs.claim_next_job(self._db.conn(), self._plan, owner=self._owner.token,
                                           lease_seconds=self._lease)) is not None:
-            renew = partial(jobs.renew_lease, job_id=job["id"], owner=self._owner.token,
+            renew = partial(jobs.renew_lease, job_id=job.id, owner=self._owner.token,
                             lease_seconds=self._lease)
-            with Heartbeat(self._db.path, renew, self._lease, f"Cortex job {job['id']}"):
+            with Heartbeat(self._db.path, renew, self._lease, f"Cortex job {job.id}"):
                 finished.append(self._run(job))
         return finished
 
-    def wait_for_job(self, job_id: str, timeout: float = 10.0) -> dict:
+    def wait_for_job(self, job_id: str, timeout: float = 10.0) -> CortexJob:
         """Blocks until the job is done or failed; raises TimeoutError after `timeout` seconds."""
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -104,11 +106,11 @@ class CortexWorker:
                 job = jobs.get_job(self._db.conn(), job_id)
                 if job is None:
                     raise LookupError(f"unknown cortex job: {job_id}")
-                if job["status"] in jobs.FINISHED:
+                if job.status in jobs.FINISHED:
                     return job
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise TimeoutError(f"cortex job {job_id} still {job['status']} "
+                    raise TimeoutError(f"cortex job {job_id} still {job.status} "
                                        f"after {timeout} s")
                 self._cond.wait(remaining)
 
@@ -148,48 +150,49 @@ class CortexWorker:
     def _plan(self, persona_id: str) -> tuple[int, int] | None:
         return self._update.plan_range(persona_id)
 
-    def _run(self, job: dict) -> dict:
+    def _run(self, job: CortexJob) -> CortexJob:
         try:
-            if job.get("reason") == "consolidate":
-                result = self._update.consolidate(job["persona_id"], job["id"])
-            elif job.get("reason") == "learn":
+            if job.reason == "consolidate":
+                result = self._update.consolidate(job.persona_id, job.id)
+            elif job.reason == "learn":
                 result = self._update.learning.run(job)
             else:
                 result = self._update_job(job)
         except Exception:
-            log.exception("Cortex update %s for %s crashed", job["id"], job["persona_id"])
+            log.exception("Cortex update %s for %s crashed", job.id, job.persona_id)
             result = {"success": False, "error": "internal_error", "retryable": True,
                       "error_message": "The update failed unexpectedly; see the server log."}
         finished = jobs.finish_job(
-            self._db.conn(), job["id"], success=result["success"],
+            self._db.conn(), job.id, success=result["success"],
             files=result.get("files") or [], usage=result.get("usage"),
             summary=result.get("summary") or "", error=result.get("error"),
             error_message=result.get("error_message"), retryable=result.get("retryable", False),
             attempted=result.get("attempted"))
         if finished is not None and result.get("reconciled"):
             done = result["reconciled"]
-            finished = jobs.note_reconciled(self._db.conn(), job["id"], done.get("files") or [],
+            finished = jobs.note_reconciled(self._db.conn(), job.id, done.get("files") or [],
                                             done.get("summary") or "") or finished
         if finished is None:
-            log.warning("Cortex job %s vanished while it ran (persona deleted?)", job["id"])
-            finished = {**job, "status": "done" if result["success"] else "failed",
-                        "files": result.get("files") or [], "error": result.get("error")}
+            log.warning("Cortex job %s vanished while it ran (persona deleted?)", job.id)
+            finished = job.model_copy(update={
+                "status": "done" if result["success"] else "failed",
+                "files": result.get("files") or [], "error": result.get("error")})
         self._announce(finished)
         return finished
 
-    def _update_job(self, job: dict) -> dict:
+    def _update_job(self, job: CortexJob) -> dict[str, Any]:
         """Reconciliation first (when a retraction waits), then the job's new messages."""
         reconciled = None
-        has_range = job["message_from"] is not None
-        if self._update.reconciliation.pending(job["persona_id"]):
-            reconciled = self._update.reconcile(job["persona_id"], job["id"],
-                                                job_continues=has_range)
-            if not reconciled["success"] or not has_range:
+        span = (job.message_from, job.message_to) \
+            if job.message_from is not None and job.message_to is not None else None
+        if self._update.reconciliation.pending(job.persona_id):
+            reconciled = self._update.reconcile(job.persona_id, job.id,
+                                                job_continues=span is not None)
+            if not reconciled["success"] or span is None:
                 return reconciled
-        if not has_range:
+        if span is None:
             return {"success": True, "summary": "Nothing new to remember."}
-        result = self._update.run(job["persona_id"], job_id=job["id"],
-                                  message_range=(job["message_from"], job["message_to"]))
+        result = self._update.run(job.persona_id, job_id=job.id, message_range=span)
         if reconciled is not None and reconciled.get("files"):
             result = {**result, "reconciled": reconciled}
         return result
@@ -197,15 +200,14 @@ class CortexWorker:
     def announce_foreign(self) -> None:
         """Announces jobs that finished in another process since the last look."""
         for job in jobs.finished_since(self._db.conn(), self._watermark):
-            self._watermark = max(self._watermark, job["finished_at"])
-            if job["id"] not in self._announced:
+            self._watermark = max(self._watermark, job.finished_at or self._watermark)
+            if job.id not in self._announced:
                 self._announce(job)
 
-    def _announce(self, job: dict) -> None:
-        self._announced.append(job["id"])
-        event = {"job_id": job["id"], "persona_id": job["persona_id"], "status": job["status"],
-                 "files": job.get("files") or [], "error": job.get("error"),
-                 "reason": job.get("reason")}
+    def _announce(self, job: CortexJob) -> None:
+        self._announced.append(job.id)
+        event = {"job_id": job.id, "persona_id": job.persona_id, "status": job.status,
+                 "files": job.files, "error": job.error, "reason": job.reason}
         with self._cond:
             self._cond.notify_all()
         self._subscribers.notify(event)

@@ -1,5 +1,5 @@
 """The cortex as the API answers it: files, revisions, update jobs (DESIGN §5, §7)."""
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import ConfigDict, Field
 
@@ -133,6 +133,14 @@ class CortexJob(Resource):
     finished_at: str | None = None
     attempted: list[AttemptedEdit] = Field([], description="The edits a failed run staged, "
                                            "kept for inspection and never applied.")
+
+
+class ActiveJobs(NamedTuple):
+    """A persona's queued and running job (each None when there is none); the runner's view,
+    never an answer."""
+
+    queued: CortexJob | None
+    running: CortexJob | None
 
 
 class UpdateQueued(Resource):

@@ -5,7 +5,7 @@ from typing import Any
 from pydantic import Field
 
 from .base import Body
-from .cortex import JobStatus
+from .cortex import CortexJob, JobStatus
 from .resource import Resource
 
 MIN_WINDOW, MAX_WINDOW = 2, 200
@@ -78,6 +78,22 @@ class LearnRun(Resource):
     created_at: str | None = Field(None, description=_TIME)
     started_at: str | None = None
     finished_at: str | None = None
+
+
+class StoredLearnRun(Resource):
+    """A learn run as stored (its `cortex_learn_runs` row), with its job once read beside it
+    (`cortex/learn_runs.get_run`); `history_learning.run_view` shows it as a `LearnRun`."""
+
+    job_id: str
+    persona_id: str
+    session_id: str
+    window_messages: int
+    windows: int
+    windows_done: int
+    messages: int
+    cancel_requested: bool
+    created_at: str
+    job: CortexJob | None = None
 
 
 class LearnStatus(Resource):

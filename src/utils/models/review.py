@@ -158,6 +158,18 @@ class SleepStatus(Resource):
     last_consolidation: dict[str, Any] | None
 
 
+class ConsolidationOutcome(Resource):
+    """The persona's newest finished consolidation, as the sleep status shows it (its
+    `last_consolidation`, documented as an open object)."""
+
+    id: str
+    status: Literal["done", "failed"]
+    summary: str | None
+    error: str | None
+    finished_at: str | None
+    proposal_id: str | None
+
+
 class ConsolidationQueued(Resource):
     """Queued (a job with reason `consolidate`)."""
 

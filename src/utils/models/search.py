@@ -4,11 +4,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from .base import Body
+from .cortex import CortexFileName
 from .resource import Resource
 from .sessions import Message, Session
 
 SEARCH_QUERY = 200
-CortexFile = Literal["memory.md", "soul.md", "relationship.md"]
 
 
 class SearchQuery(Body):
@@ -43,7 +43,7 @@ class SearchResults(Resource):
 class NoteFile(Resource):
     """What one update added to one file."""
 
-    filename: CortexFile
+    filename: CortexFileName
     rev: int = Field(description="The revision; its diff is in the history.")
     added: list[str] = Field(max_length=6, description="Lines the update added (trimmed, at "
                              "most 300 characters).")

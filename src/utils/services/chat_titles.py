@@ -21,6 +21,7 @@ from ..cortex.heartbeat import Heartbeat
 from ..cortex.ownership import ProcessOwner
 from ..listeners import Listeners
 from ..models.sessions import Session, SessionRow
+from ..models.titles import TitleJob
 from ..storage import Database, personas as persona_store, sessions as session_store, title_jobs
 from ..storage.clock import utc_now
 from . import prompt_builder as prompts
@@ -61,7 +62,7 @@ class TitleGenerator:
         job, created = title_jobs.enqueue(self._db.conn(), session_id, user_text, reply_text,
                                           self._owner.is_alive)
         if created and self._inline:
-            threading.Thread(target=self._run_inline, args=(job["id"],),
+            threading.Thread(target=self._run_inline, args=(job.id,),
                              name=f"title-{session_id}", daemon=True).start()
         return created
 
@@ -87,10 +88,10 @@ class TitleGenerator:
     def announce_finished(self) -> None:
         """Tells listeners of the titles another process applied since the last look."""
         for row in title_jobs.titled_since(self._db.conn(), _earlier(self._watermark)):
-            self._watermark = max(self._watermark, row["finished_at"])
-            if row["job_id"] not in self._announced:
-                self._announced.append(row["job_id"])
-                session = session_store.get_session_row(self._db.conn(), row["id"])
+            self._watermark = max(self._watermark, row.finished_at)
+            if row.job_id not in self._announced:
+                self._announced.append(row.job_id)
+                session = session_store.get_session_row(self._db.conn(), row.id)
                 if session is not None:
                     self._listeners.notify(session)
 
@@ -122,23 +123,23 @@ class TitleGenerator:
         finally:
             self._db.close_thread()
 
-    def _execute(self, job: dict) -> None:
+    def _execute(self, job: TitleJob) -> None:
         """Runs a claimed request under a renewed lease, records how it ended, and tells this
         process's listeners (the memory process has none; chat workers look themselves)."""
         session: Session | None = None
         error: str | None = "no_title"
-        renew = partial(title_jobs.renew_lease, job_id=job["id"], owner=self._owner.token,
+        renew = partial(title_jobs.renew_lease, job_id=job.id, owner=self._owner.token,
                         lease_seconds=self._lease)
         try:
-            with Heartbeat(self._db.path, renew, self._lease, f"Title request {job['id']}"):
-                session = self.generate(job["session_id"], job["user_text"], job["reply_text"])
+            with Heartbeat(self._db.path, renew, self._lease, f"Title request {job.id}"):
+                session = self.generate(job.session_id, job.user_text, job.reply_text)
             error = None if session is not None else error
         except Exception:
-            log.exception("Title generation failed for session %s", job["session_id"])
+            log.exception("Title generation failed for session %s", job.session_id)
             error = "internal_error"
-        title_jobs.finish(self._db.conn(), job["id"], self._owner.token, error)
+        title_jobs.finish(self._db.conn(), job.id, self._owner.token, error)
         if session is not None:
-            self._announced.append(job["id"])
+            self._announced.append(job.id)
             self._listeners.notify(session)
 
 

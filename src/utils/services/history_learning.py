@@ -15,7 +15,8 @@ from ..cortex.settings import load_cortex_settings
 from ..cortex.trigger import CortexTrigger
 from ..cortex.update import MAX_TOKENS, CortexUpdateService
 from ..cortex.worker import CortexWorker
-from ..models.learn import MAX_WINDOW, MIN_WINDOW
+from ..models.cortex import CortexFile
+from ..models.learn import MAX_WINDOW, MIN_WINDOW, StoredLearnRun
 from ..models.sessions import Session
 from ..storage import Database
 from ..storage.personas import get_persona
@@ -25,6 +26,11 @@ from .errors import ServiceError, invalid, not_found
 from .settings_service import SettingsService
 
 _MESSAGE_OVERHEAD = 10  # tokens of "[2024-06-06 15:14] Name: " and the blank line after it
+# What a learn run's view shows of its row and of its job.
+_FROM_RUN = {"job_id", "session_id", "persona_id", "windows", "windows_done", "messages",
+             "window_messages", "cancel_requested"}
+_FROM_JOB = {"status", "error", "error_message", "proposal_id", "summary", "usage",
+             "created_at", "started_at", "finished_at"}
 
 
 class HistoryLearning:
@@ -84,10 +90,10 @@ class HistoryLearning:
         self._imported(session_id)
         conn = self._db.conn()
         run = learn_runs.latest_run(conn, session_id)
-        if run is None or learn_runs.request_cancel(conn, run["job_id"]) == "finished":
+        if run is None or learn_runs.request_cancel(conn, run.job_id) == "finished":
             raise ServiceError(409, "learn_not_running",
                                "No learning from this conversation is queued or running.")
-        return run_view(learn_runs.get_run(conn, run["job_id"]) or run)
+        return run_view(learn_runs.get_run(conn, run.job_id) or run)
 
     def _imported(self, session_id: str) -> Session:
         session = get_session(self._db.conn(), session_id)
@@ -110,23 +116,17 @@ class HistoryLearning:
 
     def _fixed_tokens(self, persona_id: str) -> int:
         """Tokens of one update request without its conversation (prompt, files, tools)."""
-        files = {f.filename: f for f in self._cortex.read_all_info(persona_id)}
+        files: dict[str, CortexFile] = {f.filename: f for f in
+                                        self._cortex.read_all_info(persona_id)}
         config = self._update.request_for(persona_id, files, [])
         tools = tool_params(config.tools or [])
         text = system_text(config.system_prompt) + json.dumps(config.messages) + json.dumps(tools)
         return learn_cost.estimate_tokens(text)
 
 
-def run_view(run: dict) -> dict:
-    """A learn run as the API shows it."""
-    job = run["job"] or {}
-    return {"job_id": run["job_id"], "session_id": run["session_id"],
-            "persona_id": run["persona_id"], "status": job.get("status"),
-            "windows": run["windows"], "windows_done": run["windows_done"],
-            "messages": run["messages"], "window_messages": run["window_messages"],
-            "cancel_requested": run["cancel_requested"],
-            "cancelled": job.get("error") == "cancelled",
-            **{key: job.get(key) for key in ("error", "error_message", "proposal_id", "summary",
-                                             "usage", "created_at", "started_at",
-                                             "finished_at")},
-            "files": job.get("files") or []}
+def run_view(run: StoredLearnRun) -> dict:
+    """A learn run as the API shows it (its job's fields null when the job row is gone)."""
+    job = run.job
+    shown = job.model_dump(include=_FROM_JOB) if job is not None else dict.fromkeys(_FROM_JOB)
+    return {**run.model_dump(include=_FROM_RUN), "cancelled": shown["error"] == "cancelled",
+            **shown, "files": job.files if job is not None else []}

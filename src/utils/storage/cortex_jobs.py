@@ -5,6 +5,8 @@ job per persona, so enqueueing coalesces and claiming is single-flight even acro
 A running job has an owner (a process token, see ownership.py) and a lease its owner renews;
 recovery fails jobs whose owner is gone or whose lease ran out, and a job recovery failed can
 no longer finish or apply edits (`finish_job` and `still_running` check its status).
+Jobs read back as `CortexJob`, the model the API answers with: the runner reads the same object
+(the lease and owner stay in SQLite, read only by the statements that judge them).
 """
 import json
 import os
@@ -15,20 +17,17 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..models.cortex import CortexJob
+from ..models.cortex import ActiveJobs, CortexJob
+from ..models.review import ConsolidationOutcome
 from .clock import utc_now
 from .db import transaction
 
 FINISHED = ("done", "failed")
 _COLUMNS = ("id, persona_id, status, trigger, files, usage, summary, error, error_message, "
             "retryable, message_from, message_to, created_at, started_at, finished_at, attempted, "
-            "lease_until, reason, proposal_id")
+            "reason, proposal_id")
 RETRY_WINDOW = 600.0  # seconds: a job interrupted twice in this time is not retried again
 REASONS = ("threshold", "idle", "manual", "reconcile", "consolidate", "learn")
-# What the API shows of a job (DESIGN §7); the rest (lease, owner) is the runner's.
-_SHOWN = ("id", "persona_id", "status", "files", "error", "error_message", "retryable",
-          "trigger", "reason", "proposal_id", "summary", "usage", "message_from", "message_to",
-          "created_at", "started_at", "finished_at", "attempted")
 # A queued job of each kind may wait beside the others (index cortex_jobs_one_queued, 0043).
 _KIND = "CASE reason WHEN 'consolidate' THEN 1 WHEN 'learn' THEN 2 ELSE 0 END"
 # `plan(persona_id)`: the (first, last) message ids a claimed update will cover, or None.
@@ -36,7 +35,7 @@ Plan = Callable[[str], tuple[int, int] | None]
 
 
 def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manual",
-                now: str | None = None, reason: str | None = None) -> tuple[dict, bool]:
+                now: str | None = None, reason: str | None = None) -> tuple[CortexJob, bool]:
     """The persona's queued job of the same kind, or a new one; the flag says whether it was
     created now. A consolidation (`reason` "consolidate") queues beside a regular update; a
     reconciliation joins a queued update (which then reconciles first) and shows as `reconcile`."""
@@ -47,10 +46,10 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
         queued = _one(conn, f"persona_id = ? AND status = 'queued' AND {_KIND} = ?",
                       (persona_id, 1 if reason == "consolidate" else 0))
         if queued:
-            if reason == "reconcile" and queued["reason"] != "reconcile":
+            if reason == "reconcile" and queued.reason != "reconcile":
                 conn.execute("UPDATE cortex_jobs SET reason = 'reconcile' WHERE id = ?",
-                             (queued["id"],))
-                queued = get_job(conn, queued["id"])
+                             (queued.id,))
+                queued = get_job(conn, queued.id)
                 assert queued is not None  # updated just above
             return queued, False
         job_id = uuid.uuid4().hex
@@ -62,16 +61,16 @@ def enqueue_job(conn: sqlite3.Connection, persona_id: str, trigger: str = "manua
         return created, True
 
 
-def covered_to(job: dict | None) -> int:
+def covered_to(job: CortexJob | None) -> int:
     """The last message id a running job's regular update covers (0 for none, a learn run or a
     consolidation, which read no new chat)."""
-    if job is None or job.get("reason") in ("learn", "consolidate"):
+    if job is None or job.reason in ("learn", "consolidate"):
         return 0
-    return job["message_to"] or 0
+    return job.message_to or 0
 
 
 def claim_next_job(conn: sqlite3.Connection, plan: Plan | None = None, now: str | None = None, *,
-                   owner: str | None = None, lease_seconds: float = 0.0) -> dict | None:
+                   owner: str | None = None, lease_seconds: float = 0.0) -> CortexJob | None:
     """Marks the oldest queued job of a persona with no running job as running, and returns it.
 
     `plan(persona_id) -> (first, last) | None` picks the messages it will process; it runs in the
@@ -116,7 +115,7 @@ def finish_job(conn: sqlite3.Connection, job_id: str, *, success: bool,
                files: Iterable[str] = (), usage: dict[str, Any] | None = None,
                summary: str = "", error: str | None = None, error_message: str | None = None,
                retryable: bool = False, attempted: list[dict[str, Any]] | None = None,
-               now: str | None = None) -> dict | None:
+               now: str | None = None) -> CortexJob | None:
     """Ends a running job as `done` or `failed` with what it changed and why it failed (a job
     recovery already ended, or whose edits were applied, keeps that outcome)."""
     conn.execute(
@@ -146,13 +145,13 @@ def set_proposal(conn: sqlite3.Connection, job_id: str, proposal_id: str | None)
 
 
 def note_reconciled(conn: sqlite3.Connection, job_id: str, files: Iterable[str],
-                    summary: str) -> dict | None:
+                    summary: str) -> CortexJob | None:
     """Adds what a job's reconciliation changed to the job its update finished."""
     job = get_job(conn, job_id)
     if job is None:
         return None
-    merged = list(dict.fromkeys([*files, *job["files"]]))
-    text = "\n".join(part for part in (summary, job["summary"]) if part)
+    merged = list(dict.fromkeys([*files, *job.files]))
+    text = "\n".join(part for part in (summary, job.summary) if part)
     conn.execute("UPDATE cortex_jobs SET files = ?, summary = ? WHERE id = ?",
                  (json.dumps(merged), text, job_id))
     return get_job(conn, job_id)
@@ -185,56 +184,44 @@ def fail_interrupted_jobs(conn: sqlite3.Connection, owner_alive: Callable[[str |
 
 
 def retry_interrupted(conn: sqlite3.Connection, job_id: str,
-                      window_seconds: float = RETRY_WINDOW) -> dict | None:
+                      window_seconds: float = RETRY_WINDOW) -> CortexJob | None:
     """Queues again (or joins the queued one) the work of a job a crash interrupted, once: not
     a learn run (which resumes by itself, learn_runs.py), and not when another of the
     persona's jobs was interrupted within `window_seconds` (a job that kills its process
     every time must not restart it forever). Returns the queued job, or None."""
     job = get_job(conn, job_id)
-    if job is None or job["reason"] == "learn" or job["error"] != "interrupted":
+    if job is None or job.reason == "learn" or job.error != "interrupted":
         return None
     since = datetime.fromtimestamp(time.time() - window_seconds, UTC).strftime(
         "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     streak = conn.execute("SELECT COUNT(*) FROM cortex_jobs WHERE persona_id = ? AND "
                           "error = 'interrupted' AND finished_at >= ?",
-                          (job["persona_id"], since)).fetchone()[0]
+                          (job.persona_id, since)).fetchone()[0]
     if streak > 1:
         return None
-    return enqueue_job(conn, job["persona_id"], job["trigger"], reason=job["reason"])[0]
+    return enqueue_job(conn, job.persona_id, job.trigger or "manual", reason=job.reason)[0]
 
 
-def get_job(conn: sqlite3.Connection, job_id: str) -> dict | None:
-    """The job with `job_id` as the runner reads it (files and usage decoded), or None."""
+def get_job(conn: sqlite3.Connection, job_id: str) -> CortexJob | None:
+    """The job with `job_id` (as the API shows it, and the runner reads it), or None."""
     return _one(conn, "id = ?", (job_id,))
 
 
-def find_job(conn: sqlite3.Connection, job_id: str) -> CortexJob | None:
-    """The job with `job_id` as the API shows it, or None."""
-    job = _one(conn, "id = ?", (job_id,))
-    return resource_of(job) if job is not None else None
-
-
-def resource_of(job: dict) -> CortexJob:
-    """A job row the runner read (`get_job`, `enqueue_job`) as the API shows it, validated once
-    (the lease and owner stay out)."""
-    return CortexJob.model_validate({key: job[key] for key in _SHOWN})
-
-
-def finished_since(conn: sqlite3.Connection, since: str) -> list[dict]:
+def finished_since(conn: sqlite3.Connection, since: str) -> list[CortexJob]:
     """Jobs that finished at or after `since` (any process), oldest first."""
     return _select(conn, "finished_at >= ? ORDER BY finished_at, rowid", (since,))
 
 
-def active_jobs(conn: sqlite3.Connection, persona_id: str) -> dict:
+def active_jobs(conn: sqlite3.Connection, persona_id: str) -> ActiveJobs:
     """The persona's `queued` and `running` jobs (each a job or None). Each status is written
     into its statement: bound as a parameter, it decides which partial index
     (`cortex_jobs_one_queued`, `_one_running`) the plan may use, so SQLite prepared the
     statement again each time the value changed, twice per chat turn's trigger check."""
-    return {"queued": _one(conn, "persona_id = ? AND status = 'queued'", (persona_id,)),
-            "running": _one(conn, "persona_id = ? AND status = 'running'", (persona_id,))}
+    return ActiveJobs(queued=_one(conn, "persona_id = ? AND status = 'queued'", (persona_id,)),
+                      running=_one(conn, "persona_id = ? AND status = 'running'", (persona_id,)))
 
 
-def last_finished_job(conn: sqlite3.Connection, persona_id: str) -> dict | None:
+def last_finished_job(conn: sqlite3.Connection, persona_id: str) -> CortexJob | None:
     """The persona's most recently finished job other than a learn run (whose failure, e.g.
     cancelled, says nothing about the upstream the automatic triggers back off from), or None."""
     rows = _select(conn, "persona_id = ? AND status IN ('done', 'failed') AND reason != 'learn' "
@@ -260,13 +247,13 @@ def mark_processed(conn: sqlite3.Connection, persona_id: str, message_id: int) -
         (persona_id, message_id, utc_now(), persona_id))
 
 
-def last_consolidation(conn: sqlite3.Connection, persona_id: str) -> dict | None:
+def last_consolidation(conn: sqlite3.Connection, persona_id: str) -> ConsolidationOutcome | None:
     """The persona's newest finished consolidation job (done or failed), or None."""
     row = conn.execute(
         "SELECT id, status, summary, error, finished_at, proposal_id FROM cortex_jobs "
         "WHERE persona_id = ? AND reason = 'consolidate' AND status IN ('done', 'failed') "
         "ORDER BY finished_at DESC, rowid DESC LIMIT 1", (persona_id,)).fetchone()
-    return dict(row) if row else None
+    return ConsolidationOutcome.model_validate(dict(row)) if row else None
 
 
 def consolidation_in_flight(conn: sqlite3.Connection, persona_id: str) -> str | None:
@@ -297,20 +284,22 @@ def seconds_since(timestamp: str | None, now: float) -> float | None:
     return now - datetime.fromisoformat(timestamp).timestamp()
 
 
-def _one(conn: sqlite3.Connection, where: str, params: tuple[object, ...]) -> dict | None:
+def _one(conn: sqlite3.Connection, where: str, params: tuple[object, ...]) -> CortexJob | None:
     rows = _select(conn, where + " LIMIT 1", params)
     return rows[0] if rows else None
 
 
-def _select(conn: sqlite3.Connection, where: str, params: tuple[object, ...]) -> list[dict]:
+def _select(conn: sqlite3.Connection, where: str,
+            params: tuple[object, ...]) -> list[CortexJob]:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM cortex_jobs WHERE {where}", params).fetchall()
     return [_decode(row) for row in rows]
 
 
-def _decode(row: sqlite3.Row) -> dict:
+def _decode(row: sqlite3.Row) -> CortexJob:
+    """A row as the model, validated once (its JSON columns decoded first)."""
     job = dict(row)
     job["files"] = json.loads(job["files"] or "[]")
     job["usage"] = json.loads(job["usage"]) if job["usage"] else None
     job["retryable"] = bool(job["retryable"])
     job["attempted"] = json.loads(job["attempted"]) if job["attempted"] else []
-    return job
+    return CortexJob.model_validate(job)

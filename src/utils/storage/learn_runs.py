@@ -9,6 +9,7 @@ import sqlite3
 import uuid
 from typing import Any
 
+from ..models.learn import StoredLearnRun
 from .clock import utc_now
 from .db import transaction
 
@@ -74,11 +75,11 @@ def latest_job_id(conn: sqlite3.Connection, session_id: str) -> str | None:
     return row[0] if row else None
 
 
-def get_row(conn: sqlite3.Connection, job_id: str) -> dict[str, Any] | None:
+def get_row(conn: sqlite3.Connection, job_id: str) -> StoredLearnRun | None:
     """The run's own row (without its job), or None."""
     row = conn.execute(f"SELECT {_COLUMNS} FROM cortex_learn_runs WHERE job_id = ?",
                        (job_id,)).fetchone()
-    return {**dict(row), "cancel_requested": bool(row["cancel_requested"])} if row else None
+    return StoredLearnRun.model_validate(dict(row)) if row else None
 
 
 def set_windows(conn: sqlite3.Connection, job_id: str, windows: int, messages: int) -> None:

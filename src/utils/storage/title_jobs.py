@@ -3,15 +3,16 @@
 Store functions take the connection first. A session has at most one queued or running title
 request; a running one carries its owner's token (ownership.py) and a lease. A request whose
 owner is gone or whose lease ran out is failed (`interrupted`) when it is found, so a crashed
-process never keeps a session from being named after its next reply.
+process never keeps a session from being named after its next reply. Requests read back as
+`TitleJob` (models/titles.py), validated once per row.
 """
 import sqlite3
 import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
+from ..models.titles import SessionTitled, TitleJob
 from .clock import utc_now
 from .db import transaction
 
@@ -22,13 +23,13 @@ OwnerAlive = Callable[[str | None], bool]
 
 
 def enqueue(conn: sqlite3.Connection, session_id: str, user_text: str, reply_text: str,
-            owner_alive: OwnerAlive, now: float | None = None) -> tuple[dict, bool]:
+            owner_alive: OwnerAlive, now: float | None = None) -> tuple[TitleJob, bool]:
     """The session's queued or running request, or a new one (True when created now). A
     running one whose owner died or whose lease ran out is failed first and replaced."""
     with transaction(conn):
         active = _one(conn, "session_id = ? AND status IN ('queued', 'running')", (session_id,))
         if active is not None and _abandoned(active, owner_alive, now):
-            _fail(conn, active["id"], "interrupted")
+            _fail(conn, active.id, "interrupted")
             active = None
         if active is not None:
             return active, False
@@ -43,7 +44,7 @@ def enqueue(conn: sqlite3.Connection, session_id: str, user_text: str, reply_tex
 
 
 def claim(conn: sqlite3.Connection, owner: str, lease_seconds: float,
-          job_id: str | None = None) -> dict | None:
+          job_id: str | None = None) -> TitleJob | None:
     """Marks the oldest queued request (or `job_id`, if still queued) as running for `owner`
     and returns it; None when there is none. Looks before it writes, so an idle poll takes no
     write lock."""
@@ -55,9 +56,11 @@ def claim(conn: sqlite3.Connection, owner: str, lease_seconds: float,
         row = _one(conn, where, params)
         if row is None:
             return None
+        lease_until = time.time() + lease_seconds
         conn.execute("UPDATE title_jobs SET status = 'running', owner = ?, lease_until = ? "
-                     "WHERE id = ?", (owner, time.time() + lease_seconds, row["id"]))
-        return {**row, "status": "running", "owner": owner}
+                     "WHERE id = ?", (owner, lease_until, row.id))
+        return row.model_copy(update={"status": "running", "owner": owner,
+                                      "lease_until": lease_until})
 
 
 def renew_lease(conn: sqlite3.Connection, job_id: str, owner: str, lease_seconds: float) -> bool:
@@ -80,7 +83,7 @@ def fail_interrupted(conn: sqlite3.Connection, owner_alive: OwnerAlive,
                      now: float | None = None) -> int:
     """Fails running requests whose owner is gone or whose lease ran out; returns how many."""
     running = _select(conn, "status = 'running'", ())
-    orphans = [row["id"] for row in running if _abandoned(row, owner_alive, now)]
+    orphans = [row.id for row in running if _abandoned(row, owner_alive, now)]
     if orphans:
         with transaction(conn):
             for job_id in orphans:
@@ -88,15 +91,15 @@ def fail_interrupted(conn: sqlite3.Connection, owner_alive: OwnerAlive,
     return len(orphans)
 
 
-def titled_since(conn: sqlite3.Connection, since: str) -> list[dict]:
-    """`{job_id, id, title}` of each session a request named at or after `since` (`id` is the
-    session's, as title listeners expect), oldest first."""
+def titled_since(conn: sqlite3.Connection, since: str) -> list[SessionTitled]:
+    """Each session a request named at or after `since` (`id` is the session's, `job_id` the
+    request's), oldest first."""
     rows = conn.execute(
         "SELECT j.id AS job_id, s.id AS id, s.title AS title, j.finished_at AS finished_at "
         "FROM title_jobs j JOIN sessions s ON s.id = j.session_id "
         "WHERE j.finished_at >= ? AND j.status = 'done' ORDER BY j.finished_at, j.rowid",
         (since,)).fetchall()
-    return [dict(row) for row in rows]
+    return [SessionTitled.model_validate(dict(row)) for row in rows]
 
 
 def prune(conn: sqlite3.Connection, older_than: float = 86400.0) -> int:
@@ -106,16 +109,16 @@ def prune(conn: sqlite3.Connection, older_than: float = 86400.0) -> int:
     return conn.execute("DELETE FROM title_jobs WHERE finished_at < ?", (stamp,)).rowcount
 
 
-def get(conn: sqlite3.Connection, job_id: str) -> dict | None:
+def get(conn: sqlite3.Connection, job_id: str) -> TitleJob | None:
     """One request as stored, or None."""
     return _one(conn, "id = ?", (job_id,))
 
 
-def _abandoned(row: dict, owner_alive: OwnerAlive, now: float | None) -> bool:
-    if row["status"] != "running":
+def _abandoned(row: TitleJob, owner_alive: OwnerAlive, now: float | None) -> bool:
+    if row.status != "running":
         return False
     now = time.time() if now is None else now
-    return (row["lease_until"] or 0) < now or not owner_alive(row["owner"])
+    return (row.lease_until or 0) < now or not owner_alive(row.owner)
 
 
 def _fail(conn: sqlite3.Connection, job_id: str, error: str) -> None:
@@ -124,12 +127,12 @@ def _fail(conn: sqlite3.Connection, job_id: str, error: str) -> None:
 
 
 def _one(conn: sqlite3.Connection, where: str, params: tuple[object, ...]
-         ) -> dict[str, Any] | None:
+         ) -> TitleJob | None:
     rows = _select(conn, where + " LIMIT 1", params)
     return rows[0] if rows else None
 
 
 def _select(conn: sqlite3.Connection, where: str, params: tuple[object, ...]
-            ) -> list[dict[str, Any]]:
-    return [dict(row) for row in
+            ) -> list[TitleJob]:
+    return [TitleJob.model_validate(dict(row)) for row in
             conn.execute(f"SELECT {_COLUMNS} FROM title_jobs WHERE {where}", params).fetchall()]
