@@ -3,8 +3,8 @@ modules converted so far are annotated, and none of them answers with a bare `di
 or an Optional of one). Read through `typing.get_type_hints`, so an annotation that names a
 model which no longer exists fails too.
 
-Rows of the chat hot path (messages, history) stay light on purpose: their modules are not
-listed (docs/development.md, "Typed resources").
+Messages are `Message` models; the prompt's history on the chat hot path is light but typed
+(`HistoryMessage` tuples; docs/development.md, "Typed resources").
 """
 import importlib
 import inspect
@@ -28,6 +28,14 @@ CONVERTED: dict[str, dict[str, str]] = {
                         "the runner's rows"),
         "last_consolidation": "the sleep status's `last_consolidation`, an open object",
     },
+    # The chat turn's write side answers the RETURNING row it wrote (the turn reads its id
+    # and text); every read answers a `Message`, the prompt's history `HistoryMessage`s.
+    "src.utils.storage.messages": {
+        **dict.fromkeys(("add_message", "finish_reply"), "the chat turn's written row"),
+        "reply_marks": "reply id → the mark another process left, not a resource",
+    },
+    "src.utils.storage.exchanges": {},
+    "src.utils.storage.tree": {"siblings": "children ids per parent id, not a resource"},
 }
 
 

@@ -4,7 +4,7 @@ re-import rebuilds the whole tree: docs/chat-import.md)."""
 import json
 
 from ..limits import SEARCH_QUERY
-from ..models.sessions import Session
+from ..models.sessions import Message, Session
 from ..storage import (
     Database,
     messages as message_store,
@@ -12,7 +12,6 @@ from ..storage import (
     sessions as session_store,
 )
 from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
-from .chat_prompt import public
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id
 
@@ -20,6 +19,8 @@ EXPORT_FORMATS = ("md", "json")
 _ALL = 2**62
 _EXPORT_ORDER = ("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
                  "message_count", "active_leaf_id", "user_persona_id", "imported")
+_MESSAGE_ORDER = ("id", "session_id", "persona_id", "role", "content", "created_at", "parent_id",
+                  "stop_reason", "status", "edited", "error")
 _ROLE_NAMES = {"user": "You", "assistant": None}
 
 
@@ -75,13 +76,14 @@ class ConversationTools:
             raise not_found("session", session_id)
         persona = persona_store.get_persona(conn, session.persona_id)
         name = persona.name if persona else "Persona"
-        messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
+        messages = message_store.list_messages(conn, session_id, limit=_ALL)
         stem = f"conversation-{session_id}"
         if fmt == "json":
-            alternatives = [public(m) for m in message_store.off_branch_messages(conn, session_id)]
+            alternatives = message_store.off_branch_messages(conn, session_id)
             body = {"session": _in_stored_order(session),
                     "persona": {"id": session.persona_id, "name": name},
-                    "messages": messages, "alternatives": alternatives}
+                    "messages": [_exported(m) for m in messages],
+                    "alternatives": [_exported(m) for m in alternatives]}
             return json.dumps(body, ensure_ascii=False, indent=2) + "\n", "application/json", f"{stem}.json"
         return _markdown(session, name, messages), "text/markdown; charset=utf-8", f"{stem}.md"
 
@@ -93,12 +95,19 @@ def _in_stored_order(session: Session) -> dict:
     return {key: shown.pop(key) for key in _EXPORT_ORDER} | shown
 
 
-def _markdown(session: Session, persona_name: str, messages: list[dict]) -> str:
+def _exported(message: Message) -> dict:
+    """A message for the JSON export, its keys in the order exports have always had (a
+    reply's `cortex_revisions` and `world_info` last)."""
+    shown = message.answer()
+    return {key: shown.pop(key) for key in _MESSAGE_ORDER} | shown
+
+
+def _markdown(session: Session, persona_name: str, messages: list[Message]) -> str:
     title = session.title or "Conversation"
     lines = [f"# {title}", "", f"With {persona_name} · started {session.created_at}", ""]
     for message in messages:
-        who = _ROLE_NAMES.get(message["role"]) or persona_name
-        note = " (incomplete)" if message.get("status") == "incomplete" else ""
-        lines += [f"## {who}{note}", f"<sub>{message['created_at']}</sub>", "", message["content"], ""]
+        who = _ROLE_NAMES.get(message.role) or persona_name
+        note = " (incomplete)" if message.status == "incomplete" else ""
+        lines += [f"## {who}{note}", f"<sub>{message.created_at}</sub>", "", message.content, ""]
     return "\n".join(lines)
 
