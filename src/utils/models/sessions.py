@@ -100,13 +100,9 @@ class Message(Resource):
 
     def answer(self) -> dict[str, Any]:
         """The message as the API answers it: the fields its store set. A person's message has
-        no `cortex_revisions` nor `world_info`, and only a message shown with its tree
-        (`with_siblings`) has `siblings`, as the answers always had it."""
+        no `cortex_revisions` nor `world_info`, and only a message read with its session's tree
+        has `siblings`, as the answers always had it."""
         return self.model_dump(mode="json", exclude_unset=True)
-
-    def with_siblings(self, siblings: dict[int | None, list[int]]) -> "Message":
-        """This message with the ids of its alternatives (`tree.siblings` of its session)."""
-        return self.model_copy(update={"siblings": siblings.get(self.parent_id, [self.id])})
 
 
 class MemoryLink(Resource):

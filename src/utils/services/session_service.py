@@ -61,13 +61,12 @@ class SessionService:
         check.integer("limit", limit, low=1, high=PAGE_MAX)
         session = self.summary(session_id)
         conn = self._db.conn()
-        page = message_store.list_messages(conn, session_id, before_id=before_id, limit=limit)
+        page = message_store.list_messages(conn, session_id, before_id=before_id, limit=limit,
+                                           siblings=tree.siblings(conn, session_id))
         has_more = bool(page) and message_store.count_messages(
             conn, session_id, before_id=page[0].id) > 0
-        siblings = tree.siblings(conn, session_id)
         _want_text(conn, page)
-        return {**session.model_dump(mode="json"),
-                "messages": [m.with_siblings(siblings).answer() for m in page],
+        return {**session.model_dump(mode="json"), "messages": [m.answer() for m in page],
                 "has_more": has_more}
 
     def message(self, session_id: str, message_id: int) -> MessageDetail:
@@ -75,14 +74,14 @@ class SessionService:
         held (`cortex_revisions`, replies) and those anchored to it (`memory`)."""
         self.summary(session_id)
         conn = self._db.conn()
-        message = message_store.get_message(conn, message_id) if 0 < message_id < 2**63 else None
+        message = message_store.get_message(conn, message_id, tree.siblings(conn, session_id)) \
+            if 0 < message_id < 2**63 else None
         if message is None or message.session_id != session_id:
             raise not_found("message", str(message_id))
         on_branch = message_store.is_on_branch(conn, message_id)
         _want_text(conn, [message])
         return MessageDetail.model_validate(
-            {**message.with_siblings(tree.siblings(conn, session_id)).answer(),
-             "memory": provenance.revisions_of_message(conn, message_id),
+            {**message.answer(), "memory": provenance.revisions_of_message(conn, message_id),
              "on_branch": on_branch})
 
     def summary(self, session_id: str) -> Session:

@@ -22,6 +22,7 @@ from .sessions import touch_session
 COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
            "streaming, stop_reason, error, cortex_revisions, world_info")
 _COLUMNS = COLUMNS
+Siblings = dict[int | None, list[int]]  # children ids per parent id: `tree.siblings`
 
 
 class _Leaf(Enum):
@@ -65,23 +66,26 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
     return dict(row)
 
 
-def get_message(conn: sqlite3.Connection, message_id: int) -> Message | None:
-    """The message with `message_id`, or None."""
+def get_message(conn: sqlite3.Connection, message_id: int, siblings: Siblings | None = None
+                ) -> Message | None:
+    """The message with `message_id`, or None; with `siblings` (`tree.siblings` of its
+    session) it carries the ids of its alternatives."""
     row = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE id = ?", (message_id,)).fetchone()
-    return _message(row) if row else None
+    return _message(row, siblings) if row else None
 
 
 def list_messages(conn: sqlite3.Connection, session_id: str, *, before_id: int | None = None,
-                  limit: int = 50) -> list[Message]:
+                  limit: int = 50, siblings: Siblings | None = None) -> list[Message]:
     """One page of the active branch: its newest `limit` messages older than `before_id`,
-    oldest first (on one branch, ids grow from the root to the leaf)."""
+    oldest first (on one branch, ids grow from the root to the leaf); with `siblings` as in
+    `get_message`."""
     sql = f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND on_branch = 1"
     params: list = [session_id]
     if before_id is not None:
         sql += " AND id < ?"
         params.append(before_id)
     rows = conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*params, limit)).fetchall()
-    return [_message(row) for row in reversed(rows)]
+    return [_message(row, siblings) for row in reversed(rows)]
 
 
 def off_branch_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
@@ -253,10 +257,11 @@ def resume_reply(conn: sqlite3.Connection, message_id: int, content: str) -> Non
                      "stop_reason = NULL, error = NULL WHERE id = ?", (content, message_id))
 
 
-def _message(row: sqlite3.Row) -> Message:
+def _message(row: sqlite3.Row, siblings: Siblings | None = None) -> Message:
     """A row as the API shows it: `status` "streaming" (and no `stop_reason`: the marks other
     processes leave are no end yet) while generated, `error` as an object, `edited` as a
-    boolean; a reply's prompt sources (`cortex_revisions`, `world_info`) decoded."""
+    boolean; a reply's prompt sources (`cortex_revisions`, `world_info`) decoded; the ids of
+    its alternatives when `siblings` is given (in the one validation: a copy would cost more)."""
     streaming = row["streaming"]
     shown: dict[str, Any] = {
         "id": row["id"], "session_id": row["session_id"], "persona_id": row["persona_id"],
@@ -267,6 +272,8 @@ def _message(row: sqlite3.Row) -> Message:
     if row["role"] == "assistant":
         shown["cortex_revisions"] = _decoded(row["cortex_revisions"], dict)
         shown["world_info"] = _decoded(row["world_info"], list)
+    if siblings is not None:
+        shown["siblings"] = siblings.get(row["parent_id"], [row["id"]])
     return Message.model_validate(shown)
 
 
