@@ -197,3 +197,32 @@ def test_history_for_prompt_is_valid_messages_api_input(app, make_session):
     ]
     assert [m.turn() for m in store.history_for_prompt(conn, sid, 2)] == [
         {"role": "user", "content": "d"}]
+
+
+def test_a_page_marks_a_streaming_reply_followed_once_and_leaves_a_stop_mark(
+        app, client, make_session, rows):
+    """Reading a page asks the generating process for the reply's text (`followed`); a reply
+    already marked (followed, or asked to stop) costs no write, and its mark stays."""
+    conn = provider.get_db(app).conn()
+    sid = make_session()["id"]
+    user = store.add_message(conn, sid, "user", "Go")
+    reply = store.add_message(conn, sid, "assistant", "", "incomplete", parent_id=user["id"],
+                              streaming=True)
+    mark = "SELECT stop_reason FROM messages WHERE id = ?"
+    written: list[str] = []
+    leases = provider.services_of(app).session_leases
+    assert leases.claim(sid)  # held as the generating process holds it: the reply is live
+    conn.set_trace_callback(written.append)
+    try:
+        assert client.get(f"/api/sessions/{sid}").get_json()["messages"][-1]["status"] == \
+            "streaming"
+        assert rows(mark, reply["id"]) == [{"stop_reason": "followed"}]
+        assert store.request_stop(conn, reply["id"])
+        written.clear()
+        shown = client.get(f"/api/sessions/{sid}").get_json()["messages"][-1]
+        assert (shown["status"], shown["stop_reason"]) == ("streaming", None)
+        assert rows(mark, reply["id"]) == [{"stop_reason": "stop_requested"}]
+        assert not [sql for sql in written if sql.startswith(("BEGIN", "UPDATE"))], written
+    finally:
+        conn.set_trace_callback(None)
+        leases.release(sid)
