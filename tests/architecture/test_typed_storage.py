@@ -36,6 +36,7 @@ CONVERTED: dict[str, dict[str, str]] = {
     },
     "src.utils.storage.exchanges": {},
     "src.utils.storage.tree": {"siblings": "children ids per parent id, not a resource"},
+    "src.utils.storage.search": {},
 }
 
 

@@ -4,6 +4,7 @@ re-import rebuilds the whole tree: docs/chat-import.md)."""
 import json
 
 from ..limits import SEARCH_QUERY
+from ..models.search import SearchResults
 from ..models.sessions import Message, Session
 from ..storage import (
     Database,
@@ -11,7 +12,7 @@ from ..storage import (
     personas as persona_store,
     sessions as session_store,
 )
-from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
+from ..storage.search import fts_query, search_messages
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id
 
@@ -24,30 +25,14 @@ _MESSAGE_ORDER = ("id", "session_id", "persona_id", "role", "content", "created_
 _ROLE_NAMES = {"user": "You", "assistant": None}
 
 
-def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
-    """Removes the hit markers; returns the plain snippet and the [start, end) of each hit."""
-    text: list[str] = []
-    ranges: list[list[int]] = []
-    start: int | None = None
-    for ch in marked:
-        if ch == HIT_START:
-            start = len(text)
-        elif ch == HIT_END and start is not None:
-            ranges.append([start, len(text)])
-            start = None
-        else:
-            text.append(ch)
-    return "".join(text), ranges
-
-
 class ConversationTools:
     """Search and export; reads only, so it needs nothing but the database."""
 
     def __init__(self, db: Database):
         self._db = db
 
-    def search(self, persona_id: str | None, text: str | None) -> dict:
-        """`{"results": [{session_id, message_id, snippet, highlights, role, ...}]}`."""
+    def search(self, persona_id: str | None, text: str | None) -> SearchResults:
+        """The persona's messages on active branches that hold every word, best first."""
         if not isinstance(persona_id, str) or not persona_id:
             raise invalid("persona_id", "is required")
         if not isinstance(text, str) or not text.strip():
@@ -58,13 +43,7 @@ class ConversationTools:
         if not is_persona_id(persona_id) or persona_store.get_persona(conn, persona_id) is None:
             raise not_found("persona", persona_id)
         query = fts_query(text)
-        if not query:
-            return {"results": []}
-        results = []
-        for row in search_messages(conn, persona_id, query):
-            snippet, highlights = _highlighted(row.pop("marked") or "")
-            results.append({**row, "snippet": snippet, "highlights": highlights})
-        return {"results": results}
+        return SearchResults(results=search_messages(conn, persona_id, query) if query else [])
 
     def export(self, session_id: str, fmt: str) -> tuple[str, str, str]:
         """The session as (body, media type, file name) in `fmt` ("md" or "json")."""
