@@ -3,7 +3,6 @@ from flask import Blueprint, Response, jsonify
 
 from ..utils.models.conversations import BranchChoice, MessageEdit
 from ..utils.provider import get_chat_service, get_session_service
-from ..utils.services.chat_prompt import public
 from .errors import body
 from .guards import session_id
 
@@ -14,7 +13,7 @@ bp = Blueprint("branches", __name__, url_prefix="/api")
 def edit_message(mid: int) -> Response:
     """Edit any message as a new sibling (a new branch)."""
     edited = get_chat_service().edit_message(mid, body(MessageEdit).content)
-    return jsonify({**get_session_service().get(edited["session_id"]), "message": public(edited)})
+    return jsonify({**get_session_service().get(edited.session_id), "message": edited.answer()})
 
 
 @bp.put("/sessions/<sid>/active")

@@ -11,7 +11,6 @@ from flask import Blueprint, Response, jsonify, request
 
 from ..utils.models.conversations import ContinueTarget, MessageEdit, NoFields, ReplyTarget
 from ..utils.provider import get_chat_service, get_prompt_inspector, get_session_service
-from ..utils.services.chat_prompt import public
 from .errors import body
 from .guards import no_body_or_json, session_id
 from .streaming import parse_event_id, reply_response, sse_response
@@ -72,7 +71,7 @@ def stop(sid: str) -> Response:
 @bp.get("/<sid>/messages/<int:mid>")
 def read_message(sid: str, mid: int) -> Response:
     """One message with its memory provenance."""
-    return jsonify(get_session_service().message(session_id(sid), mid))
+    return jsonify(get_session_service().message(session_id(sid), mid).answer())
 
 
 @bp.get("/<sid>/messages/<int:mid>/prompt")
@@ -97,7 +96,7 @@ def edit_last(sid: str) -> Response:
     then regenerate for its reply."""
     sid = session_id(sid)
     edited = get_chat_service().edit_last(sid, body(MessageEdit).content)
-    return jsonify({**get_session_service().get(sid), "message": public(edited)})
+    return jsonify({**get_session_service().get(sid), "message": edited.answer()})
 
 
 @bp.delete("/<sid>/messages/last")

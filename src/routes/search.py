@@ -10,7 +10,7 @@ bp = Blueprint("search", __name__)
 def search() -> Response:
     """Search one persona's conversations."""
     return jsonify(get_conversation_tools().search(request.args.get("persona_id"),
-                                                   request.args.get("q")))
+                                                   request.args.get("q")).model_dump(mode="json"))
 
 
 @bp.get("/api/sessions/<sid>/export")

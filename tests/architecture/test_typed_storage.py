@@ -3,8 +3,8 @@ modules converted so far are annotated, and none of them answers with a bare `di
 or an Optional of one); nor do the public methods of the services over them. Read through
 `typing.get_type_hints`, so an annotation that names a model which no longer exists fails too.
 
-Rows of the chat hot path (messages, history) stay light on purpose: their modules are not
-listed (docs/development.md, "Typed resources").
+Messages are `Message` models; the prompt's history on the chat hot path is light but typed
+(`HistoryMessage` tuples; docs/development.md, "Typed resources").
 """
 import ast
 import importlib
@@ -33,7 +33,16 @@ CONVERTED: dict[str, dict[str, str]] = {
     "src.utils.storage.title_jobs": {},
     "src.utils.storage.learn_runs": dict.fromkeys(
         ("imported_sizes", "window_messages"),
-        "message rows (sizes, a window's messages): messages stay dicts"),
+        "message rows (sizes, a window's messages), not answers"),
+    # The chat turn's write side answers the RETURNING row it wrote (the turn reads its id
+    # and text); every read answers a `Message`, the prompt's history `HistoryMessage`s.
+    "src.utils.storage.messages": {
+        **dict.fromkeys(("add_message", "finish_reply"), "the chat turn's written row"),
+        "reply_marks": "reply id → the mark another process left, not a resource",
+    },
+    "src.utils.storage.exchanges": {},
+    "src.utils.storage.tree": {"siblings": "children ids per parent id, not a resource"},
+    "src.utils.storage.search": {},
 }
 
 

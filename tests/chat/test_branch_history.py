@@ -23,11 +23,11 @@ def db(data_dir):
     database.close_thread()
 
 
-def _walked(conn, message_id: int, limit: int) -> list[dict]:
-    """The reference: the ancestors by the recursive walk."""
+def _walked(conn, message_id: int, limit: int) -> list[tuple]:
+    """The reference: the ancestors by the recursive walk, as (id, role, content)."""
     rows = conn.execute(tree._PATH + "SELECT m.id, m.role, m.content FROM messages m JOIN path p "
                         "ON m.id = p.id ORDER BY m.id DESC LIMIT ?", (message_id, limit))
-    return [dict(row) for row in reversed(rows.fetchall())]
+    return [tuple(row) for row in reversed(rows.fetchall())]
 
 
 def _add(conn, session_id: str, role: str, text: str, **parent) -> int:
@@ -63,5 +63,5 @@ def test_a_turn_on_the_branch_reads_no_ancestors_one_by_one(db):
         path = tree.path_messages(conn, leaf, 40)
     finally:
         conn.set_trace_callback(None)
-    assert [m["id"] for m in path] == [m["id"] for m in _walked(conn, leaf, 40)]
+    assert [m.id for m in path] == [m[0] for m in _walked(conn, leaf, 40)]
     assert len(seen) == 1 and "RECURSIVE" not in seen[0]

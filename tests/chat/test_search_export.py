@@ -136,6 +136,21 @@ def test_export_markdown_and_json(client, app, make_session):
                                                         "**Wonderful!**\n\n```\ncode\n```"]
 
 
+def test_the_json_export_keeps_its_message_keys_in_their_order(client, app, make_session):
+    """An export file does not change for a refactor: each message's keys in the order the
+    files always had, a reply's prompt sources last, no `siblings` (alternatives hold them)."""
+    sid = make_session()["id"]
+    asked = _add(app, sid, "user", "Hi")
+    _add(app, sid, "assistant", "Hello")
+    add_message(provider.get_db(app).conn(), sid, "assistant", "Hey", parent_id=asked["id"])
+    body = json.loads(client.get(f"/api/sessions/{sid}/export?format=json").get_data())
+    common = ["id", "session_id", "persona_id", "role", "content", "created_at", "parent_id",
+              "stop_reason", "status", "edited", "error"]
+    reply = [*common, "cortex_revisions", "world_info"]
+    assert [list(m) for m in body["messages"]] == [common, reply]
+    assert [list(m) for m in body["alternatives"]] == [reply]
+
+
 @pytest.mark.parametrize("path, status", [
     ("/api/sessions/0000000000000000/export?format=md", 404),
     ("/api/sessions/..%2F..%2Fapp.db/export", 404),

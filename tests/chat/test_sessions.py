@@ -172,12 +172,12 @@ def test_update_delete_and_count_messages(app, make_session, add_messages):
     first, second, third = add_messages(sid, 3)
     add_messages(other, 2)
     changed = store.update_message(conn, third["id"], content="partial", status="incomplete")
-    assert (changed["content"], changed["status"]) == ("partial", "incomplete")
+    assert (changed.content, changed.status) == ("partial", "incomplete")
     assert store.update_message(conn, 10**9, content="x") is None
     assert store.delete_message(conn, second["id"]) is True
     assert store.delete_message(conn, second["id"]) is False
     assert store.get_message(conn, third["id"]) is None, "a message's answers go with it"
-    assert [m["id"] for m in store.last_messages(conn, sid, 5)] == [first["id"]]
+    assert [m.id for m in store.last_messages(conn, sid, 5)] == [first["id"]]
     assert store.count_messages(conn, sid) == 1
     assert store.count_messages(conn, persona_id="default") == 3
     assert store.count_messages(conn, persona_id="default", after_id=third["id"]) == 2
@@ -190,9 +190,39 @@ def test_history_for_prompt_is_valid_messages_api_input(app, make_session):
     for role, content in [("assistant", "greeting"), ("user", "a"), ("assistant", ""),
                           ("user", "b"), ("assistant", "c"), ("user", "d")]:
         store.add_message(conn, sid, role, content, "incomplete" if not content else "complete")
-    assert store.history_for_prompt(conn, sid, 10) == [
+    assert [m.turn() for m in store.history_for_prompt(conn, sid, 10)] == [
         {"role": "user", "content": "a\n\nb"},
         {"role": "assistant", "content": "c"},
         {"role": "user", "content": "d"},
     ]
-    assert store.history_for_prompt(conn, sid, 2) == [{"role": "user", "content": "d"}]
+    assert [m.turn() for m in store.history_for_prompt(conn, sid, 2)] == [
+        {"role": "user", "content": "d"}]
+
+
+def test_a_page_marks_a_streaming_reply_followed_once_and_leaves_a_stop_mark(
+        app, client, make_session, rows):
+    """Reading a page asks the generating process for the reply's text (`followed`); a reply
+    already marked (followed, or asked to stop) costs no write, and its mark stays."""
+    conn = provider.get_db(app).conn()
+    sid = make_session()["id"]
+    user = store.add_message(conn, sid, "user", "Go")
+    reply = store.add_message(conn, sid, "assistant", "", "incomplete", parent_id=user["id"],
+                              streaming=True)
+    mark = "SELECT stop_reason FROM messages WHERE id = ?"
+    written: list[str] = []
+    leases = provider.services_of(app).session_leases
+    assert leases.claim(sid)  # held as the generating process holds it: the reply is live
+    conn.set_trace_callback(written.append)
+    try:
+        assert client.get(f"/api/sessions/{sid}").get_json()["messages"][-1]["status"] == \
+            "streaming"
+        assert rows(mark, reply["id"]) == [{"stop_reason": "followed"}]
+        assert store.request_stop(conn, reply["id"])
+        written.clear()
+        shown = client.get(f"/api/sessions/{sid}").get_json()["messages"][-1]
+        assert (shown["status"], shown["stop_reason"]) == ("streaming", None)
+        assert rows(mark, reply["id"]) == [{"stop_reason": "stop_requested"}]
+        assert not [sql for sql in written if sql.startswith(("BEGIN", "UPDATE"))], written
+    finally:
+        conn.set_trace_callback(None)
+        leases.release(sid)

@@ -117,5 +117,5 @@ def test_a_failed_record_in_the_replys_final_transaction_undoes_only_itself(app,
         with pytest.raises(TypeError):  # the usage cannot be written: after the old row went
             prompt_records.save(conn, reply_id, "anthropic", "m", [], b"{}", None,
                                 {"bad": object()})
-    assert messages.get_message(conn, reply_id)["content"] == "rewritten"
+    assert messages.get_message(conn, reply_id).content == "rewritten"
     assert prompt_records.load(conn, reply_id) == before

@@ -1,5 +1,5 @@
 """Sessions and messages as the API answers them (DESIGN §7, §13)."""
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -92,6 +92,17 @@ class Message(Resource):
     world_info: list[FiredEntry] | None = Field(
         None, description="Replies only: the world info entries that were in the reply's "
                           "prompt, in prompt order; null when none fired.")
+
+    @property
+    def streaming(self) -> bool:
+        """True while the reply is being generated (in some process)."""
+        return self.status == "streaming"
+
+    def answer(self) -> dict[str, Any]:
+        """The message as the API answers it: the fields its store set. A person's message has
+        no `cortex_revisions` nor `world_info`, and only a message read with its session's tree
+        has `siblings`, as the answers always had it."""
+        return self.model_dump(mode="json", exclude_unset=True)
 
 
 class MemoryLink(Resource):

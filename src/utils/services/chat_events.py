@@ -18,7 +18,7 @@ class ChatEvent:
     data: dict = field(default_factory=dict)
 
 
-def start(session_id: str, message_id: int, reply_id: int | None = None) -> ChatEvent:
+def start(session_id: str, message_id: int | None, reply_id: int | None = None) -> ChatEvent:
     """The reply `reply_id` to message `message_id` (the person's) begins or is resumed."""
     return ChatEvent("start", {"session_id": session_id, "message_id": message_id,
                                "reply_id": reply_id})

@@ -1,5 +1,4 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
-import json
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -69,18 +68,18 @@ class ChatPrompt:
         if parent_id is None:
             reply = message_store.get_message(conn, reply_id)
             assert reply is not None  # created before its request is built
-            parent_id = reply["parent_id"]
+            parent_id = reply.parent_id
         history = message_store.history_for_prompt(conn, session.id,
                                                    max(app.context_limit, 1), parent_id)
         fired = world_info.fire(conn, persona, user_name, history)
         sources = PromptSources(reply_id, used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
                                        [hit.content for hit in fired], about, card_user)
-        history = prompts.with_post_history(
+        turns = prompts.with_post_history(
             history, prompts.post_history_instructions(persona, card_user))
-        if prefix.strip() and history:
-            history.append({"role": "assistant", "content": prefix})
-        return RequestConfig(system_prompt=system, messages=history,
+        if prefix.strip() and turns:
+            turns.append({"role": "assistant", "content": prefix})
+        return RequestConfig(system_prompt=system, messages=turns,
                              model=persona.model or app.model,
                              max_tokens=app.max_tokens, effort=app.effort,
                              stream=True, request_type="chat"), sources
@@ -98,54 +97,4 @@ class ChatPrompt:
             return None, None
         return ({f"cortex_{name[:-3]}": content.strip() for name, content, _ in texts},
                 {name: revision for name, _, revision in texts})
-
-
-def error_of(message: dict) -> dict | None:
-    """A stored reply's failure `{code, message, retryable}`, or None."""
-    raw = message.get("error")
-    if not raw:
-        return None
-    try:
-        error = json.loads(raw)
-    except ValueError:
-        return {"code": "api_error", "message": "The reply failed.", "retryable": True}
-    return error if isinstance(error, dict) else None
-
-
-def _revisions(raw: str | None) -> dict | None:
-    """An assistant message's `cortex_revisions` ({file: rev}), or None (cortex off, or a
-    reply older than provenance)."""
-    try:
-        value = json.loads(raw) if raw else None
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _world_info(raw: str | None) -> list | None:
-    """An assistant message's fired world info entries (list), or None (none fired)."""
-    try:
-        value = json.loads(raw) if raw else None
-    except ValueError:
-        return None
-    return value if isinstance(value, list) else None
-
-
-def public(message: dict, siblings: dict | None = None) -> dict:
-    """A message as the API shows it: `status` "streaming" (and no `stop_reason`) while
-    generated, `error` as an object, `edited` as a boolean, and the ids of its alternatives
-    (`siblings`)."""
-    shown = {key: message[key] for key in ("id", "session_id", "persona_id", "role", "content",
-                                           "created_at", "parent_id", "stop_reason")}
-    if message.get("streaming"):  # a mark between processes (generations.py), not an end yet
-        shown["stop_reason"] = None
-    shown["status"] = "streaming" if message.get("streaming") else message["status"]
-    shown["edited"] = bool(message.get("edited"))
-    shown["error"] = error_of(message)
-    if message["role"] == "assistant":
-        shown["cortex_revisions"] = _revisions(message.get("cortex_revisions"))
-        shown["world_info"] = _world_info(message.get("world_info"))
-    if siblings is not None:
-        shown["siblings"] = siblings.get(message["parent_id"], [message["id"]])
-    return shown
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from ..api_request import ApiClient
 from ..cortex import CortexService
-from ..models.sessions import SessionRow
+from ..models.sessions import Message, SessionRow
 from ..storage import Database, messages as message_store, tree
 from . import chat_events as events, chat_prompt, prompt_record
 from .chat_events import ChatEvent
@@ -69,9 +69,9 @@ class ChatService(ChatTree):
         def prepare() -> tuple[dict, dict]:
             conn = self._db.conn()
             user, old = self._regenerate_target(session_id, message_id)
-            if old is not None and old["error"] and not old["content"].strip():
-                message_store.delete_message(conn, old["id"], cause="regenerate")
-            return user, self._new_reply(session_id, user["id"], "regenerate")
+            if old is not None and old.error is not None and not old.content.strip():
+                message_store.delete_message(conn, old.id, cause="regenerate")
+            return _launched(user), self._new_reply(session_id, user.id, "regenerate")
         generation = self._launch(session, prepare)
         self.notice(session.persona_id)
         return generation
@@ -82,10 +82,10 @@ class ChatService(ChatTree):
 
         def prepare() -> tuple[dict, dict]:
             reply = self._continue_target(session_id, message_id)
-            text = reply["content"].rstrip()
-            message_store.resume_reply(self._db.conn(), reply["id"], text)
-            tree.set_active(self._db.conn(), session_id, reply["id"], "switch")
-            return self.message(reply["parent_id"]), {**reply, "content": text}
+            text = reply.content.rstrip()
+            message_store.resume_reply(self._db.conn(), reply.id, text)
+            tree.set_active(self._db.conn(), session_id, reply.id, "switch")
+            return _launched(self.message(reply.parent_id)), _launched(reply, text)
         generation = self._launch(session, prepare)
         self.notice(session.persona_id)
         return generation
@@ -106,16 +106,16 @@ class ChatService(ChatTree):
         conn = self._db.conn()
         row = message_store.get_message(conn, reply_id) if reply_id else \
             message_store.streaming_reply(conn, session_id)
-        if row is None or row["session_id"] != session_id or row["role"] != "assistant":
+        if row is None or row.session_id != session_id or row.role != "assistant":
             return None
-        local = self.hub.local(row["id"])
-        if reply_id is None and local is None and not row["streaming"]:
+        local = self.hub.local(row.id)
+        if reply_id is None and local is None and not row.streaming:
             return None
 
         def stream() -> Generator[ChatEvent, None, None]:
             if offset is None:
-                yield events.start(session_id, row["parent_id"], row["id"])
-            yield from self.hub.tail(row["id"], offset or 0, self._settle_row,
+                yield events.start(session_id, row.parent_id, row.id)
+            yield from self.hub.tail(row.id, offset or 0, self._settle_row,
                                      self._final_of_row, detached)
         return stream()
 
@@ -125,11 +125,11 @@ class ChatService(ChatTree):
         row = message_store.streaming_reply(self._db.conn(), session_id)
         if row is None:
             return False
-        local = self.hub.local(row["id"])
+        local = self.hub.local(row.id)
         if local is not None:
             local.cancel.set()
             return True
-        return message_store.request_stop(self._db.conn(), row["id"])
+        return message_store.request_stop(self._db.conn(), row.id)
 
     def settle(self, session_id: str) -> None:
         """Ends replies left streaming by a process that died (kept, marked incomplete)."""
@@ -218,30 +218,28 @@ class ChatService(ChatTree):
             log.exception("Cortex trigger check failed for persona %s", session.persona_id)
             return dict(NO_CORTEX)
 
-    def _final_of_row(self, row: dict | None) -> ChatEvent:
+    def _final_of_row(self, row: Message | None) -> ChatEvent:
         """The final event of a reply that finished in another process, from its row."""
-        if row is not None and row["error"]:
-            error = chat_prompt.error_of(row)
-            assert error is not None  # replies store their error as a JSON object
-            return events.error(error["code"], error["message"], error["retryable"])
+        if row is not None and row.error is not None:
+            return events.error(row.error.code, row.error.message, row.error.retryable)
         if row is None:
             return events.done(None, "", {}, "cancelled", dict(NO_CORTEX))
         cortex = dict(NO_CORTEX)
         if self._status is not None:
             try:
-                cortex = self._status(row["persona_id"])
+                cortex = self._status(row.persona_id)
             except Exception:
-                log.exception("Cortex status failed for persona %s", row["persona_id"])
-        return events.done(row["id"], row["content"], {}, row["stop_reason"], cortex)
+                log.exception("Cortex status failed for persona %s", row.persona_id)
+        return events.done(row.id, row.content, {}, row.stop_reason, cortex)
 
-    def _settle_row(self, row: dict) -> dict | None:
+    def _settle_row(self, row: Message) -> Message | None:
         """`row` as is while its process streams it, else ended as interrupted."""
-        if not self._leases.claim(row["session_id"]):
+        if not self._leases.claim(row.session_id):
             return row
         try:
             return self._interrupt(row)
         finally:
-            self._leases.release(row["session_id"])
+            self._leases.release(row.session_id)
 
     def settle_claimed(self, session_id: str) -> None:
         """Ends orphaned replies of a session this caller has claimed."""
@@ -249,11 +247,19 @@ class ChatService(ChatTree):
         if row is not None:
             self._interrupt(row)
 
-    def _interrupt(self, row: dict) -> dict | None:
-        current = message_store.get_message(self._db.conn(), row["id"])
-        if current is None or not current["streaming"]:
+    def _interrupt(self, row: Message) -> Message | None:
+        conn = self._db.conn()
+        current = message_store.get_message(conn, row.id)
+        if current is None or not current.streaming:
             return current
-        log.warning("Reply %s was left streaming by a process that stopped", row["id"])
-        error = None if current["content"].strip() else INTERRUPTED
-        return message_store.finish_reply(self._db.conn(), row["id"], current["content"],
-                                          "incomplete", "interrupted", error)
+        log.warning("Reply %s was left streaming by a process that stopped", row.id)
+        error = None if current.content.strip() else INTERRUPTED
+        message_store.finish_reply(conn, row.id, current.content, "incomplete", "interrupted",
+                                   error)
+        return message_store.get_message(conn, row.id)  # finish_reply answers a dict row
+
+
+def _launched(message: Message, content: str | None = None) -> dict:
+    """What `_launch` reads of a message (`add_message`'s dict row has it too): its id and
+    text (`content` when it changes)."""
+    return {"id": message.id, "content": message.content if content is None else content}

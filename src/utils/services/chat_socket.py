@@ -166,7 +166,7 @@ class ChatSocket:
     def _session_of(self, frame: dict, message_id: int | None) -> str:
         session_id = frame.get("session_id")
         if session_id is None and message_id is not None:
-            session_id = self._chat.message(message_id)["session_id"]
+            session_id = self._chat.message(message_id).session_id
         return _session_id(session_id)
 
     def _start(self, session_id: str, launch: Callable[[], Generation]) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..limits import MESSAGE
-from ..models.sessions import SessionRow
+from ..models.sessions import Message, SessionRow
 from ..storage import (
     Database,
     exchanges,
@@ -54,8 +54,8 @@ class ChatTree:
             raise not_found("session", str(session_id))
         return found
 
-    def message(self, message_id: object) -> dict:
-        """The message row; ServiceError 404 when unknown (or not a message id at all)."""
+    def message(self, message_id: object) -> Message:
+        """The message; ServiceError 404 when unknown (or not a message id at all)."""
         found = None
         if isinstance(message_id, int) and not isinstance(message_id, bool) and \
                 0 < message_id < 2**63:
@@ -64,42 +64,43 @@ class ChatTree:
             raise not_found("message", str(message_id))
         return found
 
-    def edit_message(self, message_id: int, content: str) -> dict:
+    def edit_message(self, message_id: int, content: str) -> Message:
         """A sibling of the message with `content` that becomes the active branch's end: for a
         person's message the reply is asked for next; a reply's sibling is marked `edited`."""
         original = self.message(message_id)
         check_text("content", content)
-        with self.exclusive(original["session_id"]), self._db.transaction():
-            if original["streaming"]:
+        with self.exclusive(original.session_id), self._db.transaction():
+            if original.streaming:
                 raise busy()
-            edited = message_store.add_message(
-                self._db.conn(), original["session_id"], original["role"], content,
-                parent_id=original["parent_id"], edited=original["role"] == "assistant",
+            added = message_store.add_message(
+                self._db.conn(), original.session_id, original.role, content,
+                parent_id=original.parent_id, edited=original.role == "assistant",
                 cause="edit")
-        self.notice(original["persona_id"])
+            edited = self.message(added["id"])  # add_message answers the chat turn's dict row
+        self.notice(original.persona_id)
         return edited
 
     def switch(self, session_id: str, message_id: int) -> int:
         """Makes the branch through `message_id` (its newest leaf) active; returns the leaf."""
         self.session(session_id)
         target = self.message(message_id)
-        if target["session_id"] != session_id:
+        if target.session_id != session_id:
             raise not_found("message", str(message_id))
         with self.exclusive(session_id), self._db.transaction():
             leaf = tree.latest_leaf(self._db.conn(), message_id, session_id)
             assert leaf is not None  # the message itself when it has no children
             tree.set_active(self._db.conn(), session_id, leaf, "switch")
-        self.notice(target["persona_id"])
+        self.notice(target.persona_id)
         return leaf
 
-    def edit_last(self, session_id: str, content: str) -> dict:
+    def edit_last(self, session_id: str, content: str) -> Message:
         """Edits the active branch's last message of the person (a new branch; see edit_message)."""
         self.session(session_id)
         check_text("content", content)
         user = exchanges.last_message(self._db.conn(), session_id, "user")
         if user is None:
             raise ServiceError(409, "nothing_to_edit", "This session has no message to edit.")
-        return self.edit_message(user["id"], content)
+        return self.edit_message(user.id, content)
 
     def delete_last(self, session_id: str) -> list[int]:
         """Deletes the last exchange of the active branch (the person's last message and
@@ -111,37 +112,37 @@ class ChatTree:
             if last is None:
                 raise ServiceError(409, "nothing_to_delete", "This session has no messages.")
             first = exchanges.last_message(conn, session_id, "user") or last
-            doomed = tree.subtree_ids(conn, first["id"])
-            message_store.delete_message(conn, first["id"])
-        self.notice(first["persona_id"])
+            doomed = tree.subtree_ids(conn, first.id)
+            message_store.delete_message(conn, first.id)
+        self.notice(first.persona_id)
         return doomed
 
     def _regenerate_target(self, session_id: str, message_id: int | None
-                           ) -> tuple[dict, dict | None]:
+                           ) -> tuple[Message, Message | None]:
         """(the person's message to answer, the reply being replaced or None)."""
         if message_id is None:
             last = exchanges.last_message(self._db.conn(), session_id)
         else:
             last = self.message(message_id)
-            if last["session_id"] != session_id:
+            if last.session_id != session_id:
                 raise not_found("message", str(message_id))
         if last is None:
             raise ServiceError(409, "nothing_to_regenerate", "This session has no message to "
                                "answer.")
-        if last["role"] == "user":
+        if last.role == "user":
             return last, None
-        if last["parent_id"] is None:
+        if last.parent_id is None:
             raise ServiceError(409, "nothing_to_regenerate", "This reply answers no message.")
-        return self.message(last["parent_id"]), last
+        return self.message(last.parent_id), last
 
-    def _continue_target(self, session_id: str, message_id: int) -> dict:
+    def _continue_target(self, session_id: str, message_id: int) -> Message:
         reply = self.message(message_id)
-        if reply["session_id"] != session_id:
+        if reply.session_id != session_id:
             raise not_found("message", str(message_id))
-        if reply["role"] != "assistant" or not reply["content"].strip():
+        if reply.role != "assistant" or not reply.content.strip():
             raise ServiceError(409, "nothing_to_continue", "Only a reply with some text can "
                                "be continued.")
-        if tree.latest_leaf(self._db.conn(), reply["id"], session_id) != reply["id"]:
+        if tree.latest_leaf(self._db.conn(), reply.id, session_id) != reply.id:
             raise ServiceError(409, "not_last", "Only the last reply of a branch can be "
                                "continued.")
         return reply

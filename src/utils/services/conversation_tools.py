@@ -4,15 +4,15 @@ re-import rebuilds the whole tree: docs/chat-import.md)."""
 import json
 
 from ..limits import SEARCH_QUERY
-from ..models.sessions import Session
+from ..models.search import SearchResults
+from ..models.sessions import Message, Session
 from ..storage import (
     Database,
     messages as message_store,
     personas as persona_store,
     sessions as session_store,
 )
-from ..storage.search import HIT_END, HIT_START, fts_query, search_messages
-from .chat_prompt import public
+from ..storage.search import fts_query, search_messages
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id
 
@@ -20,23 +20,9 @@ EXPORT_FORMATS = ("md", "json")
 _ALL = 2**62
 _EXPORT_ORDER = ("id", "persona_id", "title", "greeting_index", "created_at", "updated_at",
                  "message_count", "active_leaf_id", "user_persona_id", "imported")
+_MESSAGE_ORDER = ("id", "session_id", "persona_id", "role", "content", "created_at", "parent_id",
+                  "stop_reason", "status", "edited", "error")
 _ROLE_NAMES = {"user": "You", "assistant": None}
-
-
-def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
-    """Removes the hit markers; returns the plain snippet and the [start, end) of each hit."""
-    text: list[str] = []
-    ranges: list[list[int]] = []
-    start: int | None = None
-    for ch in marked:
-        if ch == HIT_START:
-            start = len(text)
-        elif ch == HIT_END and start is not None:
-            ranges.append([start, len(text)])
-            start = None
-        else:
-            text.append(ch)
-    return "".join(text), ranges
 
 
 class ConversationTools:
@@ -45,8 +31,8 @@ class ConversationTools:
     def __init__(self, db: Database):
         self._db = db
 
-    def search(self, persona_id: str | None, text: str | None) -> dict:
-        """`{"results": [{session_id, message_id, snippet, highlights, role, ...}]}`."""
+    def search(self, persona_id: str | None, text: str | None) -> SearchResults:
+        """The persona's messages on active branches that hold every word, best first."""
         if not isinstance(persona_id, str) or not persona_id:
             raise invalid("persona_id", "is required")
         if not isinstance(text, str) or not text.strip():
@@ -57,13 +43,7 @@ class ConversationTools:
         if not is_persona_id(persona_id) or persona_store.get_persona(conn, persona_id) is None:
             raise not_found("persona", persona_id)
         query = fts_query(text)
-        if not query:
-            return {"results": []}
-        results = []
-        for row in search_messages(conn, persona_id, query):
-            snippet, highlights = _highlighted(row.pop("marked") or "")
-            results.append({**row, "snippet": snippet, "highlights": highlights})
-        return {"results": results}
+        return SearchResults(results=search_messages(conn, persona_id, query) if query else [])
 
     def export(self, session_id: str, fmt: str) -> tuple[str, str, str]:
         """The session as (body, media type, file name) in `fmt` ("md" or "json")."""
@@ -75,13 +55,14 @@ class ConversationTools:
             raise not_found("session", session_id)
         persona = persona_store.get_persona(conn, session.persona_id)
         name = persona.name if persona else "Persona"
-        messages = [public(m) for m in message_store.list_messages(conn, session_id, limit=_ALL)]
+        messages = message_store.list_messages(conn, session_id, limit=_ALL)
         stem = f"conversation-{session_id}"
         if fmt == "json":
-            alternatives = [public(m) for m in message_store.off_branch_messages(conn, session_id)]
+            alternatives = message_store.off_branch_messages(conn, session_id)
             body = {"session": _in_stored_order(session),
                     "persona": {"id": session.persona_id, "name": name},
-                    "messages": messages, "alternatives": alternatives}
+                    "messages": [_exported(m) for m in messages],
+                    "alternatives": [_exported(m) for m in alternatives]}
             return json.dumps(body, ensure_ascii=False, indent=2) + "\n", "application/json", f"{stem}.json"
         return _markdown(session, name, messages), "text/markdown; charset=utf-8", f"{stem}.md"
 
@@ -93,12 +74,19 @@ def _in_stored_order(session: Session) -> dict:
     return {key: shown.pop(key) for key in _EXPORT_ORDER} | shown
 
 
-def _markdown(session: Session, persona_name: str, messages: list[dict]) -> str:
+def _exported(message: Message) -> dict:
+    """A message for the JSON export, its keys in the order exports have always had (a
+    reply's `cortex_revisions` and `world_info` last)."""
+    shown = message.answer()
+    return {key: shown.pop(key) for key in _MESSAGE_ORDER} | shown
+
+
+def _markdown(session: Session, persona_name: str, messages: list[Message]) -> str:
     title = session.title or "Conversation"
     lines = [f"# {title}", "", f"With {persona_name} · started {session.created_at}", ""]
     for message in messages:
-        who = _ROLE_NAMES.get(message["role"]) or persona_name
-        note = " (incomplete)" if message.get("status") == "incomplete" else ""
-        lines += [f"## {who}{note}", f"<sub>{message['created_at']}</sub>", "", message["content"], ""]
+        who = _ROLE_NAMES.get(message.role) or persona_name
+        note = " (incomplete)" if message.status == "incomplete" else ""
+        lines += [f"## {who}{note}", f"<sub>{message.created_at}</sub>", "", message.content, ""]
     return "\n".join(lines)
 

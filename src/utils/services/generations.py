@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from ..api_request import CancelSignal
+from ..models.sessions import Message
 from ..storage import Database, messages as message_store
 from ..storage.db import transaction
 from ..text import scrub
@@ -173,8 +174,8 @@ class GenerationHub:
         feed = ReplyFeed(generation, offset)
         yield from feed.events(lambda: detached.is_set() or self._closed.is_set(), WAIT_SECONDS)
 
-    def tail(self, reply_id: int, offset: int, settle: Callable[[dict], dict | None],
-             final_of: Callable[[dict | None], ChatEvent],
+    def tail(self, reply_id: int, offset: int, settle: Callable[[Message], Message | None],
+             final_of: Callable[[Message | None], ChatEvent],
              detached: threading.Event | None = None) -> Iterator[ChatEvent]:
         """Chunks beyond `offset`, then the final event, from the reply's row (another process
         generates it), which is marked as followed so that process flushes its text.
@@ -187,15 +188,15 @@ class GenerationHub:
                 yield from self.follow(local, offset, detached)
                 return
             row = message_store.get_message(self._db.conn(), reply_id)
-            if row is not None and row["streaming"]:
+            if row is not None and row.streaming:
                 row = settle(row)
-            if not marked and row is not None and row["streaming"]:
+            if not marked and row is not None and row.streaming:
                 message_store.mark_followed(self._db.conn(), [reply_id])
                 marked = True  # its process keeps the row's text current from its next sync
-            if row is not None and len(row["content"]) > offset:
-                yield events.chunk(row["content"][offset:])
-                offset = len(row["content"])
-            if row is None or not row["streaming"]:
+            if row is not None and len(row.content) > offset:
+                yield events.chunk(row.content[offset:])
+                offset = len(row.content)
+            if row is None or not row.streaming:
                 yield final_of(row)
                 return
             detached.wait(TAIL_SECONDS)

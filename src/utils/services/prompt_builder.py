@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 
 from ..api_request.types import SystemBlock
+from ..models.history import HistoryMessage
 from ..models.personas import Persona
 from ..prompts import (
     card_user_for,
@@ -105,16 +106,18 @@ def post_history_instructions(persona: Persona, user_name: str) -> str:
                                user_name)
 
 
-def with_post_history(history: list[dict], instructions: str) -> list[dict]:
-    """`history` with the card's post-history instructions as a second text block of the last
-    user turn (after the conversation, where cards expect them); unchanged when there are none."""
-    if not instructions or not history or history[-1]["role"] != "user":
-        return history
-    last = history[-1]
-    blocks = [{"type": "text", "text": last["content"]},
+def with_post_history(history: list[HistoryMessage], instructions: str) -> list[dict]:
+    """The request's `messages`: the history's turns, with the card's post-history instructions
+    as a second text block of the last user turn (after the conversation, where cards expect
+    them) when there are any."""
+    turns: list[dict] = [message.turn() for message in history]
+    if not instructions or not history or history[-1].role != "user":
+        return turns
+    blocks = [{"type": "text", "text": history[-1].content},
               {"type": "text", "text": f"<post_history_instructions>\n{fence(instructions)}\n"
                                        "</post_history_instructions>"}]
-    return [*history[:-1], {"role": "user", "content": blocks}]
+    turns[-1] = {"role": "user", "content": blocks}
+    return turns
 
 
 def format_time(now: datetime, language: str) -> str:

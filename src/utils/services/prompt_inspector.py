@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..api_request import ApiClient
+from ..models.sessions import Message
 from ..storage import Database, prompt_records
 from . import prompt_sections
 from .errors import ServiceError
@@ -30,12 +31,12 @@ class PromptInspector:
     def inspect(self, session_id: str, message_id: int) -> dict:
         """The request reply `message_id` of the session was generated from, in sections."""
         message = self._sessions.message(session_id, message_id)  # 404s for unknown ids
-        if message["role"] != "assistant":
+        if message.role != "assistant":
             raise ServiceError(400, "not_a_reply", f"Message {message_id} is the person's own: "
                                "only a reply has a prompt.")
         record = prompt_records.load(self._db.conn(), message_id)
         shown = {"message_id": message_id, "session_id": session_id, "recorded": False,
-                 "status": message["status"], "provider": None, "model": None, "usage": None,
+                 "status": message.status, "provider": None, "model": None, "usage": None,
                  "total": None, "body_bytes": None, "sections": [],
                  "context_window": self._api.connection().window}
         if record is None:
@@ -101,7 +102,7 @@ def _whole(body: bytes) -> CountJob:
     return CountJob(messages=parsed.get("messages") or [], system=blocks or [])
 
 
-def _shown(section: Section, count: tuple[int, str], message: dict) -> dict:
+def _shown(section: Section, count: tuple[int, str], message: Message) -> dict:
     shown = {"kind": section.kind, "label": section.label, "text": section.text,
              "tokens": count[0], "counted_by": count[1], "cached": section.cached,
              "start": section.start, "end": section.end, "offset": section.offset,
@@ -109,7 +110,7 @@ def _shown(section: Section, count: tuple[int, str], message: dict) -> dict:
     if section.messages is not None:
         shown["messages"] = section.messages
     if section.kind == "cortex":
-        shown["revision"] = (message.get("cortex_revisions") or {}).get(section.label)
+        shown["revision"] = (message.cortex_revisions or {}).get(section.label)
     if section.kind == "world":
-        shown["entries"] = message.get("world_info") or []
+        shown["entries"] = [entry.model_dump(mode="json") for entry in message.world_info or ()]
     return shown

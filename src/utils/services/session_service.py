@@ -5,7 +5,7 @@ import sqlite3
 from collections.abc import Callable
 
 from ..limits import SESSION_TITLE
-from ..models.sessions import Session
+from ..models.sessions import Message, MessageDetail, Session
 from ..storage import (
     Database,
     messages as message_store,
@@ -15,7 +15,6 @@ from ..storage import (
     tree,
 )
 from . import greetings, memory_notes, validation as check
-from .chat_prompt import public
 from .errors import invalid, not_found
 from .ids import is_persona_id, is_session_id, new_id
 
@@ -62,27 +61,28 @@ class SessionService:
         check.integer("limit", limit, low=1, high=PAGE_MAX)
         session = self.summary(session_id)
         conn = self._db.conn()
-        page = message_store.list_messages(conn, session_id, before_id=before_id, limit=limit)
+        page = message_store.list_messages(conn, session_id, before_id=before_id, limit=limit,
+                                           siblings=tree.siblings(conn, session_id))
         has_more = bool(page) and message_store.count_messages(
-            conn, session_id, before_id=page[0]["id"]) > 0
-        siblings = tree.siblings(conn, session_id)
+            conn, session_id, before_id=page[0].id) > 0
         _want_text(conn, page)
-        return {**session.model_dump(mode="json"),
-                "messages": [public(m, siblings) for m in page], "has_more": has_more}
+        return {**session.model_dump(mode="json"), "messages": [m.answer() for m in page],
+                "has_more": has_more}
 
-    def message(self, session_id: str, message_id: int) -> dict:
+    def message(self, session_id: str, message_id: int) -> MessageDetail:
         """One message of the session with its memory provenance: the revisions its prompt
         held (`cortex_revisions`, replies) and those anchored to it (`memory`)."""
         self.summary(session_id)
         conn = self._db.conn()
-        message = message_store.get_message(conn, message_id) if 0 < message_id < 2**63 else None
-        if message is None or message["session_id"] != session_id:
+        message = message_store.get_message(conn, message_id, tree.siblings(conn, session_id)) \
+            if 0 < message_id < 2**63 else None
+        if message is None or message.session_id != session_id:
             raise not_found("message", str(message_id))
         on_branch = message_store.is_on_branch(conn, message_id)
         _want_text(conn, [message])
-        return {**public(message, tree.siblings(conn, session_id)),
-                "memory": provenance.revisions_of_message(conn, message_id),
-                "on_branch": on_branch}
+        return MessageDetail.model_validate(
+            {**message.answer(), "memory": provenance.revisions_of_message(conn, message_id),
+             "on_branch": on_branch})
 
     def summary(self, session_id: str) -> Session:
         """The session object without messages; 404 when unknown."""
@@ -158,10 +158,11 @@ class SessionService:
             raise not_found("persona", persona_id)
 
 
-def _want_text(conn: sqlite3.Connection, shown: list[dict]) -> None:
+def _want_text(conn: sqlite3.Connection, shown: list[Message]) -> None:
     """Asks the process generating a reply shown here to keep its row's text current (it
     otherwise writes it only now and then until the reply ends: generations.py), so a page
-    read again, in any process, shows the reply growing."""
-    streaming = [m["id"] for m in shown if m["streaming"] and m["stop_reason"] is None]
+    read again, in any process, shows the reply growing (`mark_followed` leaves a reply
+    already marked alone)."""
+    streaming = [m.id for m in shown if m.streaming]
     if streaming:
         message_store.mark_followed(conn, streaming)

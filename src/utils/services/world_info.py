@@ -4,8 +4,9 @@ The activated entries go into the prompt after the cached prefix (prompt_builder
 recorded with the reply (`messages.world_info`), so the chat can show them beside "Memory used".
 """
 import sqlite3
-from typing import Any
+from collections.abc import Sequence
 
+from ..models.history import HistoryMessage
 from ..models.personas import Persona
 from ..storage import world_books as book_store
 from . import card_macros
@@ -19,21 +20,15 @@ def books_for(conn: sqlite3.Connection, persona_id: str) -> list[Book]:
             for book in book_store.books_of_persona(conn, persona_id)]
 
 
-def fire(conn: sqlite3.Connection, persona: Persona, user_name: str, history: list[dict]) -> list[Fired]:
-    """The entries the conversation `history` (oldest first, Messages-API turns) activates, in
-    prompt order. Messages are scanned as `Name: text`, as SillyTavern does by default."""
+def fire(conn: sqlite3.Connection, persona: Persona, user_name: str,
+         history: Sequence[HistoryMessage]) -> list[Fired]:
+    """The entries the conversation `history` (oldest first) activates, in prompt order.
+    Messages are scanned as `Name: text`, as SillyTavern does by default."""
     books = books_for(conn, persona.id)
     if not books:
         return []
     char = card_macros.char_name(persona)
     names = {"user": user_name, "assistant": char}
-    messages = [f"{names.get(turn['role'], char)}: {_text(turn['content'])}"
-                for turn in reversed(history)]
+    messages = [f"{names.get(turn.role, char)}: {turn.content}" for turn in reversed(history)]
     fired = activate(books, messages, lambda text: card_macros.resolve(text, char, user_name))
     return prompt_order(fired)
-
-
-def _text(content: str | list[Any]) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(block.get("text", "") for block in content if isinstance(block, dict))

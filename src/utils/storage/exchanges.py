@@ -1,12 +1,12 @@
 """Queries about the end of the active branch, for regenerate, edit last and delete last."""
 import sqlite3
-from typing import Any
 
+from ..models.sessions import Message
 from .messages import get_message
 
 
 def last_message(conn: sqlite3.Connection, session_id: str, role: str | None = None
-                 ) -> dict[str, Any] | None:
+                 ) -> Message | None:
     """The active branch's newest message (of `role`, when given), or None."""
     sql = "SELECT id FROM messages WHERE session_id = ? AND on_branch = 1"
     params: tuple[str, ...] = (session_id,)

@@ -1,11 +1,19 @@
 """Message rows. Ids grow globally (AUTOINCREMENT), so a child's id is always above its parent's
 and the cortex trigger can count "the persona's messages after id N". The tree itself (parents,
-siblings, the active branch) lives in `tree.py`."""
+siblings, the active branch) lives in `tree.py`.
+
+Reads answer `Message` (the API's shape, validated once per row here) except the prompt's
+history, which is `HistoryMessage` tuples: a chat turn reads dozens of rows on every turn
+(docs/development.md, "Typed resources"). The write side's `add_message` and `finish_reply`
+still answer their `RETURNING` row as a dict (the chat turn reads its id and text).
+"""
 import json
 import sqlite3
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
+from ..models.history import HistoryMessage
+from ..models.sessions import Message
 from . import tree
 from .clock import utc_now
 from .db import transaction
@@ -14,6 +22,7 @@ from .sessions import touch_session
 COLUMNS = ("id, session_id, persona_id, role, content, status, created_at, parent_id, edited, "
            "streaming, stop_reason, error, cortex_revisions, world_info")
 _COLUMNS = COLUMNS
+Siblings = dict[int | None, list[int]]  # children ids per parent id: `tree.siblings`
 
 
 class _Leaf(Enum):
@@ -57,33 +66,36 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
     return dict(row)
 
 
-def get_message(conn: sqlite3.Connection, message_id: int) -> dict | None:
-    """The message with `message_id`, or None."""
+def get_message(conn: sqlite3.Connection, message_id: int, siblings: Siblings | None = None
+                ) -> Message | None:
+    """The message with `message_id`, or None; with `siblings` (`tree.siblings` of its
+    session) it carries the ids of its alternatives."""
     row = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE id = ?", (message_id,)).fetchone()
-    return dict(row) if row else None
+    return _message(row, siblings) if row else None
 
 
 def list_messages(conn: sqlite3.Connection, session_id: str, *, before_id: int | None = None,
-                  limit: int = 50) -> list[dict]:
+                  limit: int = 50, siblings: Siblings | None = None) -> list[Message]:
     """One page of the active branch: its newest `limit` messages older than `before_id`,
-    oldest first (on one branch, ids grow from the root to the leaf)."""
+    oldest first (on one branch, ids grow from the root to the leaf); with `siblings` as in
+    `get_message`."""
     sql = f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND on_branch = 1"
     params: list = [session_id]
     if before_id is not None:
         sql += " AND id < ?"
         params.append(before_id)
     rows = conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*params, limit)).fetchall()
-    return [dict(row) for row in reversed(rows)]
+    return [_message(row, siblings) for row in reversed(rows)]
 
 
-def off_branch_messages(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+def off_branch_messages(conn: sqlite3.Connection, session_id: str) -> list[Message]:
     """The session's messages off the active branch (alternatives), oldest first."""
     rows = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND on_branch = 0 "
                         "ORDER BY id", (session_id,)).fetchall()
-    return [dict(row) for row in rows]
+    return [_message(row) for row in rows]
 
 
-def last_messages(conn: sqlite3.Connection, session_id: str, n: int) -> list[dict]:
+def last_messages(conn: sqlite3.Connection, session_id: str, n: int) -> list[Message]:
     """The active branch's last `n` messages, oldest first."""
     return list_messages(conn, session_id, limit=n)
 
@@ -95,7 +107,7 @@ def is_on_branch(conn: sqlite3.Connection, message_id: int) -> bool:
 
 
 def update_message(conn: sqlite3.Connection, message_id: int, *, content: str | None = None,
-                   status: str | None = None) -> dict | None:
+                   status: str | None = None) -> Message | None:
     """Changes a message's content and/or status; returns it, or None when it does not exist."""
     changes = {name: value for name, value in (("content", content), ("status", status))
                if value is not None}
@@ -106,7 +118,7 @@ def update_message(conn: sqlite3.Connection, message_id: int, *, content: str | 
                          (*changes.values(), message_id))
         message = get_message(conn, message_id)
         if message and changes:
-            touch_session(conn, message["session_id"])
+            touch_session(conn, message.session_id)
     return message
 
 
@@ -141,9 +153,9 @@ def count_messages(conn: sqlite3.Connection, session_id: str | None = None, *,
 
 
 def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int,
-                       upto_id: int | None = None) -> list[dict]:
+                       upto_id: int | None = None) -> list[HistoryMessage]:
     """The last `limit` messages of the branch ending at `upto_id` (default: the active leaf)
-    as Messages-API turns `{role, content}`.
+    as Messages-API turns (`HistoryMessage.turn()`).
 
     Empty messages (a reply stopped or failed before its first token) are skipped, the history
     starts with a user turn, and consecutive turns of one role are joined, so the list is
@@ -151,16 +163,16 @@ def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int,
     """
     upto_id = tree.active_leaf(conn, session_id) if upto_id is None else upto_id
     path = tree.path_messages(conn, upto_id, limit) if upto_id else []
-    turns: list[dict] = []
+    turns: list[HistoryMessage] = []
     for message in path:
-        if not message["content"].strip():
+        if not message.content.strip():
             continue
-        if not turns and message["role"] != "user":
+        if not turns and message.role != "user":
             continue
-        if turns and turns[-1]["role"] == message["role"]:
-            turns[-1]["content"] += "\n\n" + message["content"]
+        if turns and turns[-1].role == message.role:
+            turns[-1] = turns[-1]._replace(content=f"{turns[-1].content}\n\n{message.content}")
         else:
-            turns.append({"role": message["role"], "content": message["content"]})
+            turns.append(message)
     return turns
 
 
@@ -197,17 +209,17 @@ def request_stop(conn: sqlite3.Connection, message_id: int) -> bool:
                             "WHERE id = ? AND streaming = 1", (message_id,)).rowcount == 1
 
 
-def streaming_reply(conn: sqlite3.Connection, session_id: str) -> dict | None:
+def streaming_reply(conn: sqlite3.Connection, session_id: str) -> Message | None:
     """The session's reply that is being generated, if any."""
     row = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE session_id = ? AND streaming = 1 "
                        "ORDER BY id DESC LIMIT 1", (session_id,)).fetchone()
-    return dict(row) if row else None
+    return _message(row) if row else None
 
 
-def streaming_replies(conn: sqlite3.Connection) -> list[dict]:
+def streaming_replies(conn: sqlite3.Connection) -> list[Message]:
     """Every reply marked as being generated (recovery looks for orphans among them)."""
     rows = conn.execute(f"SELECT {_COLUMNS} FROM messages WHERE streaming = 1").fetchall()
-    return [dict(row) for row in rows]
+    return [_message(row) for row in rows]
 
 
 def save_partial_replies(conn: sqlite3.Connection, texts: list[tuple[str, int]]) -> None:
@@ -217,11 +229,16 @@ def save_partial_replies(conn: sqlite3.Connection, texts: list[tuple[str, int]])
 
 def mark_followed(conn: sqlite3.Connection, message_ids: list[int]) -> None:
     """Marks streaming replies as followed from elsewhere (their generating process then keeps
-    their rows' text current); a stop mark stays, it says more."""
+    their rows' text current); a stop mark stays, it says more. Writes only when one of them
+    has no mark yet (a page read while a reply streams would otherwise take the write lock)."""
     marks = ",".join("?" * len(message_ids))
+    unmarked = f"id IN ({marks}) AND streaming = 1 AND stop_reason IS NULL"
+    if conn.execute(f"SELECT 1 FROM messages WHERE {unmarked} LIMIT 1",
+                    message_ids).fetchone() is None:
+        return
     with transaction(conn):
-        conn.execute(f"UPDATE messages SET stop_reason = 'followed' WHERE id IN ({marks}) "
-                     "AND streaming = 1 AND stop_reason IS NULL", message_ids)
+        conn.execute(f"UPDATE messages SET stop_reason = 'followed' WHERE {unmarked}",
+                     message_ids)
 
 
 def reply_marks(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, str | None]:
@@ -238,3 +255,45 @@ def resume_reply(conn: sqlite3.Connection, message_id: int, content: str) -> Non
     with transaction(conn):
         conn.execute("UPDATE messages SET content = ?, status = 'incomplete', streaming = 1, "
                      "stop_reason = NULL, error = NULL WHERE id = ?", (content, message_id))
+
+
+def _message(row: sqlite3.Row, siblings: Siblings | None = None) -> Message:
+    """A row as the API shows it: `status` "streaming" (and no `stop_reason`: the marks other
+    processes leave are no end yet) while generated, `error` as an object, `edited` as a
+    boolean; a reply's prompt sources (`cortex_revisions`, `world_info`) decoded; the ids of
+    its alternatives when `siblings` is given (in the one validation: a copy would cost more)."""
+    streaming = row["streaming"]
+    shown: dict[str, Any] = {
+        "id": row["id"], "session_id": row["session_id"], "persona_id": row["persona_id"],
+        "role": row["role"], "content": row["content"], "created_at": row["created_at"],
+        "parent_id": row["parent_id"], "stop_reason": None if streaming else row["stop_reason"],
+        "status": "streaming" if streaming else row["status"], "edited": bool(row["edited"]),
+        "error": _error(row["error"])}
+    if row["role"] == "assistant":
+        shown["cortex_revisions"] = _decoded(row["cortex_revisions"], dict)
+        shown["world_info"] = _decoded(row["world_info"], list)
+    if siblings is not None:
+        shown["siblings"] = siblings.get(row["parent_id"], [row["id"]])
+    return Message.model_validate(shown)
+
+
+def _error(raw: str | None) -> dict | None:
+    """A stored reply's failure `{code, message, retryable}`, or None; text that is not JSON
+    reads as a retryable failure."""
+    if not raw:
+        return None
+    try:
+        error = json.loads(raw)
+    except ValueError:
+        return {"code": "api_error", "message": "The reply failed.", "retryable": True}
+    return error if isinstance(error, dict) else None
+
+
+def _decoded(raw: str | None, kind: type) -> Any:
+    """A JSON column holding a `kind` (a reply's revisions per file, its fired entries), or
+    None (none recorded, or not readable)."""
+    try:
+        value = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return value if isinstance(value, kind) else None

@@ -1,8 +1,10 @@
 """Message search (FTS5). A person's words become quoted prefix terms, so no input can be read
-as FTS5 query syntax; snippets mark hits with control characters the caller turns into ranges."""
+as FTS5 query syntax; snippets mark hits with control characters, which become the result's
+plain `snippet` and its `highlights` ranges here."""
 import re
 import sqlite3
-from typing import Any
+
+from ..models.search import SearchResult
 
 HIT_START, HIT_END = "\x02", "\x03"
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -15,7 +17,7 @@ def fts_query(text: str, max_terms: int = 12) -> str:
 
 
 def search_messages(conn: sqlite3.Connection, persona_id: str, query: str,
-                    limit: int = 50) -> list[dict[str, Any]]:
+                    limit: int = 50) -> list[SearchResult]:
     """The persona's messages on active branches matching `query` (an fts_query), best first."""
     rows = conn.execute(
         "SELECT m.id AS message_id, m.session_id, m.role, m.created_at, s.title AS session_title, "
@@ -25,4 +27,28 @@ def search_messages(conn: sqlite3.Connection, persona_id: str, query: str,
         "WHERE messages_fts MATCH ? AND m.persona_id = ? AND m.on_branch = 1 "
         "ORDER BY bm25(messages_fts), m.id DESC LIMIT ?",
         (query, persona_id, limit)).fetchall()
-    return [dict(row) for row in rows]
+    return [_result(row) for row in rows]
+
+
+def _result(row: sqlite3.Row) -> SearchResult:
+    snippet, highlights = _highlighted(row["marked"] or "")
+    return SearchResult.model_validate({
+        "session_id": row["session_id"], "message_id": row["message_id"], "role": row["role"],
+        "created_at": row["created_at"], "session_title": row["session_title"],
+        "snippet": snippet, "highlights": highlights})
+
+
+def _highlighted(marked: str) -> tuple[str, list[list[int]]]:
+    """Removes the hit markers; returns the plain snippet and the [start, end) of each hit."""
+    text: list[str] = []
+    ranges: list[list[int]] = []
+    start: int | None = None
+    for ch in marked:
+        if ch == HIT_START:
+            start = len(text)
+        elif ch == HIT_END and start is not None:
+            ranges.append([start, len(text)])
+            start = None
+        else:
+            text.append(ch)
+    return "".join(text), ranges

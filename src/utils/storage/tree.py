@@ -8,6 +8,7 @@ rewrites that cache and logs each message that left or rejoined the branch in `m
 import hashlib
 import sqlite3
 
+from ..models.history import HistoryMessage
 from .clock import utc_now
 
 _PATH = ("WITH RECURSIVE path(id, parent_id) AS ("
@@ -36,22 +37,25 @@ def path_ids(conn: sqlite3.Connection, message_id: int) -> list[int]:
     return sorted(row["id"] for row in rows)
 
 
-def path_messages(conn: sqlite3.Connection, message_id: int, limit: int) -> list[dict]:
+def path_messages(conn: sqlite3.Connection, message_id: int, limit: int
+                  ) -> list[HistoryMessage]:
     """The last `limit` messages of the path from the root to `message_id`, oldest first.
 
     A message on the active branch (a chat turn's: the reply is the leaf) is read from the
     branch cache, newest first by the session's index, so a turn reads `limit` rows however
-    long the conversation is; any other message walks its ancestors."""
-    rows = conn.execute(
+    long the conversation is; any other message walks its ancestors. The rows are plain
+    tuples made into `HistoryMessage`s (the chat turn's hot path: no `sqlite3.Row`, no dict)."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    rows = cursor.execute(
         "SELECT m.id, m.role, m.content FROM messages m WHERE m.session_id = "
         "(SELECT session_id FROM messages WHERE id = ?) AND m.on_branch = 1 AND m.id <= ? "
         "ORDER BY m.id DESC LIMIT ?", (message_id, message_id, limit)).fetchall()
-    if rows and rows[0]["id"] == message_id:  # on the branch: its ancestors are the rest
-        return [dict(row) for row in reversed(rows)]
-    rows = conn.execute(
-        _PATH + "SELECT m.id, m.role, m.content FROM messages m JOIN path p ON m.id = p.id "
-        "ORDER BY m.id DESC LIMIT ?", (message_id, limit)).fetchall()
-    return [dict(row) for row in reversed(rows)]
+    if not rows or rows[0][0] != message_id:  # off the branch: walk its ancestors
+        rows = cursor.execute(
+            _PATH + "SELECT m.id, m.role, m.content FROM messages m JOIN path p ON m.id = p.id "
+            "ORDER BY m.id DESC LIMIT ?", (message_id, limit)).fetchall()
+    return list(map(HistoryMessage._make, reversed(rows)))
 
 
 def latest_leaf(conn: sqlite3.Connection, message_id: int | None, session_id: str) -> int | None:
