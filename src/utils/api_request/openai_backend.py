@@ -72,7 +72,7 @@ class OpenAIBackend:
         """One streaming `chat.completions.create` (usage requested), read raw
         (`openai_raw.py`)."""
         opened = openai_raw.open_stream(self.sdk, {"stream_options": {"include_usage": True},
-                                                   **body, **self.options})
+                                                   **body}, self.options.get("extra_headers"))
         return RawResponse(opened, _chunks)
 
     def models(self) -> list[str]:
