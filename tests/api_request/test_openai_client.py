@@ -358,36 +358,3 @@ def test_a_stream_without_a_key_sends_no_authorization(oai, openai_fake):
     openai_fake.enqueue(replies.text("One two."))
     assert list(oai.stream(config()))[-1].event_type == "done"
     assert "authorization" not in openai_fake.last.headers
-
-
-def test_streams_one_after_another_share_one_connection(oai, openai_fake):
-    """The body after `[DONE]` (the chunked end) is read, so the connection goes back to the
-    pool; closed unread, each stream paid a new TCP connection (12 % of a worker's CPU)."""
-    openai_fake.enqueue(replies.text("One two."), replies.text("Three four."))
-    for _ in range(2):
-        assert list(oai.stream(config()))[-1].event_type == "done"
-    first, second = openai_fake.requests
-    assert first.peer == second.peer
-
-
-def test_a_server_that_holds_the_body_open_after_done_does_not_hold_the_answer(openai_fake):
-    """What follows `[DONE]` is read for a bounded moment only: a server that never ends its
-    body after it still gives a complete answer at once, and the next request a new
-    connection. (The gate opens by itself only if the answer hangs: a bound on a failure.)"""
-    gate = threading.Event()
-    release = threading.Timer(30, gate.set)
-    release.start()
-    openai_fake.enqueue(replies.gated(replies.text("One two."), gate, after_events=100),
-                        replies.text("Three four."))
-    try:
-        with client_for(openai_fake, timeout=60) as client:
-            events = list(client.stream(config()))
-            held = not gate.is_set()
-            assert events[-1].event_type == "done" and events[-1].data["text"] == "One two."
-            assert held  # the answer came while the body was still held open
-            assert list(client.stream(config()))[-1].data["text"] == "Three four."
-    finally:
-        release.cancel()
-        gate.set()
-    first, second = openai_fake.requests
-    assert first.peer != second.peer

@@ -38,9 +38,8 @@ NOTHING_SCRIPTED = "fake: nothing scripted"
 
 @dataclass
 class RecordedRequest:
-    """What the fake received: path, lower-cased headers, parsed JSON body, stream flag, the
-    body's bytes exactly as they arrived (`raw`), and the client's (host, port) (`peer`: the
-    same for requests sent on one kept-alive connection)."""
+    """What the fake received: path, lower-cased headers, parsed JSON body, stream flag, and the
+    body's bytes exactly as they arrived (`raw`)."""
 
     path: str
     headers: dict
@@ -51,7 +50,6 @@ class RecordedRequest:
     request_id: str = ""
     rejected: str | None = None
     raw: bytes = b""
-    peer: tuple | None = None
 
     @property
     def messages(self) -> list:
@@ -208,7 +206,7 @@ class FakeClaude:
     def _serve(self, ex: Exchange) -> None:
         body = ex.body if isinstance(ex.body, dict) else {}
         record = self.record_type(ex.path, ex.headers, body, ex.stream, ex.method,
-                                 request_id=ex.request_id, raw=ex.raw, peer=ex.peer)
+                                 request_id=ex.request_id, raw=ex.raw)
         with self._cond:
             record.index = ex.index = len(self._requests)
             self._requests.append(record)

@@ -22,8 +22,6 @@ internal `x-stainless-raw-response` marker of `with_streaming_response` is no lo
 from __future__ import annotations
 
 import json
-import logging
-import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Self
@@ -31,12 +29,6 @@ from typing import Any, Self
 import httpx2
 
 from .raw_body import sse_blocks
-from .sdk import abort_connection
-
-log = logging.getLogger(__name__)
-
-DRAIN_SECONDS = 0.1  # the `openai` SDK's bound for the same drain (`_streaming_cleanup.py`)
-DRAIN_BYTES = 65_536
 
 # `chat.completions.create`'s order of the fields it sends (its body's JSON key order).
 FIELD_ORDER = ("model", "stream", "service_tier", "messages", "audio", "frequency_penalty",
@@ -87,46 +79,14 @@ class _Opened:
 
 def chunks(http_response: Any) -> Iterator[dict]:
     """The stream's chunks as dicts, in order, until `[DONE]` or the end of the body."""
-    pieces = http_response.iter_bytes()
-    for block in sse_blocks(http_response, pieces):
+    for block in sse_blocks(http_response):
         text = "\n".join(line[5:].decode("utf-8").removeprefix(" ")
                          for line in block if line.startswith(b"data:"))
         if not text:
             continue
         if text.startswith("[DONE]"):
-            drain(http_response, pieces)
             return
         yield _chunk(text, http_response)
-
-
-def drain(http_response: Any, pieces: Iterator[bytes]) -> None:
-    """Reads what follows `[DONE]` (normally just the end of the chunked body), so the
-    connection goes back to the pool: closed with its body unread, it is dropped, and the next
-    request pays a new TCP connection and a resolver call (12 % of a worker's CPU per turn on
-    this path, docs/performance.md; the SDK's own sync `Stream` drops it too). Bounded like the
-    SDK's async stream's drain: `DRAIN_SECONDS` (then the socket is shut down, waking the read)
-    and `DRAIN_BYTES`. A failure here is not the answer's: it was complete at `[DONE]`."""
-    timer = threading.Timer(DRAIN_SECONDS, _cut, (http_response,))
-    timer.daemon = True
-    timer.start()
-    left = DRAIN_BYTES
-    try:
-        for piece in pieces:
-            left -= len(piece)
-            if left < 0:
-                break
-    except Exception:
-        log.debug("the body after [DONE] could not be read; the connection is dropped",
-                  exc_info=True)
-    finally:
-        timer.cancel()
-
-
-def _cut(http_response: Any) -> None:
-    """The drain took too long: shut the socket (an idle pooled connection found shut is
-    discarded by the pool, so a late cut costs nothing)."""
-    if not http_response.is_closed:
-        abort_connection(http_response)
 
 
 def _chunk(text: str, http_response: Any) -> Any:

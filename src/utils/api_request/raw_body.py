@@ -31,15 +31,13 @@ class RawResponse:
         self._opened.__exit__(None, None, None)
 
 
-def sse_blocks(http_response: Any, pieces: Iterator[bytes] | None = None
-               ) -> Iterator[list[bytes]]:
+def sse_blocks(http_response: Any) -> Iterator[list[bytes]]:
     """The body's events, each as its non-empty lines (CR stripped), dispatched at a blank line
     as the SSE rules say (an event without one at the end of the body is dropped); an empty
-    list for a blank line that ends no event. `pieces`: the body's `iter_bytes()` when the
-    caller reads on after the events (`openai_raw` drains the body after `[DONE]`)."""
+    list for a blank line that ends no event."""
     block: list[bytes] = []
     pending = b""
-    for piece in http_response.iter_bytes() if pieces is None else pieces:
+    for piece in http_response.iter_bytes():
         pending += piece
         *lines, pending = pending.split(b"\n")
         for raw in lines:
