@@ -354,6 +354,23 @@ def test_a_streamed_request_is_sent_as_the_sdks_create_sends_it(openai_fake, key
     assert ours.headers == theirs.headers  # the key as bearer, the SDK's own headers
 
 
+@pytest.mark.parametrize("tools", [None, TOOLS])
+def test_a_request_is_sent_as_the_sdks_create_sends_it(openai_fake, key_hygiene, tools):
+    """The same for a request without streaming (titles, cortex updates, the edit plan)."""
+    import openai
+    key_hygiene.add_secret(KEY)
+    openai_fake.enqueue(replies.text("Done."), replies.text("Done."))
+    with client_for(openai_fake, KEY) as client:
+        result = client.request(config(tools=tools, temperature=0.2))
+    assert (result.success, result.content, result.stop_reason) == (True, "Done.", "end_turn")
+    ours = openai_fake.last
+    with openai.OpenAI(api_key=KEY, base_url=openai_fake.url, max_retries=0, timeout=5.0) as sdk:
+        sdk.chat.completions.create(**ours.body)
+    theirs = openai_fake.last
+    assert ours.raw == theirs.raw and "stream" not in ours.body
+    assert ours.headers == theirs.headers
+
+
 def test_a_stream_without_a_key_sends_no_authorization(oai, openai_fake):
     openai_fake.enqueue(replies.text("One two."))
     assert list(oai.stream(config()))[-1].event_type == "done"
