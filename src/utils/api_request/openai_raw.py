@@ -9,8 +9,8 @@ UTF-8) raises the same decoding error the SDK raises.
 Requests (streaming, and the one-shot ones of `OpenAIBackend.create`) go through the client's
 documented `post` (`cast_to=httpx2.Response`), not `chat.completions.create`: `create` runs its
 parameters through the SDK's `maybe_transform`, which walks every message against each TypedDict
-of the message union (160–190 µs per message of history: 3.5 ms for 21 messages, 7.7 ms for 41;
-most of the path's extra CPU, docs/performance.md; the `anthropic` SDK has no such walk). Chat
+of the message union (about 150 µs per message of history: 3.2 ms for 21 messages, 6.3 ms for
+41; most of the path's extra CPU, docs/performance.md; the `anthropic` SDK has no such walk). Chat
 Completions parameters have no aliases or formats, so the walk returns the body unchanged; the
 body is put in `create`'s field order, so the bytes sent are the same. Auth, retries, the
 response hooks and an error status raised as `APIStatusError` are the client's and unchanged
