@@ -6,7 +6,9 @@ of the app's workers: a WebSocket frame `{"type": "chat", "session_id", "message
 empty reply in one SQLite WAL transaction, reads the history back (newest 40 messages, like the
 app's default context limit), builds the prompt from it (the app's system blocks with this
 session's name), streams the reply with the official SDK on one shared client, decoding the
-raw response with the app's SSE decoder (`api_request/raw_stream.py`), sends one frame per text
+raw response with the app's SSE decoder (`api_request/raw_stream.py`; for Chat Completions the
+request goes through the app's `openai_raw.open_stream`, the client's `post`, and the body is
+read as plain `data:` lines), sends one frame per text
 delta, and stores the final text in a second transaction. No cortex, titles, followers,
 leases, inspector or settings: what is left is what any server doing this turn pays.
 
@@ -34,7 +36,7 @@ from simple_websocket import ConnectionClosed, Server  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from src.utils.api_request import raw_stream  # noqa: E402
+from src.utils.api_request import openai_raw, raw_stream  # noqa: E402
 
 KEY = "sk-ant-bench-0000000000000000"
 HISTORY = 40
@@ -141,10 +143,10 @@ class Lean:
     def _openai(self, system: list[dict], history: list[dict], template: dict, emit):
         messages = [{"role": "system", "content": "\n\n".join(b["text"] for b in system)},
                     *history]
-        with self.sdk.chat.completions.with_streaming_response.create(
-                stream=True, stream_options={"include_usage": True}, model=template["model"],
-                max_tokens=template["max_tokens"], messages=messages) as response:
-            for line in response.iter_lines():
+        with openai_raw.open_stream(self.sdk, {
+                "stream_options": {"include_usage": True}, "model": template["model"],
+                "max_tokens": template["max_tokens"], "messages": messages}) as opened:
+            for line in opened.http_response.iter_lines():
                 if not line.startswith("data: ") or line == "data: [DONE]":
                     continue
                 chunk = json.loads(line[6:])

@@ -322,3 +322,56 @@ def test_hostile_tool_text_is_refused_not_crashed(oai, openai_fake):
     second = oai.tool_request(config(tools=TOOLS), _toolbox([]))
     assert first.success and first.content.startswith('{"name"')  # not JSON: plain text
     assert second.error == "tools_unsupported"
+
+
+def _sdk_create_stream(fake, key, body: dict) -> None:
+    """The same request through the SDK's own `chat.completions.create(stream=True)`."""
+    import openai
+    fields = {name: value for name, value in body.items() if name != "stream"}
+    with (openai.OpenAI(api_key=key, base_url=fake.url, max_retries=0, timeout=5.0) as sdk,
+          sdk.chat.completions.create(stream=True, **fields) as stream):
+        for _ in stream:
+            pass
+
+
+@pytest.mark.parametrize("fields", [
+    {},
+    {"tools": TOOLS, "tool_choice": "auto", "temperature": 0.4, "disable_parallel_tool_use": True,
+     "messages": [*user("Hi"), {"role": "assistant", "content": "Hello."}, *user("Again")],
+     "prefill": "Well,"},
+])
+def test_a_streamed_request_is_sent_as_the_sdks_create_sends_it(openai_fake, key_hygiene, fields):
+    """The stream is sent with the client's `post` (not `create`, whose parameter walk cost
+    most of the path's CPU): the body's bytes and the headers are what `create` sends."""
+    key_hygiene.add_secret(KEY)
+    openai_fake.enqueue(replies.text("One two."), replies.text("One two."))
+    with client_for(openai_fake, KEY) as client:
+        assert list(client.stream(config(**fields)))[-1].event_type == "done"
+    ours = openai_fake.last
+    _sdk_create_stream(openai_fake, KEY, ours.body)
+    theirs = openai_fake.last
+    assert ours.raw == theirs.raw and ours.body["stream"] is True
+    assert ours.headers == theirs.headers  # the key as bearer, the SDK's own headers
+
+
+@pytest.mark.parametrize("tools", [None, TOOLS])
+def test_a_request_is_sent_as_the_sdks_create_sends_it(openai_fake, key_hygiene, tools):
+    """The same for a request without streaming (titles, cortex updates, the edit plan)."""
+    import openai
+    key_hygiene.add_secret(KEY)
+    openai_fake.enqueue(replies.text("Done."), replies.text("Done."))
+    with client_for(openai_fake, KEY) as client:
+        result = client.request(config(tools=tools, temperature=0.2))
+    assert (result.success, result.content, result.stop_reason) == (True, "Done.", "end_turn")
+    ours = openai_fake.last
+    with openai.OpenAI(api_key=KEY, base_url=openai_fake.url, max_retries=0, timeout=5.0) as sdk:
+        sdk.chat.completions.create(**ours.body)
+    theirs = openai_fake.last
+    assert ours.raw == theirs.raw and "stream" not in ours.body
+    assert ours.headers == theirs.headers
+
+
+def test_a_stream_without_a_key_sends_no_authorization(oai, openai_fake):
+    openai_fake.enqueue(replies.text("One two."))
+    assert list(oai.stream(config()))[-1].event_type == "done"
+    assert "authorization" not in openai_fake.last.headers

@@ -1,7 +1,7 @@
 """`OpenAIBackend`: the `openai` SDK client for one Chat Completions endpoint and key.
 
 `ApiClient` keeps one per (base URL, key) and wraps it in an `OpenAIAdapter` for the engine.
-SDK responses are dumped to plain JSON data at once; nothing of the SDK leaves this module.
+Responses are read as plain JSON data; nothing of the SDK leaves this module.
 `max_tokens` is sent as `max_completion_tokens` to api.openai.com (whose current models refuse
 the old name) and as `max_tokens` everywhere else (what local servers read).
 """
@@ -53,17 +53,16 @@ class OpenAIBackend:
         return run_stream(self.adapter(), config, model, cancel)
 
     def create(self, **kwargs: Any) -> dict:
-        """One `chat.completions.create` as plain JSON data; NotAnApi for anything else."""
-        raw = self.sdk.chat.completions.with_raw_response.create(**kwargs, **self.options)
+        """One chat completion (sent as `create` sends it, `openai_raw.complete`) as plain
+        JSON data; NotAnApi for anything else."""
+        raw = openai_raw.complete(self.sdk, kwargs, self.options.get("extra_headers"))
         kind = raw.headers.get("content-type", "")
         text = raw.text
         if len(text) > MAX_BODY_CHARS:
             raise NotAnApi("response_too_large")
         if "json" not in kind:
             raise NotAnApi("not_an_api")
-        response = raw.parse()
-        dump = getattr(response, "model_dump", None)
-        data = dump(mode="json") if callable(dump) else response
+        data = raw.json()
         if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
             raise NotAnApi("not_an_api")
         return data
@@ -72,7 +71,7 @@ class OpenAIBackend:
         """One streaming `chat.completions.create` (usage requested), read raw
         (`openai_raw.py`)."""
         opened = openai_raw.open_stream(self.sdk, {"stream_options": {"include_usage": True},
-                                                   **body, **self.options})
+                                                   **body}, self.options.get("extra_headers"))
         return RawResponse(opened, _chunks)
 
     def models(self) -> list[str]:
