@@ -9,12 +9,8 @@ from dataclasses import dataclass, field
 
 from ..text import scrub
 
-# `json.dumps(..., ensure_ascii=False)` builds a new encoder on every call (only the all-default
-# call reuses one); a frame per chunk makes that worth keeping one.
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ChatEvent:
     """One event of a reply: start, chunk, done, error (and over WebSocket: cortex, title)."""
 
@@ -57,9 +53,10 @@ def idle(session_id: str) -> ChatEvent:
 def to_sse(event: ChatEvent, event_id: str | None = None) -> str:
     """The event as one Server-Sent Events record (with an `id:` line to resume from)."""
     head = f"id: {event_id}\n" if event_id else ""
-    return scrub(f"{head}event: {event.type}\ndata: {_ENCODE(event.data)}\n\n")
+    return scrub(f"{head}event: {event.type}\ndata: "
+                 f"{json.dumps(event.data, ensure_ascii=False)}\n\n")
 
 
 def to_frame(event: ChatEvent) -> str:
     """The event as one WebSocket text frame."""
-    return scrub(_ENCODE({"type": event.type, **event.data}))
+    return scrub(json.dumps({"type": event.type, **event.data}, ensure_ascii=False))

@@ -63,7 +63,7 @@ class ChatSocket:
         self._chat = chat
         self._subscribe_jobs = subscribe_jobs
         self._titles = titles
-        self._send_lock = threading.Lock()  # held while a started reply's backlog is sent
+        self._send_lock = threading.RLock()  # held while a started reply's backlog is sent
         self._closed = threading.Event()
         self._personas: set[str] = set()
         self._sessions: set[str] = set()
@@ -194,13 +194,9 @@ class ChatSocket:
         chunk and the end as it produces them (no follower thread to wake per chunk). What
         exists already goes first, under the send lock, so nothing overtakes it."""
         def sink(event: ChatEvent) -> None:
-            with self._send_lock:
-                deliver(event)
-
-        def deliver(event: ChatEvent) -> None:
             if event.type in FINAL:
                 follow.finished = True
-            if not self._send_locked(event, follow):
+            if not self._send(event, follow):
                 generation.detach(sink)
 
         follow.release = lambda: generation.detach(sink)
@@ -209,7 +205,7 @@ class ChatSocket:
         with self._send_lock:
             backlog = generation.attach(sink, generation.prefix_length)
             for event in (generation.start_event(), *backlog):
-                deliver(event)
+                sink(event)
 
     def _begin(self, follow: "_Follow", stream: Generator[ChatEvent, None, None]) -> None:
         with self._state_lock:
@@ -254,20 +250,14 @@ class ChatSocket:
 
     def _send(self, event: ChatEvent, follow: "_Follow | None" = None) -> bool:
         with self._send_lock:
-            return self._send_locked(event, follow)
-
-    def _send_locked(self, event: ChatEvent, follow: "_Follow | None") -> bool:
-        """Sends `event` unless the socket closed or `follow` was detached; the caller holds
-        the send lock (a plain lock: under gevent a reentrant one is pure Python, and a
-        reply's chunk frames take it each)."""
-        if self._closed.is_set() or (follow is not None and follow.detached.is_set()):
-            return False
-        try:
-            self._ws.send(events.to_frame(event))
-            return True
-        except (ConnectionClosed, OSError):
-            self._closed.set()
-            return False
+            if self._closed.is_set() or (follow is not None and follow.detached.is_set()):
+                return False
+            try:
+                self._ws.send(events.to_frame(event))
+                return True
+            except (ConnectionClosed, OSError):
+                self._closed.set()
+                return False
 
 
 class _Follow:
