@@ -353,8 +353,8 @@ def _memory(config: Config, db: Database, cortex: CortexService,
                                  default_model=config["MODEL"], proposals=proposals)
     worker = CortexWorker(db, update, owner,
                           lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
-    # The trigger reads only the context limit: the stored row, without the user persona's
-    # name that app_settings adds (one query less after every chat turn).
-    trigger = CortexTrigger(db, worker, lambda: settings_store.app_stored(db.conn()))
+    # The trigger reads only the context limit (settings_store.context_limit: one field checked,
+    # no user persona read after every chat turn).
+    trigger = CortexTrigger(db, worker)
     return _Memory(owner, proposals, update, worker, trigger,
                    SleepSchedule(db, worker, cortex.budget))

@@ -51,6 +51,18 @@ def test_frequency_is_a_share_of_the_context_limit(env, context_limit, frequency
                                                                            frequency)
 
 
+@pytest.mark.parametrize("stored", [2, 401, "40", True, None])
+def test_a_stored_context_limit_the_chat_ignores_is_ignored_by_the_trigger_too(env, stored):
+    """The bounds live in models/settings.py alone: a value the settings refuse (below 4,
+    above 400, not a whole number) leaves the default of 40 for the chat and the trigger."""
+    env.settings("app", {"context_limit": stored})
+    env.persona()
+    sid = env.session()
+    state = env.trigger.check_and_trigger(PID, sid)
+    assert state["threshold"] == 30
+    assert provider.get_settings_service(env.app).values().context_limit == 40
+
+
 def test_messages_count_across_the_personas_sessions_only(env):
     env.persona()
     env.persona(OTHER, name="Bert")

@@ -54,7 +54,7 @@ class LearnRunner:
             return _failed("internal_error", "The learn run has no record.", retryable=False)
         windows = self.windows(run.session_id, run.window_messages)
         learn_runs.set_windows(conn, job_id, len(windows), sum(w["count"] for w in windows))
-        if not load_cortex_settings(conn)["enabled"]:
+        if not load_cortex_settings(conn).enabled:
             return _failed("cortex_disabled", "The cortex is disabled in the settings.",
                            retryable=False)
         if not getattr(self._run.api, "is_ready", False):

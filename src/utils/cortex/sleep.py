@@ -73,7 +73,7 @@ class SleepSchedule:
     def scan(self, now: float | None = None) -> list[str]:
         """Queues a consolidation for every persona that is due; returns the job ids."""
         conn = self._db.conn()
-        if not load_cortex_settings(conn)["enabled"]:
+        if not load_cortex_settings(conn).enabled:
             return []
         queued = []
         for persona_id in personas.persona_ids(conn):

@@ -11,7 +11,6 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from typing import Any
 
 from ..models.cortex import CortexJob
 from ..storage import cortex_input, cortex_jobs as jobs, retractions, settings_store
@@ -22,7 +21,6 @@ from .worker import CortexWorker
 
 log = logging.getLogger(__name__)
 FREQUENCY_SHARE = {"frequent": 0.50, "medium": 0.75, "rare": 0.95}
-DEFAULT_CONTEXT_LIMIT = 40
 RETRY_DELAY = 120.0
 
 
@@ -34,12 +32,12 @@ class CortexTrigger:
     """Counts unprocessed messages per persona and queues updates at the threshold or when idle."""
 
     def __init__(self, db: Database, worker: CortexWorker,
-                 settings_fn: Callable[[], dict[str, Any]] | None = None, *,
+                 context_limit: Callable[[], int] | None = None, *,
                  clock: Callable[[], float] = time.time,
                  retry_delay: float = RETRY_DELAY) -> None:
         self._db = db
         self._worker = worker
-        self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))
+        self._context_limit = context_limit or (lambda: settings_store.context_limit(db.conn()))
         self._clock = clock
         self._retry_delay = retry_delay
 
@@ -50,10 +48,8 @@ class CortexTrigger:
     def threshold(self, frequency: str | None = None) -> tuple[str, int]:
         """The frequency setting (or `frequency`) and the message count it means for the current
         context limit."""
-        frequency = frequency or load_cortex_settings(self._db.conn())["frequency"]
-        limit = (self._settings() or {}).get("context_limit")
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            limit = DEFAULT_CONTEXT_LIMIT
+        frequency = frequency or load_cortex_settings(self._db.conn()).frequency
+        limit = self._context_limit()
         share = FREQUENCY_SHARE.get(frequency, FREQUENCY_SHARE["medium"])
         return frequency, max(1, math.ceil(share * limit - 1e-9))
 
@@ -65,8 +61,8 @@ class CortexTrigger:
         """The status, and how many messages no finished or running update covers."""
         conn = self._db.conn()
         settings = load_cortex_settings(conn)
-        enabled = settings["enabled"]
-        frequency, threshold = self.threshold(settings["frequency"])
+        enabled = settings.enabled
+        frequency, threshold = self.threshold(settings.frequency)
         counts = cortex_input.trigger_state(conn, persona_id)  # one statement, every turn
         pending = counts["pending"]
         current = counts["queued_id"] or counts["running_id"]
@@ -92,7 +88,7 @@ class CortexTrigger:
         """On demand: queues an update now (or returns the queued one), and whether it was
         created now; raises CortexDisabled."""
         validate_persona_id(persona_id)
-        if not load_cortex_settings(self._db.conn())["enabled"]:
+        if not load_cortex_settings(self._db.conn()).enabled:
             raise CortexDisabled("The cortex is disabled: enable it in the settings first.")
         return self._worker.enqueue(persona_id, "manual")
 
@@ -103,7 +99,7 @@ class CortexTrigger:
         conn = self._db.conn()
         with transaction(conn):
             retractions.settle_unneeded(conn, persona_id)
-        if not load_cortex_settings(conn)["enabled"]:
+        if not load_cortex_settings(conn).enabled:
             return None
         if not retractions.needs_reconciliation(conn, persona_id):
             return None
@@ -117,7 +113,7 @@ class CortexTrigger:
         persona's last job failed moments ago upstream (a job a crash interrupted is retried
         at once: the upstream was not at fault); returns the job ids."""
         conn = self._db.conn()
-        if not load_cortex_settings(conn)["enabled"]:
+        if not load_cortex_settings(conn).enabled:
             return []
         queued = []
         for persona_id in retractions.personas_waiting(conn):
@@ -134,15 +130,16 @@ class CortexTrigger:
         unprocessed messages; returns the ids of the jobs queued (or joined)."""
         conn = self._db.conn()
         settings = load_cortex_settings(conn)
-        if not settings["enabled"]:
+        if not settings.enabled:
             return []
         now = self._clock() if now is None else now
-        idle_seconds = settings["idle_minutes"] * 60
+        idle_seconds = settings.idle_minutes * 60
         rows = cortex_input.sessions_with_unprocessed(conn)
         queued: dict[str, str] = {}
         for row in rows:
             persona_id = row["persona_id"]
-            if persona_id in queued or jobs.seconds_since(row["last_at"], now) < idle_seconds:
+            idle = jobs.seconds_since(row["last_at"], now)
+            if persona_id in queued or idle is None or idle < idle_seconds:
                 continue
             running = jobs.active_jobs(conn, persona_id).running
             if jobs.covered_to(running) >= row["last_id"]:

@@ -66,7 +66,7 @@ class CortexUpdateService:
     def consolidate(self, persona_id: str, job_id: str) -> dict[str, Any]:
         """Runs a consolidation ("sleep") of the persona's cortex as job `job_id`."""
         validate_persona_id(persona_id)
-        if not load_cortex_settings(self._db.conn())["enabled"]:
+        if not load_cortex_settings(self._db.conn()).enabled:
             return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.consolidation.run(persona_id, job_id)
 
@@ -74,7 +74,7 @@ class CortexUpdateService:
                   job_continues: bool = False) -> dict[str, Any]:
         """Reconciles the persona's memory with retracted messages as (part of) job `job_id`."""
         validate_persona_id(persona_id)
-        if not load_cortex_settings(self._db.conn())["enabled"]:
+        if not load_cortex_settings(self._db.conn()).enabled:
             return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         return self.reconciliation.run(persona_id, job_id, job_continues=job_continues)
 
@@ -102,7 +102,7 @@ class CortexUpdateService:
         """
         validate_persona_id(persona_id)
         job_id = job_id or uuid.uuid4().hex
-        if not load_cortex_settings(self._db.conn())["enabled"]:
+        if not load_cortex_settings(self._db.conn()).enabled:
             return run_failure("cortex_disabled", "The cortex is disabled in the settings.")
         if not getattr(self._api, "is_ready", False):
             return run_failure("not_configured", "No API key configured: add one in Settings.")

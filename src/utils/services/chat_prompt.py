@@ -87,7 +87,7 @@ class ChatPrompt:
     def _cortex_text(self, persona_id: str) -> tuple[dict | None, dict | None]:
         """The cortex files for the prompt and the revision of each (`{"memory.md": 12}`, the
         reply's provenance); None, None when the cortex is disabled or unreadable."""
-        if not load_cortex_settings(self._db.conn())["enabled"]:
+        if not load_cortex_settings(self._db.conn()).enabled:
             return None, None
         try:
             texts = self._cortex.prompt_texts(persona_id)

@@ -68,7 +68,7 @@ class HistoryLearning:
         session = self._imported(session_id)
         size = self._window_size(window_messages)
         conn = self._db.conn()
-        if not load_cortex_settings(conn)["enabled"]:
+        if not load_cortex_settings(conn).enabled:
             raise ServiceError(409, "cortex_disabled",
                                "The cortex is disabled: enable it in the settings first.")
         windows = self._update.learning.windows(session_id, size)

@@ -46,6 +46,14 @@ def app_valid(conn: sqlite3.Connection) -> dict[str, Any]:
     return valid_fields(SettingsPatch, app_stored(conn), APP_FIELDS)
 
 
+def context_limit(conn: sqlite3.Connection) -> int:
+    """The context limit alone (the cortex trigger reads it after every chat turn): the stored
+    value if it still passes its check, else `AppSettings`' default."""
+    valid = valid_fields(SettingsPatch, app_stored(conn), ("context_limit",))
+    limit: int = valid.get("context_limit", AppSettings.model_fields["context_limit"].default)
+    return limit
+
+
 def save_app(conn: sqlite3.Connection, stored: dict[str, Any]) -> None:
     """Stores the raw "app" settings (the caller validated them)."""
     set_setting(conn, APP, stored)
