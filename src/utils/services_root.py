@@ -31,6 +31,7 @@ from .cortex.trigger import CortexTrigger
 from .cortex.update import CortexUpdateService
 from .cortex.worker import LEASE_SECONDS, CortexWorker
 from .logsafe import register_secret
+from .models.settings import MemoryRunSettings
 from .portability.backup_service import BackupService
 from .portability.chat_import import ChatImportService
 from .portability.service import CardService
@@ -328,7 +329,7 @@ def _cortex(config: Config, db: Database) -> CortexService:
     """Templates follow the "app" settings (language, user name); every operation re-checks
     that the persona still exists (deletion is final)."""
     return CortexService(str(config["DATA_DIR"]), db,
-                         settings=lambda: settings_store.app_valid(db.conn()),
+                         settings=lambda: settings_store.memory_run_settings(db.conn()),
                          budget=int(config.get("CORTEX_BUDGET", DEFAULT_BUDGET)),
                          exists=lambda persona_id: persona_exists(db.conn(), persona_id))
 
@@ -339,13 +340,12 @@ def _memory(config: Config, db: Database, cortex: CortexService,
     through this app's `ProcessOwner` (a lock file held while the process lives, from `start`)
     and renews their lease (`CORTEX_JOB_LEASE` seconds)."""
 
-    def app_settings() -> dict:
-        """The stored "app" settings, `user_name` read from the default user persona (as
-        SettingsService.values() does), so memory runs name the person as the chat does."""
+    def app_settings() -> MemoryRunSettings:
+        """`user_name` read from the default user persona (as SettingsService.values() does),
+        so memory runs name the person as the chat does."""
         conn = db.conn()
-        values = settings_store.app_stored(conn)  # cortex_model included
         default = user_personas.get_default(conn)
-        return {**values, "user_name": default.name} if default else values
+        return settings_store.memory_run_settings(conn, default.name if default else None)
 
     owner = ProcessOwner(str(config["DATA_DIR"]))
     proposals = ProposalService(cortex, db)

@@ -14,8 +14,9 @@ from src.utils.cortex import (
     RevisionConflict,
     RevisionNotFound,
 )
-from src.utils.storage import Database
-from src.utils.storage.settings import get_setting, set_setting
+from src.utils.models.settings import MemoryRunSettings
+from src.utils.storage import Database, settings_store
+from src.utils.storage.settings import set_setting
 
 PID = "abcd1234"
 
@@ -32,7 +33,8 @@ def app_settings():
 
 @pytest.fixture
 def service(data_dir, db, app_settings):
-    return CortexService(str(data_dir), db, settings=lambda: app_settings, budget=100)
+    return CortexService(str(data_dir), db, settings=lambda: MemoryRunSettings(**app_settings),
+                         budget=100)
 
 
 def disk(data_dir, filename, persona=PID):
@@ -79,7 +81,8 @@ def test_english_neutral_user_word(service, app_settings):
 
 def test_settings_callable_reading_the_database(data_dir, db):
     set_setting(db.conn(), "app", {"language": "de", "user_name": "Jo"})
-    service = CortexService(str(data_dir), db, settings=lambda: get_setting(db.conn(), "app", {}))
+    service = CortexService(str(data_dir), db,
+                            settings=lambda: settings_store.memory_run_settings(db.conn()))
     assert "Dinge die Jo mir erzählt hat" in service.read_file("default", "memory.md")
 
 

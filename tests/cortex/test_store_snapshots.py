@@ -6,6 +6,7 @@ import pytest
 
 from src.utils.cortex import CORTEX_FILES, CortexService
 from src.utils.cortex.snapshots import RACY_SECONDS, FileSnapshots
+from src.utils.models.settings import MemoryRunSettings
 from src.utils.storage import Database
 
 PID = "snap0001"
@@ -18,7 +19,7 @@ def db(data_dir):
 
 
 def make_service(data_dir, db, clock_offset=LATER):
-    return CortexService(str(data_dir), db, settings=lambda: {"language": "en"},
+    return CortexService(str(data_dir), db, settings=lambda: MemoryRunSettings(language="en"),
                          snapshots=FileSnapshots(clock=lambda: time.time_ns() + clock_offset))
 
 

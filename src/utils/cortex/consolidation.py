@@ -71,19 +71,17 @@ class ConsolidationService:
     def _config(self, persona_id: str, shown: list[CortexFile]) -> RequestConfig:
         ctx = self._context
         app = ctx.app_settings()
-        persona = get_persona(ctx.db.conn(), persona_id) or stand_in(persona_id,
-                                                                     app.get("language"))
-        language = prompts.language_of(persona.language, app.get("language"))
+        persona = get_persona(ctx.db.conn(), persona_id) or stand_in(persona_id, app.language)
+        language = prompts.language_of(persona.language, app.language)
         now = ctx.now()
         files = {f.filename: f for f in shown}
         values = {"char_name": persona.name or persona_id,
-                  "user_name": prompts.user_name_for(persona, app.get("user_name"), language),
+                  "user_name": prompts.user_name_for(persona, app.user_name, language),
                   "today": format_day(now, language), "target_share": TARGET_SHARE,
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
                                        if name in files)}
         return edit_run_request("cortex_consolidate", language, values,
-                                model=app.get("cortex_model") or app.get("model")
-                                or ctx.default_model, max_tokens=MAX_TOKENS)
+                                model=ctx.model_for(persona), max_tokens=MAX_TOKENS)
 
 
 def _summary(toolbox: CortexToolbox, response: ApiResponse) -> str:

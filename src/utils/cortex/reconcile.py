@@ -168,9 +168,9 @@ class ReconcileService:
         ctx = self._context
         conn = ctx.db.conn()
         app = ctx.app_settings()
-        persona = get_persona(conn, persona_id) or stand_in(persona_id, app.get("language"))
-        language = prompts.language_of(persona.language, app.get("language"))
-        user_name = prompts.user_name_for(persona, app.get("user_name"), language)
+        persona = get_persona(conn, persona_id) or stand_in(persona_id, app.language)
+        language = prompts.language_of(persona.language, app.language)
+        user_name = prompts.user_name_for(persona, app.user_name, language)
         files = {f.filename: f for f in shown}
         values = {"char_name": persona.name or persona_id, "user_name": user_name,
                   "today": format_day(ctx.now(), language),
@@ -179,8 +179,7 @@ class ReconcileService:
                   "files": "\n\n".join(render_file(files[name]) for name in CORTEX_FILES
                                        if name in files)}
         return edit_run_request("cortex_reconcile", language, values,
-                                model=app.get("cortex_model") or app.get("model")
-                                or ctx.default_model, max_tokens=MAX_TOKENS)
+                                model=ctx.model_for(persona), max_tokens=MAX_TOKENS)
 
 
 def _anchor(row: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from typing import Any
 
 from ..api_request import ApiClient
 from ..models.cortex import CortexFile
+from ..models.personas import Persona
+from ..models.settings import MemoryRunSettings
 from ..storage.db import Database
 from .persona_settings import review_mode
 from .review import ProposalService
@@ -31,13 +33,21 @@ class RunContext:
     cortex: CortexService
     db: Database
     proposals: ProposalService
-    settings: Callable[[], dict[str, Any]]
+    settings: Callable[[], MemoryRunSettings]
     clock: Callable[[], datetime]
     default_model: str
 
-    def app_settings(self) -> dict[str, Any]:
+    def app_settings(self) -> MemoryRunSettings:
         """The "app" settings (model, language, user name)."""
-        return self.settings() or {}
+        return self.settings()
+
+    def model_for(self, persona: Persona | None) -> str:
+        """The model every cortex run of `persona` uses (update, reconciliation,
+        consolidation): the cortex model setting, else the persona's own model, else the chat
+        model, else the configured default."""
+        app = self.settings()
+        return (app.cortex_model or (persona.model if persona else None) or app.model
+                or self.default_model)
 
     def now(self) -> datetime:
         """The local time runs are dated with."""

@@ -21,6 +21,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from ..models.cortex import CortexFile, Revision, RevisionDetail
+from ..models.settings import MemoryRunSettings
 from ..storage import cortex_archive as archive_store, cortex_revisions as store, provenance
 from ..storage.db import Database
 from . import archive, diffs, staged_apply
@@ -48,7 +49,7 @@ class CortexService:
     """Reads, writes and versions the cortex files of every persona under `<data_dir>/cortex`."""
 
     def __init__(self, data_dir: str, db: Database,
-                 settings: Callable[[], dict[str, Any]] | None = None,
+                 settings: Callable[[], MemoryRunSettings] | None = None,
                  budget: int = DEFAULT_BUDGET, snapshots: FileSnapshots | None = None,
                  exists: Callable[[str], bool] | None = None,
                  prompt_texts: PromptTexts | None = None) -> None:
@@ -57,7 +58,7 @@ class CortexService:
         self.paths = CortexPaths(data_dir)
         self.budget = int(budget)
         self.hard_cap = HARD_CAP_FACTOR * self.budget
-        self._settings = settings or dict
+        self._settings = settings or MemoryRunSettings
         self._locks = PersonaLocks(self.paths.lock_dir)
         self._snapshots = snapshots or FileSnapshots()
         self._prompt_texts = prompt_texts or PromptTexts()

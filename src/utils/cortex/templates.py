@@ -7,8 +7,8 @@ name-like "User" (the seed's own default user name) rather than a noun that woul
 """
 from functools import cache
 from pathlib import Path
-from typing import Any
 
+from ..models.settings import MemoryRunSettings
 from ..prompts import LANGUAGES
 
 DEFAULT_LANGUAGE = "en"
@@ -16,16 +16,16 @@ NEUTRAL_USER = {"en": "my conversation partner", "de": "User"}
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "instructions" / "cortex"
 
 
-def language_of(settings: dict[str, Any] | None) -> str:
-    """The template language for an "app" settings dict ("en" unless German is chosen)."""
-    value = str((settings or {}).get("language") or "").strip().lower()[:2]
+def language_of(settings: MemoryRunSettings | None) -> str:
+    """The template language ("en" unless German is chosen)."""
+    value = settings.language if settings else None
     return value if value in LANGUAGES else DEFAULT_LANGUAGE
 
 
-def render_template(filename: str, settings: dict[str, Any] | None = None) -> str:
+def render_template(filename: str, settings: MemoryRunSettings | None = None) -> str:
     """The template for `filename` (a validated cortex filename) with `{{user}}` filled in."""
     language = language_of(settings)
-    user_name = str((settings or {}).get("user_name") or "").strip()
+    user_name = (settings.user_name or "").strip() if settings else ""
     return _raw(language, filename).replace("{{user}}", user_name or NEUTRAL_USER[language])
 
 

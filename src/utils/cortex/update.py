@@ -19,6 +19,7 @@ from .. import prompts
 from ..api_request import ApiClient, ApiResponse, RequestConfig
 from ..models.cortex import CortexFile
 from ..models.personas import Persona, stand_in
+from ..models.settings import MemoryRunSettings
 from ..storage import cortex_input, cortex_jobs as jobs, provenance, settings_store, user_personas
 from ..storage.db import Database
 from ..storage.personas import get_persona
@@ -47,14 +48,14 @@ class CortexUpdateService:
     """Runs cortex updates through `ApiClient.tool_request` and records what they processed."""
 
     def __init__(self, api_client: ApiClient, cortex_service: CortexService, db: Database,
-                 settings_fn: Callable[[], dict[str, Any]] | None, default_model: str, *,
+                 settings_fn: Callable[[], MemoryRunSettings] | None, default_model: str, *,
                  clock: Callable[[], datetime] | None = None,
                  proposals: ProposalService | None = None) -> None:
         self._api = api_client
         self._cortex = cortex_service
         self._db = db
         self.proposals = proposals or ProposalService(cortex_service, db)
-        self._settings = settings_fn or (lambda: settings_store.app_valid(db.conn()))
+        self._settings = settings_fn or (lambda: settings_store.memory_run_settings(db.conn()))
         self._default_model = default_model
         self._clock = clock or (lambda: datetime.now().astimezone())
         self._run = RunContext(api_client, cortex_service, db, self.proposals, self._settings,
@@ -127,9 +128,9 @@ class CortexUpdateService:
         """The update request showing `files` (as the model sees them) and the conversation
         `messages`; a learn run (learn_run.py) sends one per window of an imported history."""
         conn = self._db.conn()
-        app = self._settings() or {}
-        persona = get_persona(conn, persona_id) or stand_in(persona_id, app.get("language"))
-        language = prompts.language_of(persona.language, app.get("language"))
+        app = self._settings()
+        persona = get_persona(conn, persona_id) or stand_in(persona_id, app.language)
+        language = prompts.language_of(persona.language, app.language)
         people = _people(conn, persona, app, language, messages)
         system, user = build_prompt(persona, people, files, messages, language, self._clock())
         prompt = {"type": "text", "text": user, "cache_control": {"type": "ephemeral"}}
@@ -140,9 +141,7 @@ class CortexUpdateService:
     def model_for(self, persona: Persona | None) -> str:
         """The model a cortex run of `persona` uses: the cortex model setting, else the
         persona's own model, else the chat model."""
-        app = self._settings() or {}
-        return (app.get("cortex_model") or (persona.model if persona else None) or app.get("model")
-                or self._default_model)
+        return self._run.model_for(persona)
 
     def recover_staged(self) -> int:
         """Completes groups of edits a crash interrupted (before jobs are failed as orphans)."""
@@ -199,12 +198,12 @@ class CortexUpdateService:
 
 
 
-def _people(conn: sqlite3.Connection, persona: Persona, app: dict[str, Any], language: str,
+def _people(conn: sqlite3.Connection, persona: Persona, app: MemoryRunSettings, language: str,
             messages: list[dict[str, Any]]) -> dict[str | None, tuple[str, str]]:
     """`(name, description)` of the person in each session of the range (its user persona,
     docs/about-you.md); key None is the one the prompt speaks of: the person of the newest
     message (the conversation just had), else the default."""
-    named = app.get("user_name")
+    named = app.user_name
     people = {sid: prompts.user_for(persona, named, language, user_personas.of_session(conn, sid))
               for sid in {m["session_id"] for m in messages}}
     newest = max(messages, key=lambda m: m["id"])["session_id"] if messages else None

@@ -6,7 +6,7 @@ what a GET answers, defaults filled in.
 """
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from .base import Body, omittable
 from .fields import MODEL_ID, BaseUrl, Line
@@ -72,6 +72,19 @@ class AppSettings(Body):
     context_limit: int = 40
     language: Language = "en"
     user_name: str = ""
+
+
+class MemoryRunSettings(BaseModel):
+    """What the cortex reads of the "app" settings: the language of its templates and prompts,
+    the person's name (the default user persona's), and the model of its runs (`cortex_model`,
+    stored but not in the API, over the persona's and the chat `model`). Unset means the
+    cortex's own fallback (the persona's language, a neutral name, the configured model)."""
+
+    model_config = ConfigDict(frozen=True)
+    language: Language | None = None
+    user_name: str | None = None
+    model: str | None = None
+    cortex_model: str | None = None
 
 
 class ApiKeyBody(Body):

@@ -39,7 +39,7 @@ class BackupService:
     def for_data_dir(cls, data_dir: str) -> "BackupService":
         """A service for the command line, outside any app."""
         db = Database(f"{data_dir}/app.db")
-        cortex = CortexService(data_dir, db, settings=lambda: settings_store.app_valid(db.conn()))
+        cortex = CortexService(data_dir, db, settings=lambda: settings_store.memory_run_settings(db.conn()))
         return cls(data_dir, db, cortex)
 
 

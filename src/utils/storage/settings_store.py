@@ -10,7 +10,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..models import Body, Invalid, parse
-from ..models.settings import AppSettings, CortexSettings, PersonaMemorySettings, SettingsPatch
+from ..models.settings import (
+    AppSettings,
+    CortexSettings,
+    MemoryRunSettings,
+    PersonaMemorySettings,
+    SettingsPatch,
+)
 from .db import transaction
 from .persona_settings import write_persona_settings
 from .settings import get_setting, set_setting
@@ -44,6 +50,20 @@ def app_stored(conn: sqlite3.Connection) -> dict[str, Any]:
 def app_valid(conn: sqlite3.Connection) -> dict[str, Any]:
     """The app settings that were set and still pass their checks (defaults stay live)."""
     return valid_fields(SettingsPatch, app_stored(conn), APP_FIELDS)
+
+
+def memory_run_settings(conn: sqlite3.Connection,
+                        user_name: str | None = None) -> MemoryRunSettings:
+    """What the cortex reads of the "app" settings (checked as the API checks them), with
+    `user_name` (the default user persona's) over a stored one; `cortex_model` is kept only
+    as a non-empty string."""
+    stored = app_stored(conn)
+    valid = valid_fields(SettingsPatch, stored, ("language", "user_name", "model"))
+    cortex_model = stored.get("cortex_model")
+    return MemoryRunSettings(
+        language=valid.get("language"), model=valid.get("model"),
+        user_name=user_name if user_name is not None else valid.get("user_name"),
+        cortex_model=cortex_model.strip() or None if isinstance(cortex_model, str) else None)
 
 
 def context_limit(conn: sqlite3.Connection) -> int:
