@@ -14,5 +14,5 @@ SETTINGS_KEY = settings_store.CORTEX
 
 def load_cortex_settings(conn: sqlite3.Connection) -> dict[str, Any]:
     """The stored settings over the defaults (unknown or invalid stored values are ignored)."""
-    return settings_store.cortex_settings(conn).model_dump()
+    return settings_store.cortex_values(conn)
 

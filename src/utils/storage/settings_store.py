@@ -7,13 +7,14 @@ ignored field by field, so the default applies again instead of a broken value.
 import logging
 import sqlite3
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from ..models import Body, Invalid, parse
 from ..models.settings import AppSettings, CortexSettings, PersonaMemorySettings, SettingsPatch
 from .db import transaction
 from .persona_settings import write_persona_settings
-from .settings import get_setting, set_setting
+from .settings import decode_setting, get_setting, get_setting_text, set_setting
 
 log = logging.getLogger(__name__)
 APP, CORTEX = "app", "cortex"
@@ -53,7 +54,25 @@ def save_app(conn: sqlite3.Connection, stored: dict[str, Any]) -> None:
 
 def cortex_settings(conn: sqlite3.Connection) -> CortexSettings:
     """The cortex settings over their defaults."""
-    return CortexSettings(**valid_fields(CortexSettings, get_setting(conn, CORTEX, {})))
+    return _cortex_of(get_setting_text(conn, CORTEX)).model_copy()
+
+
+def cortex_values(conn: sqlite3.Connection) -> dict[str, Any]:
+    """`cortex_settings` as a dict (what the cortex reads, twice a chat turn)."""
+    return dict(_cortex_values_of(get_setting_text(conn, CORTEX)))
+
+
+@lru_cache(maxsize=8)
+def _cortex_of(text: str | None) -> CortexSettings:
+    """The settings a stored text holds: the row is read every time (another process may
+    have written it), the validation only for a text not seen lately."""
+    return CortexSettings(**valid_fields(CortexSettings, {} if text is None
+                                         else decode_setting(text)))
+
+
+@lru_cache(maxsize=8)
+def _cortex_values_of(text: str | None) -> dict[str, Any]:
+    return _cortex_of(text).model_dump()
 
 
 def save_cortex_settings(conn: sqlite3.Connection, changes: Any) -> CortexSettings:
