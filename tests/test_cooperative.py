@@ -1,12 +1,19 @@
 """`cooperative.offload`: heavy steps run a bounded number at a time and the rest wait in a
-bounded queue; one more is refused at once with `Busy` (a 503 `server_busy` over HTTP)."""
+bounded queue; one more is refused at once with `Busy` (a 503 `server_busy` over HTTP). And
+`cooperative.task`, what a reply runs in."""
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
+from src.utils import cooperative
 from src.utils.cooperative import Busy, _HeavyPool
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_steps_beyond_the_running_and_waiting_bound_are_refused_at_once():
@@ -40,3 +47,27 @@ def test_a_refusal_of_the_step_itself_reaches_the_caller():
     with pytest.raises(ValueError, match="bad picture"):
         pool.run(refuse, ())
     assert pool.run(lambda: 1, ()) == 1
+
+
+def test_a_task_is_a_named_daemon_thread_without_gevent():
+    ran = threading.Event()
+    task = cooperative.task(ran.set, "reply-7")
+    assert isinstance(task, threading.Thread) and task.daemon and task.name == "reply-7"
+    task.start()
+    task.join(10)
+    assert ran.is_set()
+
+
+def test_a_task_is_a_bare_greenlet_in_a_gevent_worker():
+    """Under gevent a chat turn's reply starts a greenlet, not a `threading.Thread` (a greenlet
+    plus the thread's bookkeeping: twice the CPU to start and end one)."""
+    script = ("from gevent import monkey; monkey.patch_all()\n"
+              "import gevent\n"
+              "from src.utils import cooperative\n"
+              "seen = []\n"
+              "task = cooperative.task(lambda: seen.append(1), 'reply-7')\n"
+              "task.start(); task.join(10)\n"
+              "print(type(task) is gevent.Greenlet, seen)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, check=True)
+    assert done.stdout.split() == ["True", "[1]"]

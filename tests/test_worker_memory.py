@@ -86,11 +86,11 @@ def test_idle_connections_give_back_their_page_cache(tmp_path):
 
 
 def test_the_pool_counts_connections_in_use_and_says_when_it_is_crowded(tmp_path):
-    """A reply keeps its connection while it streams unless more are in use than the pool
-    keeps idle (`Database.crowded`), so 200 streams do not hold 200 page caches."""
+    """A reply keeps its connection while it streams unless more than `HELD` are in use
+    (`Database.crowded`), so 200 streams do not hold 200 page caches."""
     from src.utils.storage import Database
     db = Database(str(tmp_path / "app.db"))
-    holding = threading.Barrier(db.IDLE + 2)  # IDLE + 1 holders and this thread
+    holding = threading.Barrier(db.HELD + 2)  # HELD + 1 holders and this thread
     done = threading.Event()
     answers: list[bool] = []
 
@@ -100,7 +100,7 @@ def test_the_pool_counts_connections_in_use_and_says_when_it_is_crowded(tmp_path
         done.wait(DEADLINE)
         db.close_thread()
 
-    threads = [threading.Thread(target=hold) for _ in range(db.IDLE + 1)]
+    threads = [threading.Thread(target=hold) for _ in range(db.HELD + 1)]
     try:
         assert not db.crowded()
         for thread in threads:
@@ -114,3 +114,40 @@ def test_the_pool_counts_connections_in_use_and_says_when_it_is_crowded(tmp_path
     answers.append(db.crowded())
     db.close()
     assert answers == [True, False]
+
+
+def _burst(db, n: int) -> list:
+    """The connections `n` threads used at once (each holds its own until all have one)."""
+    holding = threading.Barrier(n + 1)
+    seen: list = []
+    lock = threading.Lock()
+
+    def hold() -> None:
+        conn = db.conn()
+        with lock:
+            seen.append(conn)
+        holding.wait(DEADLINE)
+        holding.wait(DEADLINE)
+        db.close_thread()
+
+    threads = [threading.Thread(target=hold) for _ in range(n)]
+    for thread in threads:
+        thread.start()
+    holding.wait(DEADLINE)
+    holding.wait(DEADLINE)
+    for thread in threads:
+        thread.join(DEADLINE)
+    return seen
+
+
+def test_a_burst_above_the_held_connections_finds_them_all_pooled_the_next_time(tmp_path):
+    """A burst has more connections in use than its replies may hold while streaming (frames,
+    prompts, final writes); the next burst takes the same ones back instead of opening (and
+    compiling every statement of a turn on) new ones."""
+    from src.utils.storage import Database
+    db = Database(str(tmp_path / "app.db"))
+    try:
+        first, second = _burst(db, db.HELD + 8), _burst(db, db.HELD + 8)
+        assert {id(conn) for conn in second} == {id(conn) for conn in first}
+    finally:
+        db.close()

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar, TypeVarTuple
+from typing import Any, Protocol, TypeVar, TypeVarTuple
 
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
@@ -51,6 +51,24 @@ def blocking(fn: Callable[[*Ts], T], *args: *Ts) -> T:
         return fn(*args)
     import gevent
     return gevent.get_hub().threadpool.apply(fn, args)
+
+
+class Task(Protocol):
+    """Something started once and joined: a `threading.Thread`, or a gevent `Greenlet`."""
+
+    def start(self) -> None: ...
+
+    def join(self, timeout: float | None = None) -> Any: ...
+
+
+def task(target: Callable[[], object], name: str) -> Task:
+    """`target` to run concurrently once started: under gevent a bare greenlet (there a
+    `threading.Thread` is a greenlet plus the thread's bookkeeping, twice the CPU to start and
+    end: a chat turn starts one), else a daemon thread named `name`."""
+    if patched():
+        import gevent
+        return gevent.Greenlet(target)
+    return threading.Thread(target=target, name=name, daemon=True)
 
 
 def pause(seconds: float) -> None:

@@ -76,6 +76,27 @@ def test_stored_settings_that_broke_their_rule_fall_back_field_by_field(app):
                                                   "idle_minutes": 30}
 
 
+def test_the_cortex_settings_follow_each_write_of_another_connection(app, tmp_path):
+    """Their validation is reused per stored text; the row itself is read every time, so a
+    write by another process is seen at once, and what a caller changes is its own copy."""
+    from src.utils.cortex.settings import load_cortex_settings
+    from src.utils.storage.db import connect
+    conn = provider.get_db(app).conn()
+    other = connect(provider.get_db(app).path)  # as another process would write
+    try:
+        set_setting(other, "cortex", {"enabled": False, "frequency": "rare", "idle_minutes": 5})
+        first = load_cortex_settings(conn)
+        assert first == {"enabled": False, "frequency": "rare", "idle_minutes": 5}
+        first["enabled"] = True
+        assert load_cortex_settings(conn)["enabled"] is False
+        set_setting(other, "cortex", {"enabled": True, "frequency": "frequent", "idle_minutes": 9})
+        assert load_cortex_settings(conn) == {"enabled": True, "frequency": "frequent",
+                                              "idle_minutes": 9}
+        assert cortex_settings(conn).idle_minutes == 9
+    finally:
+        other.close()
+
+
 def _json_schemas(document: dict):
     """(where, schema) of every JSON request body and JSON answer in the document."""
     for path, item in document["paths"].items():

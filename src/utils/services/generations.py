@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from .. import cooperative
 from ..api_request import CancelSignal
 from ..models.sessions import Message
 from ..storage import Database, messages as message_store
@@ -137,14 +138,15 @@ class GenerationHub:
         self._checkpoint = checkpoint
         self._lock = threading.Lock()
         self._running: dict[int, Generation] = {}
-        self._threads: set[threading.Thread] = set()
+        self._threads: set[cooperative.Task] = set()
         self._watcher: threading.Thread | None = None
         self._closed = threading.Event()
 
     def launch(self, generation: Generation, work: Callable[[Generation], None]) -> None:
-        """Runs `work(generation)` in its own thread; the generation is followable at once."""
-        thread = threading.Thread(target=self._run, args=(generation, work),
-                                  name=f"reply-{generation.reply_id}", daemon=True)
+        """Runs `work(generation)` in its own thread (a greenlet under gevent); the generation
+        is followable at once."""
+        thread = cooperative.task(lambda: self._run(generation, work, thread),
+                                  f"reply-{generation.reply_id}")
         with self._lock:
             self._running[generation.reply_id] = generation
             self._threads.add(thread)
@@ -212,7 +214,8 @@ class GenerationHub:
         for thread in threads:
             thread.join(timeout)
 
-    def _run(self, generation: Generation, work: Callable[[Generation], None]) -> None:
+    def _run(self, generation: Generation, work: Callable[[Generation], None],
+             thread: cooperative.Task) -> None:
         try:
             work(generation)
         except Exception:
@@ -223,7 +226,7 @@ class GenerationHub:
         finally:
             with self._lock:
                 self._running.pop(generation.reply_id, None)
-                self._threads.discard(threading.current_thread())
+                self._threads.discard(thread)
             self._db.close_thread()
 
     def _sync(self) -> None:

@@ -8,7 +8,10 @@ entries the conversation activated (docs/world-info.md), then the current time.
 The shared helpers are re-exported so chat code keeps one name for its prompt vocabulary.
 """
 import re
-from datetime import datetime
+import threading
+from collections import OrderedDict
+from datetime import datetime, timedelta
+from functools import lru_cache
 
 from ..api_request.types import SystemBlock
 from ..models.history import HistoryMessage
@@ -44,15 +47,7 @@ def system_blocks(persona: Persona, user_name: str, cortex: dict[str, str] | Non
     `user_name`) and placed in their own sections; `creator_notes` is for people only and never
     enters a prompt.
     """
-    card = _card_values(persona, user_name, card_user or user_name, language)
-    values = {"char_name": persona.name, "user_name": user_name, **card}
-    if cortex is not None:
-        for key in CORTEX_KEYS:
-            values[key] = fence((cortex.get(key) or "").strip()) or _EMPTY[language]
-    sections = {key: bool(card[key]) for key in _CARD_SECTIONS}
-    stable = render(load_prompt("chat_system", language), values,
-                    {"cortex": cortex is not None, **sections})
-    stable = re.sub(r"\n{3,}", "\n\n", stable).strip()
+    stable = _STABLE.get(persona, user_name, card_user or user_name, language, cortex)
     moment = render(load_prompt("chat_time", language), {"now": format_time(now, language)})
     blocks = [SystemBlock(stable, cache=True, label="persona")]
     if about.strip():
@@ -61,6 +56,57 @@ def system_blocks(persona: Persona, user_name: str, cortex: dict[str, str] | Non
     if world:
         blocks.append(SystemBlock(world_text(persona.name, world, language), label="world"))
     return [*blocks, SystemBlock(moment.strip(), label="time")]
+
+
+def _stable_text(persona: Persona, user_name: str, card_user: str, language: str,
+                 cortex: dict[str, str] | None) -> str:
+    """The cached prefix: the persona's card sections and its cortex in the system template."""
+    card = _card_values(persona, user_name, card_user, language)
+    values = {"char_name": persona.name, "user_name": user_name, **card}
+    if cortex is not None:
+        for key in CORTEX_KEYS:
+            values[key] = fence((cortex.get(key) or "").strip()) or _EMPTY[language]
+    sections = {key: bool(card[key]) for key in _CARD_SECTIONS}
+    stable = render(load_prompt("chat_system", language), values,
+                    {"cortex": cortex is not None, **sections})
+    return re.sub(r"\n{3,}", "\n\n", stable).strip()
+
+
+class _StableTexts:
+    """The prefix of each recent (persona, user, language, cortex) as last rendered: between
+    two turns of a conversation none of them changes, and rendering it (templates, card
+    macros, fences) was a sixth of the prompt's CPU (issue #23). The key holds every input
+    `_stable_text` reads, by value, so an edit anywhere renders anew; nothing is shared
+    between processes or outlives one."""
+
+    def __init__(self, size: int = 256):
+        self._size = size
+        self._lock = threading.Lock()
+        self._texts: OrderedDict[tuple, str] = OrderedDict()
+
+    def get(self, persona: Persona, user_name: str, card_user: str, language: str,
+            cortex: dict[str, str] | None) -> str:
+        """The rendered prefix for these inputs (rendered now unless they were seen lately)."""
+        key = (*(getattr(persona, name) for name in _STABLE_FIELDS),
+               card_macros.char_name(persona), user_name, card_user, language,
+               None if cortex is None else tuple(cortex.get(name) for name in CORTEX_KEYS))
+        with self._lock:
+            text = self._texts.get(key)
+            if text is not None:
+                self._texts.move_to_end(key)
+                return text
+        text = _stable_text(persona, user_name, card_user, language, cortex)
+        with self._lock:
+            self._texts[key] = text
+            while len(self._texts) > self._size:
+                self._texts.popitem(last=False)
+        return text
+
+
+# The persona fields `_stable_text` reads (besides `{{char}}`, `card_macros.char_name`).
+_STABLE_FIELDS = ("name", "description", "personality", "scenario", "greeting",
+                  "example_dialogue", "system_prompt", "use_card_prompts")
+_STABLE = _StableTexts()
 
 
 def about_text(persona: Persona, user_name: str, description: str, language: str) -> str:
@@ -122,9 +168,17 @@ def with_post_history(history: list[HistoryMessage], instructions: str) -> list[
 
 def format_time(now: datetime, language: str) -> str:
     """An absolute, unambiguous local time such as `Tuesday, 2025-06-03 14:05 (UTC+02:00)`."""
-    offset = now.strftime("%z")
-    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
-    return f"{weekday(now, language)}, {now:%Y-%m-%d %H:%M} ({zone})"
+    return _minute_text(now.replace(second=0, microsecond=0), now.utcoffset(), language)
+
+
+@lru_cache(maxsize=16)
+def _minute_text(minute: datetime, offset: timedelta | None, language: str) -> str:
+    """`format_time` of a whole minute (every turn of that minute asks for the same text);
+    `offset` is in the key because aware datetimes of one instant compare equal whatever
+    their zone (a clock change keeps the instant and changes the text)."""
+    shown = minute.strftime("%z")
+    zone = f"UTC{shown[:3]}:{shown[3:]}" if shown else "UTC"
+    return f"{weekday(minute, language)}, {minute:%Y-%m-%d %H:%M} ({zone})"
 
 
 def title_prompt(persona: Persona, user_name: str, user_text: str, reply_text: str,

@@ -9,8 +9,20 @@ from ..text import scrub_json
 def get_setting(conn: sqlite3.Connection, key: str, default: Any = None) -> Any:
     """The stored value for `key`, or `default`; a lone surrogate stored by an older version
     (JSON's `\\ud800` escape) reads as U+FFFD, so it cannot break a prompt or a response."""
+    text = get_setting_text(conn, key)
+    return default if text is None else decode_setting(text)
+
+
+def get_setting_text(conn: sqlite3.Connection, key: str) -> str | None:
+    """The stored JSON text of `key` as it is, or None: a cheap key for what was decoded from
+    it (the same text always decodes the same)."""
     row = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-    return default if row is None else scrub_json(json.loads(row["value"]))
+    return None if row is None else row["value"]
+
+
+def decode_setting(text: str) -> Any:
+    """A stored JSON text as `get_setting` reads it."""
+    return scrub_json(json.loads(text))
 
 
 def set_setting(conn: sqlite3.Connection, key: str, value: Any) -> None:

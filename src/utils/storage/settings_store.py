@@ -7,6 +7,7 @@ ignored field by field, so the default applies again instead of a broken value.
 import logging
 import sqlite3
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from ..models import Body, Invalid, parse
@@ -19,7 +20,7 @@ from ..models.settings import (
 )
 from .db import transaction
 from .persona_settings import write_persona_settings
-from .settings import get_setting, set_setting
+from .settings import decode_setting, get_setting, get_setting_text, set_setting
 
 log = logging.getLogger(__name__)
 APP, CORTEX = "app", "cortex"
@@ -80,8 +81,17 @@ def save_app(conn: sqlite3.Connection, stored: dict[str, Any]) -> None:
 
 
 def cortex_settings(conn: sqlite3.Connection) -> CortexSettings:
-    """The cortex settings over their defaults."""
-    return CortexSettings(**valid_fields(CortexSettings, get_setting(conn, CORTEX, {})))
+    """The cortex settings over their defaults (read twice a chat turn: a copy of the
+    validated settings of the stored text)."""
+    return _cortex_of(get_setting_text(conn, CORTEX)).model_copy()
+
+
+@lru_cache(maxsize=8)
+def _cortex_of(text: str | None) -> CortexSettings:
+    """The settings a stored text holds: the row is read every time (another process may
+    have written it), the validation only for a text not seen lately."""
+    return CortexSettings(**valid_fields(CortexSettings, {} if text is None
+                                         else decode_setting(text)))
 
 
 def save_cortex_settings(conn: sqlite3.Connection, changes: Any) -> CortexSettings:
