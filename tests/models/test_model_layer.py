@@ -86,12 +86,12 @@ def test_the_cortex_settings_follow_each_write_of_another_connection(app, tmp_pa
     try:
         set_setting(other, "cortex", {"enabled": False, "frequency": "rare", "idle_minutes": 5})
         first = load_cortex_settings(conn)
-        assert first == {"enabled": False, "frequency": "rare", "idle_minutes": 5}
-        first["enabled"] = True
-        assert load_cortex_settings(conn)["enabled"] is False
+        assert first.model_dump() == {"enabled": False, "frequency": "rare", "idle_minutes": 5}
+        first.enabled = True
+        assert load_cortex_settings(conn).enabled is False
         set_setting(other, "cortex", {"enabled": True, "frequency": "frequent", "idle_minutes": 9})
-        assert load_cortex_settings(conn) == {"enabled": True, "frequency": "frequent",
-                                              "idle_minutes": 9}
+        assert load_cortex_settings(conn).model_dump() == {
+            "enabled": True, "frequency": "frequent", "idle_minutes": 9}
         assert cortex_settings(conn).idle_minutes == 9
     finally:
         other.close()
