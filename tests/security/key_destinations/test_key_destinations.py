@@ -13,23 +13,7 @@ from tests.fakes.claude import FakeClaude, replies
 from tests.fakes.openai_compat import replies as openai_replies
 from tests.support.listener import Answer, Listener
 
-ENV_KEY = "sk-ant-api03-environment-key-0123456789ENVK"
-STORED_KEY = "sk-ant-api03-stored-key-0123456789abcdSTOR"
-OTHER_KEY = "sk-ant-api03-another-key-0123456789abcdOTHR"
-OPENAI_KEY = "sk-or-v1-openai-env-key-0123456789abcdOPEN"
-
-
-@pytest.fixture
-def app_config(app_config, claude, openai_fake):
-    claude.api_key = None
-    return {**app_config, "ANTHROPIC_API_KEY": ENV_KEY, "ANTHROPIC_BASE_URL": claude.url,
-            "OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": openai_fake.url}
-
-
-@pytest.fixture
-def listener():
-    with Listener() as recording:
-        yield recording
+from .keys import ENV_KEY, OPENAI_KEY, OTHER_KEY, STORED_KEY
 
 
 def chat(client) -> list[tuple[str, dict]]:

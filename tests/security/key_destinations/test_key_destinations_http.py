@@ -13,8 +13,9 @@ from src.utils.api_request import DEFAULT_MODEL
 from tests.chat.chat_support import SseStream
 from tests.fakes.claude import replies
 from tests.fakes.openai_compat import replies as openai_replies
-from tests.security.test_key_destinations import ENV_KEY, OPENAI_KEY, OTHER_KEY, STORED_KEY
 from tests.support.listener import Answer, Listener
+
+from .keys import ENV_KEY, OPENAI_KEY, OTHER_KEY, STORED_KEY
 
 STORED_OPENAI_KEY = "sk-or-v1-openai-stored-key-0123456789STOR"
 PROVIDERS = {"anthropic": DEFAULT_MODEL, "openai_compatible": "llama3.2:3b"}
@@ -24,19 +25,6 @@ CHECK_ANSWERS = {
                   "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
                   "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}},
     "openai_compatible": {"object": "list", "data": [{"id": "m", "object": "model"}]}}
-
-
-@pytest.fixture
-def app_config(app_config, claude, openai_fake):
-    claude.api_key = None
-    return {**app_config, "ANTHROPIC_API_KEY": ENV_KEY, "ANTHROPIC_BASE_URL": claude.url,
-            "OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": openai_fake.url}
-
-
-@pytest.fixture
-def listener():
-    with Listener() as recording:
-        yield recording
 
 
 def call(server, method: str, path: str, body=None) -> tuple[int, dict]:

@@ -1,0 +1,5 @@
+"""The keys of the key-destination tests: each must reach only its own URL."""
+ENV_KEY = "sk-ant-api03-environment-key-0123456789ENVK"
+STORED_KEY = "sk-ant-api03-stored-key-0123456789abcdSTOR"
+OTHER_KEY = "sk-ant-api03-another-key-0123456789abcdOTHR"
+OPENAI_KEY = "sk-or-v1-openai-env-key-0123456789abcdOPEN"
