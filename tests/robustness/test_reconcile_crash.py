@@ -8,8 +8,6 @@ import sqlite3
 import threading
 from contextlib import closing
 
-import pytest
-
 from src.utils.cortex import CORTEX_FILES
 from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from tests.chat.chat_support import SseStream, eventually
@@ -17,7 +15,6 @@ from tests.fakes.claude import replies
 from tests.memory.support import RECONCILE_MARK, add_line, drop_line
 from tests.robustness.servers import ServerProcess
 
-API_KEY = "sk-ant-reconcile-crash-0123456789"
 PIXEL = "- Jonas has a cat named Pixel."
 TEA = "- Jonas likes green tea."
 
@@ -45,14 +42,6 @@ class Model:
         return replies.text("Forgot Pixel.") if answered else replies.tool_use([drop_line(PIXEL)])
 
 
-@pytest.fixture
-def env(claude, key_hygiene, data_dir):
-    key_hygiene.add_secret(API_KEY)
-    yield {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": claude.url,
-           "PERSONA_WORKERS": "1"}
-    key_hygiene.add_data_dir(data_dir)
-
-
 def _rows(data_dir, sql: str, *params) -> list[dict]:
     with closing(sqlite3.connect(data_dir / "app.db")) as conn:
         conn.row_factory = sqlite3.Row
@@ -73,9 +62,9 @@ def _job(server, job_id: str) -> dict:
 
 
 def test_sigkill_during_a_reconciliation_leaves_recorded_files_and_the_job_is_retried(
-        claude, env, data_dir, tmp_path):
+        claude, server_env, data_dir, tmp_path):
     model = Model(claude)
-    with ServerProcess(data_dir, tmp_path / "first.log", **env) as server:
+    with ServerProcess(data_dir, tmp_path / "first.log", **server_env) as server:
         pid = server.call("POST", "/api/personas", {"name": "Mira", "user_name": "Jonas"})[2]["id"]
         sid = server.call("POST", "/api/sessions", {"persona_id": pid})[2]["id"]
         with SseStream(server.url, "/api/chat/stream",
@@ -96,7 +85,7 @@ def test_sigkill_during_a_reconciliation_leaves_recorded_files_and_the_job_is_re
 
     _assert_files_recorded(data_dir, pid)
     model.hang = False
-    with ServerProcess(data_dir, tmp_path / "second.log", **env) as server:
+    with ServerProcess(data_dir, tmp_path / "second.log", **server_env) as server:
         assert eventually(lambda: _job(server, killed)["status"] == "failed")
         assert (_job(server, killed)["error"], _job(server, killed)["reason"]) == (
             "interrupted", "reconcile")

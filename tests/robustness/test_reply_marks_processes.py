@@ -9,26 +9,15 @@ import sqlite3
 import threading
 from contextlib import closing
 
-import pytest
-
 from tests.chat.chat_support import ChatSocketClient, SseStream, eventually
 from tests.robustness.servers import ServerProcess, serving
 from tests.robustness.test_resume_processes import (
-    API_KEY,
     FULL,
     _gated,
     _kill_tree,
     _messages,
     _session,
 )
-
-
-@pytest.fixture
-def env(claude, key_hygiene, data_dir):
-    key_hygiene.add_secret(API_KEY)
-    yield {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": claude.url,
-           "PERSONA_WORKERS": "1"}
-    key_hygiene.add_data_dir(data_dir)
 
 
 def _content(data_dir, sid: str) -> str | None:
@@ -39,8 +28,8 @@ def _content(data_dir, sid: str) -> str | None:
 
 
 def test_a_follower_in_another_process_gets_the_text_while_the_reply_streams(
-        data_dir, tmp_path, env, claude):
-    hour = {**env, "PERSONA_REPLY_CHECKPOINT_SECONDS": "3600"}  # only the mark writes mid-reply
+        data_dir, tmp_path, server_env, claude):
+    hour = {**server_env, "PERSONA_REPLY_CHECKPOINT_SECONDS": "3600"}  # only the mark writes mid-reply
     gate = threading.Event()
     with serving(ServerProcess(data_dir, tmp_path / "a.log", **hour),
                  ServerProcess(data_dir, tmp_path / "b.log", **hour)) as (first, second):
@@ -63,9 +52,9 @@ def test_a_follower_in_another_process_gets_the_text_while_the_reply_streams(
     assert rest[-1][0] == "done" and rest[-1][1]["message_id"] == start["reply_id"]
 
 
-def test_sigkill_of_a_reply_nobody_follows_keeps_its_last_checkpoint(data_dir, tmp_path, env,
+def test_sigkill_of_a_reply_nobody_follows_keeps_its_last_checkpoint(data_dir, tmp_path, server_env,
                                                                     claude):
-    quick = {**env, "PERSONA_REPLY_CHECKPOINT_SECONDS": "0.3"}
+    quick = {**server_env, "PERSONA_REPLY_CHECKPOINT_SECONDS": "0.3"}
     gate = threading.Event()
     with serving(ServerProcess(data_dir, tmp_path / "b.log", **quick),
                  ServerProcess(data_dir, tmp_path / "a.log", **quick)) as (survivor, victim):

@@ -17,23 +17,14 @@ from tests.fakes.claude import replies
 from tests.robustness.servers import ServerProcess, serving
 from tests.support.concurrency import run_all
 
-API_KEY = "sk-ant-resume-processes-0123456789"
 WORDS = [f"w{i} " for i in range(20)]
 FULL = "".join(WORDS)
 
 
 @pytest.fixture
-def env(claude, key_hygiene, data_dir):
-    key_hygiene.add_secret(API_KEY)
-    yield {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": claude.url,
-           "PERSONA_WORKERS": "1"}
-    key_hygiene.add_data_dir(data_dir)
-
-
-@pytest.fixture
-def pair(data_dir, tmp_path, env):
-    with serving(ServerProcess(data_dir, tmp_path / "a.log", **env),
-                 ServerProcess(data_dir, tmp_path / "b.log", **env)) as both:
+def pair(data_dir, tmp_path, server_env):
+    with serving(ServerProcess(data_dir, tmp_path / "a.log", **server_env),
+                 ServerProcess(data_dir, tmp_path / "b.log", **server_env)) as both:
         yield both
 
 
@@ -107,10 +98,10 @@ def _kill_tree(proc) -> None:
 
 
 def test_sigkill_mid_reply_keeps_the_partial_text_and_frees_the_session(data_dir, tmp_path,
-                                                                      env, claude):
+                                                                      server_env, claude):
     gate = threading.Event()
-    with serving(ServerProcess(data_dir, tmp_path / "b.log", **env),
-                 ServerProcess(data_dir, tmp_path / "a.log", **env)) as (survivor, victim):
+    with serving(ServerProcess(data_dir, tmp_path / "b.log", **server_env),
+                 ServerProcess(data_dir, tmp_path / "a.log", **server_env)) as (survivor, victim):
         sid = _session(victim)
         _gated(claude, gate)
         with ChatSocketClient(victim.ws_url) as ws:
@@ -123,15 +114,15 @@ def test_sigkill_mid_reply_keeps_the_partial_text_and_frees_the_session(data_dir
                                     if m["status"] != "streaming"])[-1]
     assert (reply["role"], reply["content"], reply["status"], reply["stop_reason"]) == (
         "assistant", "w0 ", "incomplete", "interrupted")
-    with ServerProcess(data_dir, tmp_path / "c.log", **env) as restarted:
+    with ServerProcess(data_dir, tmp_path / "c.log", **server_env) as restarted:
         claude.default = replies.text("Continued fine.")
         with ChatSocketClient(restarted.ws_url) as ws:
             assert ws.chat(sid, "Still there?")[-1]["text"] == "Continued fine."
 
 
-def test_an_orphan_found_at_start_up_is_marked_incomplete(data_dir, tmp_path, env, claude):
+def test_an_orphan_found_at_start_up_is_marked_incomplete(data_dir, tmp_path, server_env, claude):
     gate = threading.Event()
-    with ServerProcess(data_dir, tmp_path / "a.log", **env) as victim:
+    with ServerProcess(data_dir, tmp_path / "a.log", **server_env) as victim:
         sid = _session(victim)
         _gated(claude, gate)
         with ChatSocketClient(victim.ws_url) as ws:
@@ -139,7 +130,7 @@ def test_an_orphan_found_at_start_up_is_marked_incomplete(data_dir, tmp_path, en
             ws.until("chunk")
             _kill_tree(victim.proc)
     gate.set()
-    with ServerProcess(data_dir, tmp_path / "b.log", **env), \
+    with ServerProcess(data_dir, tmp_path / "b.log", **server_env), \
             closing(sqlite3.connect(data_dir / "app.db")) as conn:
         rows = conn.execute("SELECT role, streaming, status, error FROM messages "
                             "ORDER BY id").fetchall()
