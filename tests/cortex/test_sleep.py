@@ -66,6 +66,22 @@ def test_a_consolidation_rewrites_archives_and_summarises_in_one_group(env, slee
     assert status["last_consolidation"]["id"] == job.id and status["due"] is None
 
 
+@pytest.mark.parametrize("cortex_model, used", [(None, "persona-own-model"),
+                                                 ("claude-haiku-5-5", "claude-haiku-5-5")])
+def test_a_consolidation_runs_on_the_model_every_memory_run_uses(env, sleep, claude,
+                                                                 cortex_model, used):
+    """The cortex model setting, else the persona's own model, else the chat model: the rule of
+    the updates (RunContext.model_for); consolidations once skipped the persona's model."""
+    _persona(env)
+    env.conn.execute("UPDATE personas SET model = 'persona-own-model' WHERE id = ?", (PID,))
+    env.conn.commit()
+    env.settings("app", {"model": "claude-opus-5-5",
+                         **({"cortex_model": cortex_model} if cortex_model else {})})
+    claude.enqueue(replies.text("Nothing to merge."))
+    _consolidate(env, sleep)
+    assert claude.requests[0].body["model"] == used
+
+
 def test_a_consolidation_may_not_drop_pinned_text(env, sleep, claude):
     _persona(env)
     claude.enqueue(replies.tool_use([("write_file", {"filename": "memory.md",

@@ -11,7 +11,7 @@ from src.utils.models.user_personas import UserPersonaCreate
 from src.utils.openapi import build_document
 from src.utils.openapi.table import model_schemas
 from src.utils.storage.settings import set_setting
-from src.utils.storage.settings_store import cortex_settings
+from src.utils.storage.settings_store import cortex_settings, memory_run_settings
 
 
 def _body_schema(document: dict, method: str, path: str) -> dict:
@@ -74,6 +74,22 @@ def test_stored_settings_that_broke_their_rule_fall_back_field_by_field(app):
     set_setting(conn, "cortex", {"enabled": False, "frequency": "hourly", "idle_minutes": 0})
     assert cortex_settings(conn).model_dump() == {"enabled": False, "frequency": "medium",
                                                   "idle_minutes": 30}
+
+
+@pytest.mark.parametrize("stored, shown", [
+    ({"language": "fr", "model": 5, "user_name": "x" * 81, "cortex_model": 7},
+     {"language": None, "model": None, "user_name": None, "cortex_model": None}),
+    ({"language": "de", "model": "claude-opus-5-5", "user_name": "Jo", "cortex_model": "  "},
+     {"language": "de", "model": "claude-opus-5-5", "user_name": "Jo", "cortex_model": None}),
+    ({"cortex_model": " claude-haiku-5-5 "},
+     {"language": None, "model": None, "user_name": None, "cortex_model": "claude-haiku-5-5"})])
+def test_memory_runs_read_the_app_settings_checked_as_the_api_checks_them(app, stored, shown):
+    """A stored value the settings API would refuse reaches no memory run (it falls back to
+    the cortex's own default); the hidden `cortex_model` counts only as a non-empty string."""
+    conn = provider.get_db(app).conn()
+    set_setting(conn, "app", stored)
+    assert memory_run_settings(conn).model_dump() == shown
+    assert memory_run_settings(conn, user_name="Ada").user_name == "Ada"
 
 
 def test_the_cortex_settings_follow_each_write_of_another_connection(app, tmp_path):

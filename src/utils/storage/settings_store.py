@@ -64,7 +64,7 @@ def memory_run_settings(conn: sqlite3.Connection,
     return MemoryRunSettings(
         language=valid.get("language"), model=valid.get("model"),
         user_name=user_name if user_name is not None else valid.get("user_name"),
-        cortex_model=cortex_model.strip() or None if isinstance(cortex_model, str) else None)
+        cortex_model=(cortex_model.strip() or None) if isinstance(cortex_model, str) else None)
 
 
 def context_limit(conn: sqlite3.Connection) -> int:
