@@ -20,7 +20,13 @@ from ..models.settings import (
 )
 from .db import transaction
 from .persona_settings import write_persona_settings
-from .settings import decode_setting, get_setting, get_setting_text, set_setting
+from .settings import (
+    decode_setting,
+    get_setting,
+    get_setting_text,
+    get_setting_texts,
+    set_setting,
+)
 
 log = logging.getLogger(__name__)
 APP, CORTEX = "app", "cortex"
@@ -48,6 +54,15 @@ def app_stored(conn: sqlite3.Connection) -> dict[str, Any]:
     return stored if isinstance(stored, dict) else {}
 
 
+def app_and_cortex(conn: sqlite3.Connection) -> tuple[dict[str, Any], CortexSettings]:
+    """The raw "app" settings (as `app_stored`) and the cortex settings (as `cortex_settings`)
+    in one read: a chat turn's prompt and the cortex trigger after it each need both."""
+    texts = get_setting_texts(conn, (APP, CORTEX))
+    stored = decode_setting(texts[APP]) if APP in texts else {}
+    return (stored if isinstance(stored, dict) else {}), \
+        _cortex_of(texts.get(CORTEX)).model_copy()
+
+
 def app_valid(conn: sqlite3.Connection) -> dict[str, Any]:
     """The app settings that were set and still pass their checks (defaults stay live)."""
     return valid_fields(SettingsPatch, app_stored(conn), APP_FIELDS)
@@ -67,10 +82,10 @@ def memory_run_settings(conn: sqlite3.Connection,
         cortex_model=(cortex_model.strip() or None) if isinstance(cortex_model, str) else None)
 
 
-def context_limit(conn: sqlite3.Connection) -> int:
-    """The context limit alone (the cortex trigger reads it after every chat turn): the stored
+def context_limit_of(stored: dict[str, Any]) -> int:
+    """The context limit of raw "app" settings (`app_stored`, `app_and_cortex`): the stored
     value if it still passes its check, else `AppSettings`' default."""
-    valid = valid_fields(SettingsPatch, app_stored(conn), ("context_limit",))
+    valid = valid_fields(SettingsPatch, stored, ("context_limit",))
     limit: int = valid.get("context_limit", AppSettings.model_fields["context_limit"].default)
     return limit
 
@@ -81,8 +96,8 @@ def save_app(conn: sqlite3.Connection, stored: dict[str, Any]) -> None:
 
 
 def cortex_settings(conn: sqlite3.Connection) -> CortexSettings:
-    """The cortex settings over their defaults (read twice a chat turn: a copy of the
-    validated settings of the stored text)."""
+    """The cortex settings over their defaults (a copy of the validated settings of the
+    stored text)."""
     return _cortex_of(get_setting_text(conn, CORTEX)).model_copy()
 
 
