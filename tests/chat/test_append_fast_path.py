@@ -117,10 +117,11 @@ def test_a_chat_turns_start_leaves_the_tree_as_two_appends_do(db, twin, before):
     assert _tree(twin.conn())[1] == reply["id"]
 
 
-def test_a_chat_turns_start_reads_the_leaf_once_and_updates_the_session_once(db):
+def test_a_chat_turns_start_is_two_inserts_and_one_session_update(db):
+    """The person's message reads the leaf in its own insert; the session is updated once."""
     _exchange(db, "Hello")
     assert _statements(db.conn(), lambda: _exchange(db, "Again")) == [
-        "BEGIN", "SELECT", "INSERT", "INSERT", "UPDATE", "COMMIT"]
+        "BEGIN", "INSERT", "INSERT", "UPDATE", "COMMIT"]
     assert _tree(db.conn())[2] is True
 
 

@@ -47,8 +47,8 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
                 not tree.in_session(conn, session_id, parent_id):
             raise LookupError(f"message {parent_id} is not in session {session_id}")
         extends = leaf is not None and parent_id == leaf  # the common append: nothing moves
-        row = _insert(conn, session_id, (role, content, status, now, parent_id, edited,
-                                         streaming, extends))
+        row = _insert(conn, _UNDER, session_id, (role, content, status, now, parent_id, edited,
+                                                 streaming, extends))
         if extends:
             conn.execute("UPDATE sessions SET active_leaf_id = ?, updated_at = ? WHERE id = ?",
                          (row["id"], now, session_id))
@@ -61,35 +61,39 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
 def add_exchange(conn: sqlite3.Connection, session_id: str, text: str) -> tuple[dict, dict]:
     """A chat turn's start: the person's `text` under the session's active leaf and an empty
     streaming reply under it, which becomes the active leaf; answers both rows. The same rows
-    and branch as two `add_message`s, with one read of the leaf and one session update (the
-    second `add_message` read back the leaf the first had just written: issue #23). Raises
-    LookupError for an unknown session."""
+    and branch as two `add_message`s in three statements instead of six (issue #23): the
+    leaf is read by the first insert itself (its `parent_id` answers it), and the session is
+    updated once, with the reply."""
     now = utc_now()
     with transaction(conn):
-        leaf = tree.active_leaf(conn, session_id)
-        user = _insert(conn, session_id, ("user", text, "complete", now, leaf, False, False,
-                                          leaf is not None))
-        if leaf is None:  # the first message is a root: its branch is made the long way
+        user = _insert(conn, _UNDER_LEAF, session_id, ("user", text, "complete", now, False,
+                                                       False))
+        if user["parent_id"] is None:  # the first message is a root: its branch the long way
             tree.set_active(conn, session_id, user["id"], "edit", fresh=user["id"])
-        reply = _insert(conn, session_id, ("assistant", "", "incomplete", now, user["id"],
-                                           False, True, True))
+        reply = _insert(conn, _UNDER, session_id, ("assistant", "", "incomplete", now,
+                                                   user["id"], False, True, True))
         conn.execute("UPDATE sessions SET active_leaf_id = ?, updated_at = ? WHERE id = ?",
                      (reply["id"], now, session_id))
     return user, reply
 
 
-def _insert(conn: sqlite3.Connection, session_id: str,
-            values: tuple[str, str, str, str, int | None, bool, bool, bool]) -> dict:
-    """Inserts a message row (role, content, status, created_at, parent_id, edited, streaming,
-    on_branch) into the session and answers it; LookupError for an unknown session."""
-    row = conn.execute(
-        "INSERT INTO messages (session_id, persona_id, role, content, status, created_at, "
-        "parent_id, edited, streaming, on_branch) "
-        f"SELECT id, persona_id, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ? "
-        f"RETURNING {_COLUMNS}", (*values, session_id)).fetchone()
+def _insert(conn: sqlite3.Connection, sql: str, session_id: str, values: tuple) -> dict:
+    """Inserts a message row into the session with `sql` (`_UNDER`, `_UNDER_LEAF`) and
+    answers it; LookupError for an unknown session."""
+    row = conn.execute(sql, (*values, session_id)).fetchone()
     if row is None:
         raise LookupError(f"unknown session: {session_id}")
     return dict(row)
+
+
+_INSERT = ("INSERT INTO messages (session_id, persona_id, role, content, status, created_at, "
+           "parent_id, edited, streaming, on_branch) SELECT id, persona_id, ?, ?, ?, ?, {parent}, "
+           "?, ?, {on_branch} FROM sessions WHERE id = ? RETURNING " + _COLUMNS)
+# values: role, content, status, created_at, parent_id, edited, streaming, on_branch
+_UNDER = _INSERT.format(parent="?", on_branch="?")
+# under the session's active leaf, read in the insert (on the branch unless it is a root);
+# values: role, content, status, created_at, edited, streaming
+_UNDER_LEAF = _INSERT.format(parent="active_leaf_id", on_branch="active_leaf_id IS NOT NULL")
 
 
 def get_message(conn: sqlite3.Connection, message_id: int, siblings: Siblings | None = None
