@@ -7,6 +7,7 @@ import pytest
 
 from src.utils import provider
 from src.utils.cortex.settings import load_cortex_settings
+from src.utils.storage import settings_store
 
 
 def _traced(conn, action):
@@ -84,3 +85,26 @@ def test_the_trigger_after_a_turn_reads_the_settings_in_one_statement(app, clien
         False, 10, "frequent", True)
     _put(client, "/api/cortex/settings", enabled=False)
     assert trigger.check_and_trigger(persona["id"], session["id"])["enabled"] is False
+
+
+def test_an_unchanged_row_is_checked_once_and_a_changed_one_anew(app, caplog):
+    """The row is read every time, its fields checked once per stored text (a turn reads it
+    for the prompt and again for the request): a stored value the checks refuse is reported
+    once, not on every read, and a new text is checked again."""
+    settings = provider.get_settings_service(app)
+    db = provider.get_db(app)
+    with db.transaction() as conn:
+        settings_store.save_app(conn, {"context_limit": 2, "max_tokens": 300})
+    caplog.clear()
+    first, again, endpoint = settings.turn().app, settings.values(), settings.connection()
+    assert (first.context_limit, first.max_tokens) == (40, 300) and again == first
+    assert endpoint.context_window is None
+    refused = [r for r in caplog.records if r.getMessage().startswith("Ignoring invalid")]
+    assert [r.getMessage() for r in refused] == ["Ignoring invalid stored setting context_limit"]
+    first.max_tokens = 1  # the caller's copy
+    assert settings.values().max_tokens == 300
+    with db.transaction() as conn:
+        settings_store.save_app(conn, {"context_limit": 3, "max_tokens": 500})
+    caplog.clear()
+    assert settings.values().max_tokens == 500
+    assert len([r for r in caplog.records if r.getMessage().startswith("Ignoring")]) == 1

@@ -57,8 +57,8 @@ class CortexTrigger:
     def _settings(self) -> tuple[CortexSettings, int]:
         """The cortex settings and the context limit, in one read of the settings (after every
         chat turn; another process may have changed them)."""
-        stored, settings = settings_store.app_and_cortex(self._db.conn())
-        return settings, settings_store.context_limit_of(stored)
+        text, settings = settings_store.app_and_cortex(self._db.conn())
+        return settings, settings_store.context_limit_of(text)
 
     def _measure(self, persona_id: str) -> tuple[dict, int]:
         """The status, and how many messages no finished or running update covers."""

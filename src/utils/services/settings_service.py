@@ -9,6 +9,7 @@ before every request: the URL and the key that belongs to it, in one read.
 """
 import logging
 import sqlite3
+from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
 
 from ..api_request import (
@@ -74,6 +75,7 @@ class SettingsService:
         self._env_base_urls = env_base_urls or {}
         self.keys = KeyRing(secret_store, {"anthropic": env_api_key, **(env_keys or {})},
                             self._env_base_urls)
+        self._checked = lru_cache(maxsize=8)(self._check)
 
     def bind_stored_keys(self) -> None:
         """Start-up: a key stored before keys were bound to URLs belongs to the base URL its
@@ -85,7 +87,7 @@ class SettingsService:
         """The general settings, defaults filled in (what chat and cortex use); `base_url` is
         the environment's for the provider unless one was set."""
         conn = self._db.conn()
-        return self._values(store.app_stored(conn), user_personas.get_default(conn))
+        return self._values(store.app_text(conn), user_personas.get_default(conn))
 
     def turn(self) -> TurnSettings:
         """What a chat turn's prompt reads of the settings, read once for the turn (two
@@ -93,24 +95,30 @@ class SettingsService:
         the default user persona. Never kept beyond the turn: another process may change
         them, and the next turn must see it."""
         conn = self._db.conn()
-        stored, cortex = store.app_and_cortex(conn)
+        text, cortex = store.app_and_cortex(conn)
         default = user_personas.get_default(conn)
-        return TurnSettings(self._values(stored, default), cortex, default)
+        return TurnSettings(self._values(text, default), cortex, default)
 
     def connection(self) -> Connection:
         """The endpoint requests go to now, with the key that belongs to it (read per request;
         a key saved for another URL is not sent). The user name is not part of it, so no
         user persona is read."""
-        values = self._values(store.app_stored(self._db.conn()), None)
+        values = self._values(store.app_text(self._db.conn()), None)
         key = self.keys.key_for(values.provider, values.base_url)[0]
         return Connection(values.provider, values.base_url, key, values.context_window)
 
-    def _values(self, stored: dict[str, Any], default: UserPersona | None) -> AppSettings:
-        """`values()` of raw stored settings and the default user persona (None: none, or
-        not read: the stored `user_name` stands)."""
-        merged = self._merge(stored)
-        if default is not None:
-            merged["user_name"] = default.name
+    def _values(self, text: str | None, default: UserPersona | None) -> AppSettings:
+        """`values()` of the stored "app" text and the default user persona (None: none, or
+        not read: the stored `user_name` stands); a copy the caller may change."""
+        return self._checked(text, default.name if default else None).model_copy()
+
+    def _check(self, text: str | None, user_name: str | None) -> AppSettings:
+        """`_values` itself, checked field by field (about 15 µs): `_checked` keeps the last
+        few, so a turn's two reads of an unchanged row check it once. The row is read every
+        time (another process may write it); only what the same text gives is reused."""
+        merged = self._merge(store.app_of(text))
+        if user_name is not None:
+            merged["user_name"] = user_name
         if merged["base_url"] is None:
             merged["base_url"] = self._env_base_urls.get(merged["provider"])
         return AppSettings.model_validate(merged)
