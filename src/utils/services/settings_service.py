@@ -39,6 +39,8 @@ from .secrets import SecretStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+SETTINGS_KEY = store.APP
+DEFAULTS = AppSettings().model_dump(exclude={"model", "provider", "base_url", "context_window"})
 
 
 class TurnSettings(NamedTuple):
@@ -47,10 +49,6 @@ class TurnSettings(NamedTuple):
     app: AppSettings
     cortex: CortexSettings
     default_user: UserPersona | None
-
-
-SETTINGS_KEY = store.APP
-DEFAULTS = AppSettings().model_dump(exclude={"model", "provider", "base_url", "context_window"})
 
 
 class SettingsService:
