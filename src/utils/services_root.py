@@ -353,8 +353,8 @@ def _memory(config: Config, db: Database, cortex: CortexService,
                                  default_model=config["MODEL"], proposals=proposals)
     worker = CortexWorker(db, update, owner,
                           lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
-    # The trigger reads only the context limit (settings_store.context_limit: one field checked,
-    # no user persona read after every chat turn).
+    # The trigger reads the cortex settings and the context limit (one field checked, no user
+    # persona read after every chat turn) in one statement.
     trigger = CortexTrigger(db, worker)
     return _Memory(owner, proposals, update, worker, trigger,
                    SleepSchedule(db, worker, cortex.budget))

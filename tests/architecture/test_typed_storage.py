@@ -37,7 +37,8 @@ CONVERTED: dict[str, dict[str, str]] = {
     # The chat turn's write side answers the RETURNING row it wrote (the turn reads its id
     # and text); every read answers a `Message`, the prompt's history `HistoryMessage`s.
     "src.utils.storage.messages": {
-        **dict.fromkeys(("add_message", "finish_reply"), "the chat turn's written row"),
+        **dict.fromkeys(("add_message", "add_exchange", "finish_reply"),
+                        "the chat turn's written row"),
         "reply_marks": "reply id → the mark another process left, not a resource",
     },
     "src.utils.storage.exchanges": {},

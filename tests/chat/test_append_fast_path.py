@@ -10,13 +10,26 @@ import pytest
 from src.utils.storage import Database, messages, personas, sessions, tree
 
 
-@pytest.fixture
-def db(data_dir):
-    database = Database(os.path.join(data_dir, "app.db"))
+def _database(path: str) -> Database:
+    database = Database(path)
     database.open()
     with database.transaction() as conn:
         personas.create_persona(conn, "apnd0001", {"name": "Mira"})
         sessions.create_session(conn, "s" * 16, "apnd0001")
+    return database
+
+
+@pytest.fixture
+def db(data_dir):
+    database = _database(os.path.join(data_dir, "app.db"))
+    yield database
+    database.close_thread()
+
+
+@pytest.fixture
+def twin(data_dir):
+    """A second database in the same state as `db`, for doing the same thing another way."""
+    database = _database(os.path.join(data_dir, "twin.db"))
     yield database
     database.close_thread()
 
@@ -36,6 +49,80 @@ def _turn(db, text: str, **parent) -> tuple[dict, dict]:
         reply = messages.add_message(conn, "s" * 16, "assistant", "", "incomplete",
                                      parent_id=user["id"], streaming=True)
     return user, reply
+
+
+def _statements(conn, action) -> list[str]:
+    """The first words of the statements `action` runs. SQLite traces an insert again for each
+    trigger step, and the FTS index's own statements start with "--": the statements run are
+    the others, repeats in a row taken once."""
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        action()
+    finally:
+        conn.set_trace_callback(None)
+    real = [s for s in seen if not s.startswith("--")]
+    return [s.split()[0] for i, s in enumerate(real) if i == 0 or s != real[i - 1]]
+
+
+def _tree(conn) -> tuple[list[tuple], int | None, str, list[tuple]]:
+    """Everything about the tree but the times: the rows, the leaf, whether the session's
+    activity time is its newest message's, and the changes logged."""
+    messages_ = [tuple(row) for row in conn.execute(
+        "SELECT id, parent_id, role, content, status, streaming, edited, on_branch "
+        "FROM messages ORDER BY id")]
+    session = conn.execute("SELECT active_leaf_id, updated_at FROM sessions").fetchone()
+    newest = conn.execute("SELECT MAX(created_at) FROM messages").fetchone()[0]
+    changes = [tuple(row) for row in conn.execute(
+        "SELECT message_id, change, cause, replaced_by FROM message_changes ORDER BY id")]
+    return messages_, session["active_leaf_id"], session["updated_at"] == newest, changes
+
+
+def _exchange(db, text: str) -> tuple[dict, dict]:
+    with db.transaction() as conn:
+        return messages.add_exchange(conn, "s" * 16, text)
+
+
+def _switch_back(db) -> None:
+    """Makes the first message's branch active again (its newest leaf)."""
+    conn = db.conn()
+    first = conn.execute("SELECT MIN(id) FROM messages").fetchone()[0]
+    with db.transaction():
+        tree.set_active(conn, "s" * 16, tree.latest_leaf(conn, first, "s" * 16), "switch")
+
+
+@pytest.mark.parametrize("before", [
+    [],  # the session's first message: a root
+    ["turn"],
+    ["turn", "turn", "edit root", "switch back"],  # the active leaf is not the newest message
+    ["turn", "edit root"],
+])
+def test_a_chat_turns_start_leaves_the_tree_as_two_appends_do(db, twin, before):
+    """`add_exchange` (the chat turn's start) stores the same rows, branch, leaf and change log
+    as the person's message and its reply stored one after the other."""
+    for database in (db, twin):
+        for step in before:
+            if step == "turn":
+                _turn(database, "Hello")
+            elif step == "edit root":
+                _turn(database, "Hello, edited", parent_id=None)
+            else:
+                _switch_back(database)
+    user, reply = _turn(db, "Again")
+    user_twin, reply_twin = _exchange(twin, "Again")
+    assert (user_twin["id"], reply_twin["id"]) == (user["id"], reply["id"])
+    assert user_twin["parent_id"] == user["parent_id"] and reply_twin["parent_id"] == user["id"]
+    assert reply_twin["streaming"] == 1 and reply_twin["status"] == "incomplete"
+    assert _tree(twin.conn()) == _tree(db.conn())
+    assert _tree(twin.conn())[1] == reply["id"]
+
+
+def test_a_chat_turns_start_is_two_inserts_and_one_session_update(db):
+    """The person's message reads the leaf in its own insert; the session is updated once."""
+    _exchange(db, "Hello")
+    assert _statements(db.conn(), lambda: _exchange(db, "Again")) == [
+        "BEGIN", "INSERT", "INSERT", "UPDATE", "COMMIT"]
+    assert _tree(db.conn())[2] is True
 
 
 def test_a_turn_appends_on_the_branch_in_few_statements(db):

@@ -1,6 +1,8 @@
 """The inspector refuses what it cannot show with a clear JSON 4xx, and says "not recorded" for
 replies from before it; recorded requests share their persona+cortex prefix and go with their
 replies."""
+import sqlite3
+
 import pytest
 
 from src.utils import provider
@@ -114,8 +116,7 @@ def test_a_failed_record_in_the_replys_final_transaction_undoes_only_itself(app,
     assert before is not None
     with transaction(conn):
         conn.execute("UPDATE messages SET content = 'rewritten' WHERE id = ?", (reply_id,))
-        with pytest.raises(TypeError):  # the usage cannot be written: after the old row went
-            prompt_records.save(conn, reply_id, "anthropic", "m", [], b"{}", None,
-                                {"bad": object()})
+        with pytest.raises(sqlite3.IntegrityError):  # no model (NOT NULL): after the old row went
+            prompt_records.save(conn, reply_id, "anthropic", None, [], b"{}", None, None)
     assert messages.get_message(conn, reply_id).content == "rewritten"
     assert prompt_records.load(conn, reply_id) == before

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 
 from ..models.cortex import CortexJob
+from ..models.settings import CortexSettings
 from ..storage import cortex_input, cortex_jobs as jobs, retractions, settings_store
 from ..storage.db import Database, transaction
 from .paths import validate_persona_id
@@ -31,13 +32,11 @@ class CortexDisabled(Exception):
 class CortexTrigger:
     """Counts unprocessed messages per persona and queues updates at the threshold or when idle."""
 
-    def __init__(self, db: Database, worker: CortexWorker,
-                 context_limit: Callable[[], int] | None = None, *,
+    def __init__(self, db: Database, worker: CortexWorker, *,
                  clock: Callable[[], float] = time.time,
                  retry_delay: float = RETRY_DELAY) -> None:
         self._db = db
         self._worker = worker
-        self._context_limit = context_limit or (lambda: settings_store.context_limit(db.conn()))
         self._clock = clock
         self._retry_delay = retry_delay
 
@@ -48,22 +47,25 @@ class CortexTrigger:
     def threshold(self, frequency: str | None = None) -> tuple[str, int]:
         """The frequency setting (or `frequency`) and the message count it means for the current
         context limit."""
-        frequency = frequency or load_cortex_settings(self._db.conn()).frequency
-        limit = self._context_limit()
-        share = FREQUENCY_SHARE.get(frequency, FREQUENCY_SHARE["medium"])
-        return frequency, max(1, math.ceil(share * limit - 1e-9))
+        settings, limit = self._settings()
+        return _threshold(frequency or settings.frequency, limit)
 
     def status(self, persona_id: str) -> dict:
         """Progress towards the next update, without triggering anything."""
         return self._measure(persona_id)[0]
 
+    def _settings(self) -> tuple[CortexSettings, int]:
+        """The cortex settings and the context limit, in one read of the settings (after every
+        chat turn; another process may have changed them)."""
+        text, settings = settings_store.app_and_cortex(self._db.conn())
+        return settings, settings_store.context_limit_of(text)
+
     def _measure(self, persona_id: str) -> tuple[dict, int]:
         """The status, and how many messages no finished or running update covers."""
-        conn = self._db.conn()
-        settings = load_cortex_settings(conn)
+        settings, limit = self._settings()
         enabled = settings.enabled
-        frequency, threshold = self.threshold(settings.frequency)
-        counts = cortex_input.trigger_state(conn, persona_id)  # one statement, every turn
+        frequency, threshold = _threshold(settings.frequency, limit)
+        counts = cortex_input.trigger_state(self._db.conn(), persona_id)  # one statement
         pending = counts["pending"]
         current = counts["queued_id"] or counts["running_id"]
         return {"triggered": False, "job_id": current if enabled else None,
@@ -161,3 +163,8 @@ class CortexTrigger:
         elapsed = jobs.seconds_since(last.finished_at, self._clock() if now is None else now)
         return elapsed is not None and elapsed < delay
 
+
+def _threshold(frequency: str, context_limit: int) -> tuple[str, int]:
+    """`frequency` and the message count it means: its share of `context_limit`."""
+    share = FREQUENCY_SHARE.get(frequency, FREQUENCY_SHARE["medium"])
+    return frequency, max(1, math.ceil(share * context_limit - 1e-9))

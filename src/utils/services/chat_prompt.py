@@ -1,13 +1,11 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
 import logging
-import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ..api_request.types import RequestConfig
 from ..cortex import CortexService
-from ..cortex.settings import load_cortex_settings
 from ..models.sessions import SessionRow
 from ..storage import (
     Database,
@@ -21,19 +19,13 @@ from .settings_service import SettingsService
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class PromptSources:
+class PromptSources(NamedTuple):
     """What a reply's prompt held: the cortex revision of each file (None: cortex off) and the
-    world info entries that fired. Written with the stored reply, in its final transaction
-    (one write per turn at the end, not one more at the start)."""
+    world info entries that fired. Stored with the reply's final text, in the same update
+    (`messages.finish_reply`'s `sources`): no write of its own at the start or the end."""
 
-    reply_id: int
     revisions: dict | None
     fired: list[dict]
-
-    def save(self, conn: sqlite3.Connection) -> None:
-        """Records them on the reply's row, in the caller's transaction."""
-        message_store.set_prompt_sources(conn, self.reply_id, self.revisions, self.fired)
 
 
 class ChatPrompt:
@@ -59,11 +51,13 @@ class ChatPrompt:
         # its own message (a shallow copy: the stored persona is not changed)
         persona = stored.model_copy(update={"greeting": "" if session.imported else
                                             greetings.greeting_for(stored, session.greeting_index)})
-        app = self._settings.values()
+        settings = self._settings.turn()
+        app = settings.app
         language = prompts.language_of(persona.language, app.language)
-        user_persona = user_persona_store.chosen_or_default(conn, session.user_persona_id)
+        user_persona = user_persona_store.chosen_or(conn, session.user_persona_id,
+                                                    settings.default_user)
         user_name, about = prompts.user_for(persona, app.user_name, language, user_persona)
-        cortex, used = self._cortex_text(persona.id)
+        cortex, used = self._cortex_text(persona.id, settings.cortex.enabled)
         card_user = prompts.card_user_for(persona, app.user_name, user_persona)
         if parent_id is None:
             reply = message_store.get_message(conn, reply_id)
@@ -72,7 +66,7 @@ class ChatPrompt:
         history = message_store.history_for_prompt(conn, session.id,
                                                    max(app.context_limit, 1), parent_id)
         fired = world_info.fire(conn, persona, user_name, history)
-        sources = PromptSources(reply_id, used, [hit.record() for hit in fired])
+        sources = PromptSources(used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
                                        [hit.content for hit in fired], about, card_user)
         turns = prompts.with_post_history(
@@ -84,10 +78,10 @@ class ChatPrompt:
                              max_tokens=app.max_tokens, effort=app.effort,
                              stream=True, request_type="chat"), sources
 
-    def _cortex_text(self, persona_id: str) -> tuple[dict | None, dict | None]:
+    def _cortex_text(self, persona_id: str, enabled: bool) -> tuple[dict | None, dict | None]:
         """The cortex files for the prompt and the revision of each (`{"memory.md": 12}`, the
         reply's provenance); None, None when the cortex is disabled or unreadable."""
-        if not load_cortex_settings(self._db.conn()).enabled:
+        if not enabled:
             return None, None
         try:
             texts = self._cortex.prompt_texts(persona_id)

@@ -32,13 +32,15 @@ class Outcome:
 
 
 Record = Callable[[sqlite3.Connection, "dict | None"], None]
+Sources = tuple[dict | None, list[dict]]  # chat_prompt.PromptSources: revisions, fired
 
 
 def stream_reply(db: Database, api: ApiClient, generation: Generation, config: RequestConfig,
-                 record: Record | None = None) -> Outcome:
-    """Runs the upstream stream for `generation` and stores the result on its row; `record`
-    (given the connection and the usage) writes what else belongs to a stored reply in the
-    same transaction, so a turn ends with one write."""
+                 record: Record | None = None, sources: Sources | None = None) -> Outcome:
+    """Runs the upstream stream for `generation` and stores the result on its row, with
+    `sources` (what its prompt held: `finish_reply`'s) in the same update; `record` (given the
+    connection and the usage) writes what else belongs to a stored reply in the same
+    transaction, so a turn ends with one write."""
     finished: dict = {}
     upstream = api.stream(config, generation.cancel)
     try:
@@ -51,7 +53,7 @@ def stream_reply(db: Database, api: ApiClient, generation: Generation, config: R
         close = getattr(upstream, "close", None)
         if close is not None:
             close()
-    return _store(db, generation, finished, record)
+    return _store(db, generation, finished, record, sources)
 
 
 def failure_outcome(db: Database, generation: Generation, code: str, message: str) -> Outcome:
@@ -60,8 +62,8 @@ def failure_outcome(db: Database, generation: Generation, code: str, message: st
                                    "retryable": True})
 
 
-def _store(db: Database, generation: Generation, finished: dict, record: Record | None = None
-           ) -> Outcome:
+def _store(db: Database, generation: Generation, finished: dict, record: Record | None = None,
+           sources: Sources | None = None) -> Outcome:
     text = generation.text()
     error = None
     if finished.get("type") == "error":
@@ -79,7 +81,7 @@ def _store(db: Database, generation: Generation, finished: dict, record: Record 
         with db.transaction() as conn:
             stored = message_store.finish_reply(conn, generation.reply_id, text,
                                                 "complete" if complete else "incomplete",
-                                                stop_reason, error)
+                                                stop_reason, error, sources)
             if stored is not None and record is not None:
                 record(conn, finished.get("usage"))
     return Outcome(stored, text, complete, stop_reason or (None if error else CANCELLED),

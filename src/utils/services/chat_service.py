@@ -55,8 +55,7 @@ class ChatService(ChatTree):
         text = check_text("message", message)
 
         def prepare() -> tuple[dict, dict]:
-            user = message_store.add_message(self._db.conn(), session_id, "user", text)
-            return user, self._new_reply(session_id, user["id"], "edit")
+            return message_store.add_exchange(self._db.conn(), session_id, text)
         return self._launch(session, prepare)
 
     def start_regenerate(self, session_id: str, message_id: int | None = None) -> Generation:
@@ -187,10 +186,9 @@ class ChatService(ChatTree):
                 self._db.close_thread()
 
             def record(conn: sqlite3.Connection, usage: dict | None) -> None:  # in the reply's final transaction
-                sources.save(conn)
                 prompt_record.store(conn, generation.reply_id, capture, usage)
 
-            outcome = stream_reply(self._db, self._api, generation, config, record)
+            outcome = stream_reply(self._db, self._api, generation, config, record, sources)
         except Exception:
             log.exception("Chat turn failed in session %s", session.id)
             outcome = failure_outcome(self._db, generation, "internal_error", "Something went "

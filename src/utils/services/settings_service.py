@@ -9,7 +9,8 @@ before every request: the URL and the key that belongs to it, in one read.
 """
 import logging
 import sqlite3
-from typing import Any, TypeVar
+from functools import lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 from ..api_request import (
     DEFAULT_MODEL,
@@ -24,10 +25,12 @@ from ..models.settings import (
     ApiKeyBody,
     ApiKeyStatus,
     AppSettings,
+    CortexSettings,
     ProviderMemory,
     Settings,
     SettingsPatch,
 )
+from ..models.user_personas import UserPersona
 from ..storage import Database, settings_store as store, user_personas
 from . import provider_settings
 from .errors import ServiceError, invalid
@@ -38,6 +41,14 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 SETTINGS_KEY = store.APP
 DEFAULTS = AppSettings().model_dump(exclude={"model", "provider", "base_url", "context_window"})
+
+
+class TurnSettings(NamedTuple):
+    """The settings one chat turn's prompt reads (`SettingsService.turn`)."""
+
+    app: AppSettings
+    cortex: CortexSettings
+    default_user: UserPersona | None
 
 
 class SettingsService:
@@ -62,6 +73,7 @@ class SettingsService:
         self._env_base_urls = env_base_urls or {}
         self.keys = KeyRing(secret_store, {"anthropic": env_api_key, **(env_keys or {})},
                             self._env_base_urls)
+        self._checked = lru_cache(maxsize=8)(self._check)
 
     def bind_stored_keys(self) -> None:
         """Start-up: a key stored before keys were bound to URLs belongs to the base URL its
@@ -73,20 +85,41 @@ class SettingsService:
         """The general settings, defaults filled in (what chat and cortex use); `base_url` is
         the environment's for the provider unless one was set."""
         conn = self._db.conn()
-        merged = self._merge(store.app_stored(conn))
+        return self._values(store.app_text(conn), user_personas.get_default(conn))
+
+    def turn(self) -> TurnSettings:
+        """What a chat turn's prompt reads of the settings, read once for the turn (two
+        statements; it was read two or three times each): `values()`, the cortex settings and
+        the default user persona. Never kept beyond the turn: another process may change
+        them, and the next turn must see it."""
+        conn = self._db.conn()
+        text, cortex = store.app_and_cortex(conn)
         default = user_personas.get_default(conn)
-        if default is not None:
-            merged["user_name"] = default.name
-        if merged["base_url"] is None:
-            merged["base_url"] = self._env_base_urls.get(merged["provider"])
-        return AppSettings.model_validate(merged)
+        return TurnSettings(self._values(text, default), cortex, default)
 
     def connection(self) -> Connection:
         """The endpoint requests go to now, with the key that belongs to it (read per request;
-        a key saved for another URL is not sent)."""
-        values = self.values()
+        a key saved for another URL is not sent). The user name is not part of it, so no
+        user persona is read."""
+        values = self._values(store.app_text(self._db.conn()), None)
         key = self.keys.key_for(values.provider, values.base_url)[0]
         return Connection(values.provider, values.base_url, key, values.context_window)
+
+    def _values(self, text: str | None, default: UserPersona | None) -> AppSettings:
+        """`values()` of the stored "app" text and the default user persona (None: none, or
+        not read: the stored `user_name` stands); a copy the caller may change."""
+        return self._checked(text, default.name if default else None).model_copy()
+
+    def _check(self, text: str | None, user_name: str | None) -> AppSettings:
+        """`_values` itself, checked field by field (about 15 µs): `_checked` keeps the last
+        few, so a turn's two reads of an unchanged row check it once. The row is read every
+        time (another process may write it); only what the same text gives is reused."""
+        merged = self._merge(store.app_of(text))
+        if user_name is not None:
+            merged["user_name"] = user_name
+        if merged["base_url"] is None:
+            merged["base_url"] = self._env_base_urls.get(merged["provider"])
+        return AppSettings.model_validate(merged)
 
     def chosen_language(self) -> str | None:
         """The language the person set explicitly, or None (the interface then follows the

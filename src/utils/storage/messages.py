@@ -47,23 +47,53 @@ def add_message(conn: sqlite3.Connection, session_id: str, role: str, content: s
                 not tree.in_session(conn, session_id, parent_id):
             raise LookupError(f"message {parent_id} is not in session {session_id}")
         extends = leaf is not None and parent_id == leaf  # the common append: nothing moves
-        row = conn.execute(
-            "INSERT INTO messages (session_id, persona_id, role, content, status, created_at, "
-            "parent_id, edited, streaming, on_branch) "
-            f"SELECT id, persona_id, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ? "
-            f"RETURNING {_COLUMNS}",
-            (role, content, status, now, parent_id, int(edited), int(streaming), int(extends),
-             session_id),
-        ).fetchone()
-        if row is None:
-            raise LookupError(f"unknown session: {session_id}")
+        row = _insert(conn, _UNDER, session_id, (role, content, status, now, parent_id, edited,
+                                                 streaming, extends))
         if extends:
             conn.execute("UPDATE sessions SET active_leaf_id = ?, updated_at = ? WHERE id = ?",
                          (row["id"], now, session_id))
         else:
             tree.set_active(conn, session_id, row["id"], cause, fresh=row["id"])
             touch_session(conn, session_id, now)
+    return row
+
+
+def add_exchange(conn: sqlite3.Connection, session_id: str, text: str) -> tuple[dict, dict]:
+    """A chat turn's start: the person's `text` under the session's active leaf and an empty
+    streaming reply under it, which becomes the active leaf; answers both rows. The same rows
+    and branch as two `add_message`s in three statements instead of six (issue #23): the
+    leaf is read by the first insert itself (its `parent_id` answers it), and the session is
+    updated once, with the reply."""
+    now = utc_now()
+    with transaction(conn):
+        user = _insert(conn, _UNDER_LEAF, session_id, ("user", text, "complete", now, False,
+                                                       False))
+        if user["parent_id"] is None:  # the first message is a root: its branch the long way
+            tree.set_active(conn, session_id, user["id"], "edit", fresh=user["id"])
+        reply = _insert(conn, _UNDER, session_id, ("assistant", "", "incomplete", now,
+                                                   user["id"], False, True, True))
+        conn.execute("UPDATE sessions SET active_leaf_id = ?, updated_at = ? WHERE id = ?",
+                     (reply["id"], now, session_id))
+    return user, reply
+
+
+def _insert(conn: sqlite3.Connection, sql: str, session_id: str, values: tuple) -> dict:
+    """Inserts a message row into the session with `sql` (`_UNDER`, `_UNDER_LEAF`) and
+    answers it; LookupError for an unknown session."""
+    row = conn.execute(sql, (*values, session_id)).fetchone()
+    if row is None:
+        raise LookupError(f"unknown session: {session_id}")
     return dict(row)
+
+
+_INSERT = ("INSERT INTO messages (session_id, persona_id, role, content, status, created_at, "
+           "parent_id, edited, streaming, on_branch) SELECT id, persona_id, ?, ?, ?, ?, {parent}, "
+           "?, ?, {on_branch} FROM sessions WHERE id = ? RETURNING " + _COLUMNS)
+# values: role, content, status, created_at, parent_id, edited, streaming, on_branch
+_UNDER = _INSERT.format(parent="?", on_branch="?")
+# under the session's active leaf, read in the insert (on the branch unless it is a root);
+# values: role, content, status, created_at, edited, streaming
+_UNDER_LEAF = _INSERT.format(parent="active_leaf_id", on_branch="active_leaf_id IS NOT NULL")
 
 
 def get_message(conn: sqlite3.Connection, message_id: int, siblings: Siblings | None = None
@@ -177,13 +207,18 @@ def history_for_prompt(conn: sqlite3.Connection, session_id: str, limit: int,
 
 
 def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status: str,
-                 stop_reason: str | None, error: dict | None) -> dict | None:
-    """Ends a streaming reply: its final text, status, stop reason and error, if any."""
+                 stop_reason: str | None, error: dict | None,
+                 sources: tuple[dict | None, list[dict]] | None = None) -> dict | None:
+    """Ends a streaming reply: its final text, status, stop reason and error, if any; with
+    `sources`, what its prompt held, in the same update: the cortex revision per file (its
+    provenance; None: cortex off) and the world info entries that fired."""
+    recorded = "" if sources is None else ", cortex_revisions = ?, world_info = ?"
     with transaction(conn):
-        row = conn.execute("UPDATE messages SET content = ?, status = ?, stop_reason = ?, "
-                           "error = ?, streaming = 0 WHERE id = ? "
+        row = conn.execute(f"UPDATE messages SET content = ?, status = ?, stop_reason = ?, "
+                           f"error = ?, streaming = 0{recorded} WHERE id = ? "
                            f"RETURNING {_COLUMNS}",
                            (content, status, stop_reason, json.dumps(error) if error else None,
+                            *(() if sources is None else _sources(*sources)),
                             message_id)).fetchone()
         message = dict(row) if row else None
         if message:
@@ -191,15 +226,10 @@ def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status
     return message
 
 
-def set_prompt_sources(conn: sqlite3.Connection, message_id: int, revisions: dict | None,
-                       fired: list[dict]) -> None:
-    """Records what a reply's prompt held: the cortex revisions per file (its provenance) and
-    the world info entries that fired (None when there were none). The chat writes it in the
-    transaction that stores the reply."""
-    with transaction(conn):
-        conn.execute("UPDATE messages SET cortex_revisions = ?, world_info = ? WHERE id = ?",
-                     (json.dumps(revisions) if revisions is not None else None,
-                      json.dumps(fired, ensure_ascii=False) if fired else None, message_id))
+def _sources(revisions: dict | None, fired: list[dict]) -> tuple[str | None, str | None]:
+    """The stored texts of a reply's prompt sources (NULL: cortex off, nothing fired)."""
+    return (json.dumps(revisions) if revisions is not None else None,
+            json.dumps(fired, ensure_ascii=False) if fired else None)
 
 
 def request_stop(conn: sqlite3.Connection, message_id: int) -> bool:

@@ -36,23 +36,36 @@ def save(conn: sqlite3.Connection, message_id: int, provider: str, model: str,
     shared = body[start:end]
     digest = hashlib.sha256(shared).hexdigest() if shared else None
     rest = zlib.compress(body[:start] + body[end:], 1)  # fastest level: it runs every turn
-    # Inside the reply's final transaction (one write per turn) a savepoint, so a failed record
-    # never undoes the stored reply. The old row first: its trigger may drop a prefix this
-    # one shares.
-    with savepoint(conn, "prompt_record"):
-        conn.execute("DELETE FROM reply_prompts WHERE message_id = ?", (message_id,))
-        if digest is not None:
-            conn.execute("INSERT OR IGNORE INTO prompt_prefixes (hash, bytes) VALUES (?, ?)",
-                         (digest, shared))
-        stored = conn.execute(
-            "INSERT INTO reply_prompts (message_id, provider, model, layout, prefix_hash, "
-            "prefix_at, rest, usage, created_at) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? "
-            "FROM messages WHERE id = ?",
-            (provider, model, json.dumps(layout), digest, start, rest,
-             json.dumps(usage) if usage else None, utc_now(), message_id)).rowcount
-        if not stored and digest is not None:  # the reply went meanwhile: no orphan prefix
-            conn.execute("DELETE FROM prompt_prefixes WHERE hash = ? AND NOT EXISTS (SELECT 1 "
-                         "FROM reply_prompts WHERE prefix_hash = ?)", (digest, digest))
+    values = (provider, model, json.dumps(layout), digest, start, rest,
+              json.dumps(usage) if usage else None, utc_now(), message_id)
+    with transaction(conn):  # joins the reply's final transaction (one write per turn)
+        # The usual turn: a new reply whose prefix is stored already (every turn of a persona
+        # until its memory changes). One statement, so no savepoint (it stores all or
+        # nothing), and the prefix's bytes are not sent again; the prefix is looked up in this
+        # write transaction, so one that went with its last reply is never referenced.
+        if conn.execute(_INSERT_KNOWN, (*values, digest, digest)).rowcount:
+            return
+        # Else (a new prefix, or a continued reply recorded before) a savepoint, so a failed
+        # record never undoes the stored reply. The old row first: its trigger may drop a
+        # prefix this one shares.
+        with savepoint(conn, "prompt_record"):
+            conn.execute("DELETE FROM reply_prompts WHERE message_id = ?", (message_id,))
+            if digest is not None:
+                conn.execute("INSERT OR IGNORE INTO prompt_prefixes (hash, bytes) "
+                             "VALUES (?, ?)", (digest, shared))
+            stored = conn.execute(_INSERT, values).rowcount
+            if not stored and digest is not None:  # the reply went meanwhile: no orphan prefix
+                conn.execute("DELETE FROM prompt_prefixes WHERE hash = ? AND NOT EXISTS "
+                             "(SELECT 1 FROM reply_prompts WHERE prefix_hash = ?)",
+                             (digest, digest))
+
+
+_RECORD = ("reply_prompts (message_id, provider, model, layout, prefix_hash, prefix_at, rest, "
+           "usage, created_at) SELECT id, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE id = ?")
+_INSERT = f"INSERT INTO {_RECORD}"
+# Only when its prefix (if any) exists; a reply recorded before is left for the long way.
+_INSERT_KNOWN = (f"INSERT OR IGNORE INTO {_RECORD} AND (? IS NULL OR EXISTS "
+                 "(SELECT 1 FROM prompt_prefixes WHERE hash = ?))")
 
 
 def load(conn: sqlite3.Connection, message_id: int) -> PromptRecord | None:

@@ -20,6 +20,13 @@ def get_setting_text(conn: sqlite3.Connection, key: str) -> str | None:
     return None if row is None else row["value"]
 
 
+def get_setting_texts(conn: sqlite3.Connection, keys: tuple[str, ...]) -> dict[str, str]:
+    """The stored JSON texts of those of `keys` that are set, in one read."""
+    marks = ",".join("?" * len(keys))
+    return {row["key"]: row["value"] for row in conn.execute(
+        f"SELECT key, value FROM settings WHERE key IN ({marks})", keys)}
+
+
 def decode_setting(text: str) -> Any:
     """A stored JSON text as `get_setting` reads it."""
     return scrub_json(json.loads(text))

@@ -20,7 +20,12 @@ from ..models.settings import (
 )
 from .db import transaction
 from .persona_settings import write_persona_settings
-from .settings import decode_setting, get_setting, get_setting_text, set_setting
+from .settings import (
+    decode_setting,
+    get_setting_text,
+    get_setting_texts,
+    set_setting,
+)
 
 log = logging.getLogger(__name__)
 APP, CORTEX = "app", "cortex"
@@ -44,8 +49,26 @@ def valid_fields(model: type[Body], stored: Any,
 
 def app_stored(conn: sqlite3.Connection) -> dict[str, Any]:
     """The raw "app" settings as stored (only what was set; `by_provider` included)."""
-    stored = get_setting(conn, APP, {})
+    return app_of(get_setting_text(conn, APP))
+
+
+def app_text(conn: sqlite3.Connection) -> str | None:
+    """The "app" row's stored text as it is (`app_of` decodes it): a cheap key for what is
+    derived from it."""
+    return get_setting_text(conn, APP)
+
+
+def app_of(text: str | None) -> dict[str, Any]:
+    """The raw "app" settings a stored text holds (a new dict: the caller may change it)."""
+    stored = decode_setting(text) if text is not None else {}
     return stored if isinstance(stored, dict) else {}
+
+
+def app_and_cortex(conn: sqlite3.Connection) -> tuple[str | None, CortexSettings]:
+    """The "app" row's text (`app_text`) and the cortex settings (as `cortex_settings`) in one
+    read: a chat turn's prompt and the cortex trigger after it each need both."""
+    texts = get_setting_texts(conn, (APP, CORTEX))
+    return texts.get(APP), _cortex_of(texts.get(CORTEX)).model_copy()
 
 
 def app_valid(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -67,10 +90,11 @@ def memory_run_settings(conn: sqlite3.Connection,
         cortex_model=(cortex_model.strip() or None) if isinstance(cortex_model, str) else None)
 
 
-def context_limit(conn: sqlite3.Connection) -> int:
-    """The context limit alone (the cortex trigger reads it after every chat turn): the stored
-    value if it still passes its check, else `AppSettings`' default."""
-    valid = valid_fields(SettingsPatch, app_stored(conn), ("context_limit",))
+@lru_cache(maxsize=8)
+def context_limit_of(text: str | None) -> int:
+    """The context limit an "app" text holds (`app_text`, `app_and_cortex`): the stored value
+    if it still passes its check, else `AppSettings`' default (checked once per text)."""
+    valid = valid_fields(SettingsPatch, app_of(text), ("context_limit",))
     limit: int = valid.get("context_limit", AppSettings.model_fields["context_limit"].default)
     return limit
 
@@ -81,8 +105,8 @@ def save_app(conn: sqlite3.Connection, stored: dict[str, Any]) -> None:
 
 
 def cortex_settings(conn: sqlite3.Connection) -> CortexSettings:
-    """The cortex settings over their defaults (read twice a chat turn: a copy of the
-    validated settings of the stored text)."""
+    """The cortex settings over their defaults (a copy of the validated settings of the
+    stored text)."""
     return _cortex_of(get_setting_text(conn, CORTEX)).model_copy()
 
 

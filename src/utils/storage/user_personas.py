@@ -96,6 +96,14 @@ def chosen_or_default(conn: sqlite3.Connection,
     return chosen or get_default(conn)
 
 
+def chosen_or(conn: sqlite3.Connection, user_persona_id: int | None,
+              default: UserPersona | None) -> UserPersona | None:
+    """`chosen_or_default` with the default already read (`default`: a chat turn reads it
+    once, with the settings)."""
+    chosen = get(conn, user_persona_id) if user_persona_id is not None else None
+    return chosen or default
+
+
 def set_for_session(conn: sqlite3.Connection, session_id: str,
                     user_persona_id: int | None) -> bool:
     """Sets the user persona a session uses (None: the default); False: no such session."""

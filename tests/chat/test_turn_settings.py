@@ -1,0 +1,110 @@
+"""A chat turn reads each setting once (issue #23): its prompt reads the general and the cortex
+settings in one statement and the default user persona once (`SettingsService.turn`), the
+endpoint read before every request reads no user persona, and the cortex trigger after the turn
+reads both settings rows in one statement. Nothing is kept between reads: what another process
+changed shows in the next one."""
+import pytest
+
+from src.utils import provider
+from src.utils.cortex.settings import load_cortex_settings
+from src.utils.storage import settings_store
+
+
+def _traced(conn, action):
+    """`action()` and the statements it ran on `conn`."""
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    try:
+        return action(), seen
+    finally:
+        conn.set_trace_callback(None)
+
+
+def _put(client, path: str, **body) -> None:
+    response = client.put(path, json=body)
+    assert response.status_code == 200, response.get_json()
+
+
+@pytest.mark.parametrize("about_you", [False, True])
+@pytest.mark.parametrize("changes", [
+    {},
+    {"app": {"context_limit": 12, "user_name": "Sam", "language": "de", "max_tokens": 300},
+     "cortex": {"enabled": False, "frequency": "rare"}},
+])
+def test_a_turns_settings_are_each_read_once_and_agree_with_every_read(app, client, changes,
+                                                                        about_you):
+    if about_you:
+        assert client.post("/api/user-personas", json={"name": "Alex"}).status_code == 201
+    if changes:
+        _put(client, "/api/settings", **changes["app"])
+        _put(client, "/api/cortex/settings", **changes["cortex"])
+    settings = provider.get_settings_service(app)
+    conn = provider.get_db(app).conn()
+    turn, seen = _traced(conn, settings.turn)
+    assert len(seen) == 2, seen
+    assert turn.app == settings.values()
+    assert turn.cortex == load_cortex_settings(conn)
+    default_id = provider.get_user_persona_service(app).list().default_id
+    assert (turn.default_user.id if turn.default_user else None) == default_id
+    assert (default_id is not None) == about_you
+    if about_you:
+        assert turn.default_user.name == turn.app.user_name
+
+
+def test_a_turn_sees_what_changed_since_the_last_one(app, client):
+    assert client.post("/api/user-personas", json={"name": "Alex"}).status_code == 201
+    settings = provider.get_settings_service(app)
+    before = settings.turn()
+    _put(client, "/api/settings", context_limit=8, user_name="Kim")
+    _put(client, "/api/cortex/settings", enabled=not before.cortex.enabled)
+    after = settings.turn()
+    assert (after.app.context_limit, after.app.user_name) == (8, "Kim")
+    assert after.default_user.name == "Kim" and after.cortex.enabled is not before.cortex.enabled
+
+
+def test_the_endpoint_read_before_each_request_reads_only_the_settings_row(app, client):
+    _put(client, "/api/settings", context_window=50_000)
+    settings = provider.get_settings_service(app)
+    connection, seen = _traced(provider.get_db(app).conn(), settings.connection)
+    assert len(seen) == 1 and "user_personas" not in seen[0], seen
+    values = settings.values()
+    assert (connection.provider, connection.base_url, connection.context_window) == (
+        values.provider, values.base_url, 50_000)
+
+
+def test_the_trigger_after_a_turn_reads_the_settings_in_one_statement(app, client, env):
+    _put(client, "/api/settings", context_limit=20)
+    _put(client, "/api/cortex/settings", enabled=True, frequency="frequent")
+    persona = client.post("/api/personas", json={"name": "Mira"}).get_json()
+    session = client.post("/api/sessions", json={"persona_id": persona["id"]}).get_json()
+    trigger = provider.get_cortex_trigger(app)
+    state, seen = _traced(provider.get_db(app).conn(),
+                          lambda: trigger.check_and_trigger(persona["id"], session["id"]))
+    assert len(seen) == 2 and "settings" in seen[0], seen
+    assert (state["triggered"], state["threshold"], state["frequency"], state["enabled"]) == (
+        False, 10, "frequent", True)
+    _put(client, "/api/cortex/settings", enabled=False)
+    assert trigger.check_and_trigger(persona["id"], session["id"])["enabled"] is False
+
+
+def test_an_unchanged_row_is_checked_once_and_a_changed_one_anew(app, caplog):
+    """The row is read every time, its fields checked once per stored text (a turn reads it
+    for the prompt and again for the request): a stored value the checks refuse is reported
+    once, not on every read, and a new text is checked again."""
+    settings = provider.get_settings_service(app)
+    db = provider.get_db(app)
+    with db.transaction() as conn:
+        settings_store.save_app(conn, {"context_limit": 2, "max_tokens": 300})
+    caplog.clear()
+    first, again, endpoint = settings.turn().app, settings.values(), settings.connection()
+    assert (first.context_limit, first.max_tokens) == (40, 300) and again == first
+    assert endpoint.context_window is None
+    refused = [r for r in caplog.records if r.getMessage().startswith("Ignoring invalid")]
+    assert [r.getMessage() for r in refused] == ["Ignoring invalid stored setting context_limit"]
+    first.max_tokens = 1  # the caller's copy
+    assert settings.values().max_tokens == 300
+    with db.transaction() as conn:
+        settings_store.save_app(conn, {"context_limit": 3, "max_tokens": 500})
+    caplog.clear()
+    assert settings.values().max_tokens == 500
+    assert len([r for r in caplog.records if r.getMessage().startswith("Ignoring")]) == 1
