@@ -50,7 +50,6 @@ class RecordedRequest:
     request_id: str = ""
     rejected: str | None = None
     raw: bytes = b""
-    peer: int = 0  # the client's port: requests with the same one came on one connection
 
     @property
     def messages(self) -> list:
@@ -147,13 +146,6 @@ class FakeClaude:
         with self._cond:
             return list(self._disconnects)
 
-    def wait_for_open_connections(self, n: int, timeout: float = 5.0) -> None:
-        """Block until exactly `n` client connections are open; AssertionError after `timeout`."""
-        with self._cond:
-            if not self._cond.wait_for(lambda: len(self._connections) == n, timeout):
-                raise AssertionError(f"fake: {len(self._connections)} connections open, "
-                                     f"not {n}, after {timeout}s")
-
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
         """Block until `n` requests arrived; AssertionError after `timeout` seconds."""
         with self._cond:
@@ -204,7 +196,6 @@ class FakeClaude:
                     _shutdown(connection)
             else:
                 self._connections.discard(connection)
-            self._cond.notify_all()
 
     def _disconnected(self, index: int) -> None:
         with self._cond:
@@ -215,7 +206,7 @@ class FakeClaude:
     def _serve(self, ex: Exchange) -> None:
         body = ex.body if isinstance(ex.body, dict) else {}
         record = self.record_type(ex.path, ex.headers, body, ex.stream, ex.method,
-                                 request_id=ex.request_id, raw=ex.raw, peer=ex.peer)
+                                 request_id=ex.request_id, raw=ex.raw)
         with self._cond:
             record.index = ex.index = len(self._requests)
             self._requests.append(record)
