@@ -52,6 +52,8 @@ def install(path: str) -> Callable[[], None]:
     import greenlet
     from gevent._monitor import _MonitorEntry
 
+    with open(path, "a", encoding="utf-8"):  # it exists once the monitor runs: an empty report
+        pass                                  # means no block, a missing one no monitor
     gevent.config.monitor_thread = True
     gevent.config.max_blocking_time = BLOCK_SECONDS
     hub = gevent.get_hub()

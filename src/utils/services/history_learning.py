@@ -17,10 +17,10 @@ from ..cortex.update import MAX_TOKENS, CortexUpdateService
 from ..cortex.worker import CortexWorker
 from ..models.cortex import CortexFile
 from ..models.learn import MAX_WINDOW, MIN_WINDOW, StoredLearnRun
-from ..models.sessions import Session
+from ..models.sessions import SessionRow
 from ..storage import Database
 from ..storage.personas import get_persona
-from ..storage.sessions import get_session
+from ..storage.sessions import get_session_row
 from . import learn_cost
 from .errors import ServiceError, invalid, not_found
 from .settings_service import SettingsService
@@ -95,8 +95,10 @@ class HistoryLearning:
                                "No learning from this conversation is queued or running.")
         return run_view(learn_runs.get_run(conn, run.job_id) or run)
 
-    def _imported(self, session_id: str) -> Session:
-        session = get_session(self._db.conn(), session_id)
+    def _imported(self, session_id: str) -> SessionRow:
+        """The session, which must be imported (its row alone: counting a 50,000-message
+        branch on every progress poll would hold the event loop)."""
+        session = get_session_row(self._db.conn(), session_id)
         if session is None:
             raise not_found("session", session_id)
         if not session.imported:
