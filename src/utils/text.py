@@ -23,7 +23,7 @@ def is_encodable(text: str) -> bool:
 
 def scrub(text: str) -> str:
     """`text` with each lone surrogate replaced by U+FFFD (a split pair is joined again)."""
-    if is_encodable(text):
+    if text.isascii() or is_encodable(text):  # ASCII, the common case, needs no encoding
         return text
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..text import scrub
@@ -117,8 +117,10 @@ class _StreamState:
         return [*closing, StreamEvent("done", data)]
 
     def end(self, problem: ApiFailure | None, cancel: threading.Event | None,
-            broken: ApiFailure) -> list[StreamEvent]:
-        """The end of the stream, in the one order described in the module docstring."""
+            broken: Callable[[], ApiFailure]) -> list[StreamEvent]:
+        """The end of the stream, in the one order described in the module docstring
+        (`broken` builds the failure of a stream cut short: only then, since masking its
+        text costs a scan on every turn)."""
         if self.complete:
             return self.finish(self.stop_reason)
         if cancelled(cancel):
@@ -128,7 +130,7 @@ class _StreamState:
         if self.stop_reason:
             return self.finish(self.stop_reason)
         log.warning("the response stream ended before it was complete")
-        return [error_event(broken)]
+        return [error_event(broken())]
 
 
 def _segments(events: list[SegmentEvent]) -> list[StreamEvent]:
@@ -179,5 +181,5 @@ def run_stream(adapter: ProviderAdapter, config: RequestConfig, model: str,
         if watch is not None:
             watch.stop()
         raw.close()
-    yield from state.end(problem, cancel, adapter.problem(
+    yield from state.end(problem, cancel, lambda: adapter.problem(
         "connection_error", "the answer ended before it was complete"))
