@@ -1,5 +1,6 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
 import logging
+import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from typing import NamedTuple, TypeVar
@@ -7,6 +8,7 @@ from typing import NamedTuple, TypeVar
 from ..api_request.types import RequestConfig
 from ..cortex import CortexService
 from ..models.sessions import SessionRow
+from ..models.user_personas import UserPersona
 from ..storage import (
     Database,
     generations,
@@ -58,10 +60,8 @@ class ChatPrompt:
         settings = self._settings.turn(counters.config)
         app = settings.app
         language = prompts.language_of(persona.language, app.language)
-        user_persona = settings.default_user if session.user_persona_id is None else \
-            self._kept(counters.config, "user_persona", session.user_persona_id,
-                       lambda: user_persona_store.chosen_or(conn, session.user_persona_id,
-                                                            settings.default_user))
+        user_persona = self._user_persona(conn, counters.config, session.user_persona_id,
+                                          settings.default_user)
         user_name, about = prompts.user_for(persona, app.user_name, language, user_persona)
         cortex, used = self._cortex_text(persona.id, settings.cortex.enabled, counters.cortex)
         card_user = prompts.card_user_for(persona, app.user_name, user_persona)
@@ -90,6 +90,15 @@ class ChatPrompt:
         """A configuration row of the turn, as the process keeps it while the `config` counter
         stands at `generation` (`storage/generations.py`): shared, never changed here."""
         return self._settings.cache.get(generation, (kind, key), load)
+
+    def _user_persona(self, conn: sqlite3.Connection, generation: int, chosen: int | None,
+                      default: UserPersona | None) -> UserPersona | None:
+        """The session's own user persona (`chosen`), else the default (`default`, read with
+        the settings), as kept under the `config` counter `generation`."""
+        if chosen is None:
+            return default
+        return self._kept(generation, "user_persona", chosen,
+                          lambda: user_persona_store.chosen_or(conn, chosen, default))
 
     def _cortex_text(self, persona_id: str, enabled: bool,
                      generation: int) -> tuple[dict | None, dict | None]:
