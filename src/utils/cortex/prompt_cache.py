@@ -6,8 +6,9 @@ turn (issue #23). Between two turns the files rarely change, so the texts and re
 last time are kept per persona with what they depended on: each file's stat signature (device,
 inode, size, mtime, ctime: see `snapshots.py`) and the newest revision row id of each file,
 taken under the same lock as the read. The next prompt compares three `stat` calls and the
-newest ids with that; any difference (a revision landed through the app or another process, the file was
-edited on disk, a pending row appeared) reads the files the regular way, under the lock. Files
+newest ids with that; any difference (a revision landed through the app or another process,
+the file was edited on disk, a pending row appeared) reads the files the regular way, under
+the lock. Files
 changed within `RACY_SECONDS` of the read are not remembered (a second edit in the same clock
 tick could leave every field as it was).
 

@@ -31,6 +31,7 @@ from .settings import (
 log = logging.getLogger(__name__)
 APP, CORTEX = "app", "cortex"
 APP_FIELDS = tuple(AppSettings.model_fields)
+_APP_AND_CORTEX = ("settings", APP, CORTEX)  # their key in a `ConfigCache`
 
 
 def valid_fields(model: type[Body], stored: Any,
@@ -78,9 +79,6 @@ def app_and_cortex_kept(conn: sqlite3.Connection, cache: ConfigCache,
     before this call, `generations.py`): a turn's prompt and the trigger after it share it.
     The settings object is shared: read it, do not change it."""
     return cache.get(generation, _APP_AND_CORTEX, lambda: app_and_cortex(conn))
-
-
-_APP_AND_CORTEX = ("settings", APP, CORTEX)
 
 
 def app_valid(conn: sqlite3.Connection) -> dict[str, Any]:
