@@ -8,9 +8,8 @@ inode, size, mtime, ctime: see `snapshots.py`) and the newest revision row id of
 taken under the same lock as the read. The next prompt compares three `stat` calls and the
 newest ids with that; any difference (a revision landed through the app or another process,
 the file was edited on disk, a pending row appeared) reads the files the regular way, under
-the lock. Files
-changed within `RACY_SECONDS` of the read are not remembered (a second edit in the same clock
-tick could leave every field as it was).
+the lock. Files changed within `RACY_SECONDS` of the read are not remembered (a second edit
+in the same clock tick could leave every field as it was).
 
 The newest ids themselves are queried only when the `cortex` change counter (raised by a
 trigger on every change of `cortex_revisions`, `storage/generations.py`) moved since they were
