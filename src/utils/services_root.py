@@ -62,6 +62,7 @@ from .services.token_rules import checked_token
 from .services.user_personas import UserPersonaService
 from .services.world_books import WorldBookService
 from .storage import Database, settings_store, user_personas
+from .storage.generations import ConfigCache
 
 log = logging.getLogger(__name__)
 Config = Mapping[str, Any]
@@ -136,7 +137,7 @@ def build_services(config: Config) -> Services:
     api_client = _api_client(config, settings)
     cleanup = PersonaCleanup(db, cortex, data_dir)
     personas = PersonaService(db, cortex, cleanup)
-    memory = _memory(config, db, cortex, api_client)
+    memory = _memory(config, db, cortex, api_client, settings.cache)
     sessions = SessionService(db, retracted=memory.cortex_trigger.notice_retractions)
     leases = SessionLeases(data_dir)
     memory_process = bool(config.get("MEMORY_PROCESS"))
@@ -335,7 +336,7 @@ def _cortex(config: Config, db: Database) -> CortexService:
 
 
 def _memory(config: Config, db: Database, cortex: CortexService,
-            api_client: ApiClient) -> _Memory:
+            api_client: ApiClient, cache: ConfigCache) -> _Memory:
     """Update service, worker, trigger and sleep schedule. The worker owns the jobs it claims
     through this app's `ProcessOwner` (a lock file held while the process lives, from `start`)
     and renews their lease (`CORTEX_JOB_LEASE` seconds)."""
@@ -354,7 +355,8 @@ def _memory(config: Config, db: Database, cortex: CortexService,
     worker = CortexWorker(db, update, owner,
                           lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
     # The trigger reads the cortex settings and the context limit (one field checked, no user
-    # persona read after every chat turn) in one statement.
-    trigger = CortexTrigger(db, worker)
+    # persona) after every chat turn as the turn's prompt kept them (`cache`, the settings
+    # service's), checked against the change counter its one statement reads.
+    trigger = CortexTrigger(db, worker, cache=cache)
     return _Memory(owner, proposals, update, worker, trigger,
                    SleepSchedule(db, worker, cortex.budget))

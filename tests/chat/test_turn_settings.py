@@ -1,8 +1,10 @@
 """A chat turn reads each setting once (issue #23): its prompt reads the general and the cortex
-settings in one statement and the default user persona once (`SettingsService.turn`), the
-endpoint read before every request reads no user persona, and the cortex trigger after the turn
-reads both settings rows in one statement. Nothing is kept between reads: what another process
-changed shows in the next one."""
+settings in one statement and the default user persona once (`SettingsService.turn`), and only
+when the `config` change counter moved since the process last read them
+(`storage/generations.py`, tests/chat/test_turn_config_cache.py); the endpoint read before every
+request reads no user persona, and the cortex trigger after the turn reads the counter with its
+counts in one statement and takes the settings the prompt kept. What another process changed
+shows in the next read."""
 import pytest
 
 from src.utils import provider
@@ -41,7 +43,10 @@ def test_a_turns_settings_are_each_read_once_and_agree_with_every_read(app, clie
     settings = provider.get_settings_service(app)
     conn = provider.get_db(app).conn()
     turn, seen = _traced(conn, settings.turn)
-    assert len(seen) == 2, seen
+    assert len(seen) == 3 and "generations" in seen[0], seen  # the counter, then the rows
+    again, seen = _traced(conn, settings.turn)
+    assert len(seen) == 1 and "generations" in seen[0], seen  # unchanged: kept
+    assert again == turn
     assert turn.app == settings.values()
     assert turn.cortex == load_cortex_settings(conn)
     default_id = provider.get_user_persona_service(app).list().default_id
@@ -72,15 +77,16 @@ def test_the_endpoint_read_before_each_request_reads_only_the_settings_row(app, 
         values.provider, values.base_url, 50_000)
 
 
-def test_the_trigger_after_a_turn_reads_the_settings_in_one_statement(app, client, env):
+def test_the_trigger_after_a_turn_reads_no_settings_the_turn_read(app, client, env):
     _put(client, "/api/settings", context_limit=20)
     _put(client, "/api/cortex/settings", enabled=True, frequency="frequent")
     persona = client.post("/api/personas", json={"name": "Mira"}).get_json()
     session = client.post("/api/sessions", json={"persona_id": persona["id"]}).get_json()
     trigger = provider.get_cortex_trigger(app)
+    provider.get_settings_service(app).turn()  # the turn's prompt: the settings are kept
     state, seen = _traced(provider.get_db(app).conn(),
                           lambda: trigger.check_and_trigger(persona["id"], session["id"]))
-    assert len(seen) == 2 and "settings" in seen[0], seen
+    assert len(seen) == 1 and "generations" in seen[0] and "settings" not in seen[0], seen
     assert (state["triggered"], state["threshold"], state["frequency"], state["enabled"]) == (
         False, 10, "frequent", True)
     _put(client, "/api/cortex/settings", enabled=False)

@@ -1,13 +1,15 @@
 """The cortex texts of chat prompts: reused while nothing changed, read again after any change."""
 import os
+import sqlite3
 import time
+from contextlib import closing
 
 import pytest
 
 from src.utils.cortex import CortexService
 from src.utils.cortex.prompt_cache import PromptTexts
 from src.utils.models.settings import MemoryRunSettings
-from src.utils.storage import Database
+from src.utils.storage import Database, generations
 
 PID = "prmt0001"
 LATER = 10 ** 12  # a clock 1000 s ahead: every file on disk counts as settled, so it is remembered
@@ -89,3 +91,30 @@ def test_files_changed_within_a_clock_tick_are_read_again(data_dir, db):
     seen, texts = statements(db, lambda: service.prompt_texts(PID))
     assert memory_of(texts)[0] == "Just written."
     assert len(seen) > 1  # read the regular way, not from memory
+
+
+def test_under_an_unchanged_cortex_counter_the_revision_ids_are_not_queried(service, db):
+    """The chat reads the `cortex` change counter first (storage/generations.py) and passes
+    it: while it stands, only the files' `stat`s are compared."""
+    counter = generations.read(db.conn()).cortex
+    first = service.prompt_texts(PID, counter)
+    seen, second = statements(db, lambda: service.prompt_texts(PID, counter))
+    assert second == first and seen == []
+
+
+def test_a_revision_row_another_process_wrote_moves_the_counter_and_is_noticed(service, data_dir,
+                                                                                db):
+    """A pending row (a writer that died between its row and its file) changes no file: only
+    the counter its insert raised tells the next prompt to look at the rows again."""
+    counter = generations.read(db.conn()).cortex
+    service.prompt_texts(PID, counter)
+    with closing(sqlite3.connect(data_dir / "app.db")) as other:
+        other.execute("INSERT INTO cortex_revisions (persona_id, filename, author, content, "
+                      "sha256, chars, created_at, committed) VALUES (?, 'memory.md', 'user', "
+                      "'Lena swims.', 'x', 11, '2026-01-01T00:00:00Z', 0)", (PID,))
+        other.commit()
+    moved = generations.read(db.conn()).cortex
+    assert moved == counter + 1
+    seen, texts = statements(db, lambda: service.prompt_texts(PID, moved))
+    assert any("MAX(id)" in statement for statement in seen)
+    assert memory_of(texts)[0] == "Lena rows on the Elbe."  # the disk never got it: dropped

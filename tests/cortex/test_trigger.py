@@ -9,7 +9,7 @@ import pytest
 from src.utils import provider
 from src.utils.cortex.trigger import CortexDisabled, CortexTrigger
 from src.utils.models.cortex import ActiveJobs
-from src.utils.storage import cortex_input, cortex_jobs as jobs
+from src.utils.storage import cortex_input, cortex_jobs as jobs, generations
 from src.utils.storage.messages import add_message
 from tests.cortex.update_support import OTHER, PID, Env, second_app
 from tests.fakes.claude import replies
@@ -302,6 +302,7 @@ def _as_six_queries(conn, pid=PID) -> dict:
 
 def _state(conn) -> dict:
     state = dict(cortex_input.trigger_state(conn, PID))
+    assert state.pop("config_generation") == generations.read(conn).config
     assert state == _as_six_queries(conn)
     return state
 

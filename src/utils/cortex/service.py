@@ -114,22 +114,24 @@ class CortexService:
         with self._hold(persona_id):
             return [self._file(self._current(persona_id, name)) for name in CORTEX_FILES]
 
-    def prompt_texts(self, persona_id: str) -> Texts:
+    def prompt_texts(self, persona_id: str, generation: int | None = None) -> Texts:
         """`(filename, content, revision)` of the three files for a chat prompt: as last read
         while no file and no revision row changed since (`prompt_cache.py`), else read under
-        the lock like `read_all_info`."""
+        the lock like `read_all_info`. `generation`: the `cortex` change counter the caller
+        read first (`storage/generations.py`), under which the newest revision ids are kept;
+        None: they are queried."""
         directory = self.paths.stat_dir(persona_id)
         conn = self.db.conn()
-        known = self._prompt_texts.lookup(persona_id,
-                                          self._prompt_texts.key(conn, directory, persona_id))
+        known = self._prompt_texts.lookup(
+            persona_id, self._prompt_texts.key(conn, directory, persona_id, generation))
         if known is not None:
             return known
         with self._hold(persona_id):
             texts: Texts = [(info.filename, info.content, info.revision)
                      for info in (self._file(self._current(persona_id, name))
                                   for name in CORTEX_FILES)]
-            self._prompt_texts.remember(persona_id,
-                                        self._prompt_texts.key(conn, directory, persona_id), texts)
+            self._prompt_texts.remember(
+                persona_id, self._prompt_texts.key(conn, directory, persona_id), texts)
         return texts
 
     def read_all(self, persona_id: str) -> dict[str, str]:

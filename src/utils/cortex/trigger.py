@@ -16,6 +16,7 @@ from ..models.cortex import CortexJob
 from ..models.settings import CortexSettings
 from ..storage import cortex_input, cortex_jobs as jobs, retractions, settings_store
 from ..storage.db import Database, transaction
+from ..storage.generations import ConfigCache
 from .paths import validate_persona_id
 from .settings import load_cortex_settings
 from .worker import CortexWorker
@@ -34,8 +35,9 @@ class CortexTrigger:
 
     def __init__(self, db: Database, worker: CortexWorker, *,
                  clock: Callable[[], float] = time.time,
-                 retry_delay: float = RETRY_DELAY) -> None:
+                 retry_delay: float = RETRY_DELAY, cache: ConfigCache | None = None) -> None:
         self._db = db
+        self._cache = cache or ConfigCache()  # the process's, shared with the chat's prompt
         self._worker = worker
         self._clock = clock
         self._retry_delay = retry_delay
@@ -61,11 +63,17 @@ class CortexTrigger:
         return settings, settings_store.context_limit_of(text)
 
     def _measure(self, persona_id: str) -> tuple[dict, int]:
-        """The status, and how many messages no finished or running update covers."""
-        settings, limit = self._settings()
+        """The status, and how many messages no finished or running update covers: one
+        statement, whose `config` counter keys the settings as the process keeps them
+        (the turn's prompt read them; a change by any process since raises the counter and
+        they are read again), so a change made while a reply streamed still counts."""
+        conn = self._db.conn()
+        counts = cortex_input.trigger_state(conn, persona_id)  # one statement
+        text, settings = settings_store.app_and_cortex_kept(conn, self._cache,
+                                                            counts["config_generation"])
         enabled = settings.enabled
-        frequency, threshold = _threshold(settings.frequency, limit)
-        counts = cortex_input.trigger_state(self._db.conn(), persona_id)  # one statement
+        frequency, threshold = _threshold(settings.frequency,
+                                          settings_store.context_limit_of(text))
         pending = counts["pending"]
         current = counts["queued_id"] or counts["running_id"]
         return {"triggered": False, "job_id": current if enabled else None,

@@ -1,14 +1,17 @@
 """The chat request: system prompt, the branch being answered, and the model settings."""
 import logging
+import sqlite3
 from collections.abc import Callable
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from ..api_request.types import RequestConfig
 from ..cortex import CortexService
 from ..models.sessions import SessionRow
+from ..models.user_personas import UserPersona
 from ..storage import (
     Database,
+    generations,
     messages as message_store,
     personas as persona_store,
     user_personas as user_persona_store,
@@ -17,6 +20,7 @@ from . import greetings, prompt_builder as prompts, world_info
 from .settings_service import SettingsService
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class PromptSources(NamedTuple):
@@ -45,19 +49,21 @@ class ChatPrompt:
         assistant turn the model continues; and what it drew on, for the caller to store with
         the reply."""
         conn = self._db.conn()
-        stored = persona_store.get_persona(conn, session.persona_id)
+        counters = generations.read(conn)  # first: what is kept under it is read after it
+        stored = self._kept(counters.config, "persona", session.persona_id,
+                            lambda: persona_store.get_persona(conn, session.persona_id))
         assert stored is not None  # a session's persona exists (deleting it deletes the session)
         # the session's greeting stands in the prompt's greeting section; an import opens with
         # its own message (a shallow copy: the stored persona is not changed)
         persona = stored.model_copy(update={"greeting": "" if session.imported else
                                             greetings.greeting_for(stored, session.greeting_index)})
-        settings = self._settings.turn()
+        settings = self._settings.turn(counters.config)
         app = settings.app
         language = prompts.language_of(persona.language, app.language)
-        user_persona = user_persona_store.chosen_or(conn, session.user_persona_id,
-                                                    settings.default_user)
+        user_persona = self._user_persona(conn, counters.config, session.user_persona_id,
+                                          settings.default_user)
         user_name, about = prompts.user_for(persona, app.user_name, language, user_persona)
-        cortex, used = self._cortex_text(persona.id, settings.cortex.enabled)
+        cortex, used = self._cortex_text(persona.id, settings.cortex.enabled, counters.cortex)
         card_user = prompts.card_user_for(persona, app.user_name, user_persona)
         if parent_id is None:
             reply = message_store.get_message(conn, reply_id)
@@ -65,7 +71,9 @@ class ChatPrompt:
             parent_id = reply.parent_id
         history = message_store.history_for_prompt(conn, session.id,
                                                    max(app.context_limit, 1), parent_id)
-        fired = world_info.fire(conn, persona, user_name, history)
+        books = self._kept(counters.config, "world_books", persona.id,
+                           lambda: world_info.books_for(conn, persona.id))
+        fired = world_info.fire(books, persona, user_name, history)
         sources = PromptSources(used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
                                        [hit.content for hit in fired], about, card_user)
@@ -78,13 +86,29 @@ class ChatPrompt:
                              max_tokens=app.max_tokens, effort=app.effort,
                              stream=True, request_type="chat"), sources
 
-    def _cortex_text(self, persona_id: str, enabled: bool) -> tuple[dict | None, dict | None]:
+    def _kept(self, generation: int, kind: str, key: object, load: Callable[[], T]) -> T:
+        """A configuration row of the turn, as the process keeps it while the `config` counter
+        stands at `generation` (`storage/generations.py`): shared, never changed here."""
+        return self._settings.cache.get(generation, (kind, key), load)
+
+    def _user_persona(self, conn: sqlite3.Connection, generation: int, chosen: int | None,
+                      default: UserPersona | None) -> UserPersona | None:
+        """The session's own user persona (`chosen`), else the default (`default`, read with
+        the settings), as kept under the `config` counter `generation`."""
+        if chosen is None:
+            return default
+        return self._kept(generation, "user_persona", chosen,
+                          lambda: user_persona_store.chosen_or(conn, chosen, default))
+
+    def _cortex_text(self, persona_id: str, enabled: bool,
+                     generation: int) -> tuple[dict | None, dict | None]:
         """The cortex files for the prompt and the revision of each (`{"memory.md": 12}`, the
-        reply's provenance); None, None when the cortex is disabled or unreadable."""
+        reply's provenance); None, None when the cortex is disabled or unreadable. `generation`:
+        the `cortex` counter read at the turn's start."""
         if not enabled:
             return None, None
         try:
-            texts = self._cortex.prompt_texts(persona_id)
+            texts = self._cortex.prompt_texts(persona_id, generation)
         except Exception:
             log.exception("Could not read the cortex of persona %s; answering without it",
                           persona_id)

@@ -31,7 +31,8 @@ from ..models.settings import (
     SettingsPatch,
 )
 from ..models.user_personas import UserPersona
-from ..storage import Database, settings_store as store, user_personas
+from ..storage import Database, generations, settings_store as store, user_personas
+from ..storage.generations import ConfigCache
 from . import provider_settings
 from .errors import ServiceError, invalid
 from .key_ring import KeyRing
@@ -40,6 +41,7 @@ from .secrets import SecretStore
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 SETTINGS_KEY = store.APP
+_DEFAULT_USER = ("user_persona", "default")
 DEFAULTS = AppSettings().model_dump(exclude={"model", "provider", "base_url", "context_window"})
 
 
@@ -59,8 +61,10 @@ class SettingsService:
     def __init__(self, db: Database, secret_store: SecretStore, key_checks: EndpointChecks, *,
                  default_model: str, env_api_key: str | None = None,
                  provider: str = "anthropic", env_keys: dict[str, str | None] | None = None,
-                 env_base_urls: dict[str, str | None] | None = None):
+                 env_base_urls: dict[str, str | None] | None = None,
+                 cache: ConfigCache | None = None):
         self._db = db
+        self.cache = cache or ConfigCache()  # the process's, shared with the chat's prompt
         self._secrets = secret_store
         self._checks = key_checks  # EndpointChecks: a new key is checked where it goes
         self._env_provider = provider
@@ -87,14 +91,18 @@ class SettingsService:
         conn = self._db.conn()
         return self._values(store.app_text(conn), user_personas.get_default(conn))
 
-    def turn(self) -> TurnSettings:
-        """What a chat turn's prompt reads of the settings, read once for the turn (two
-        statements; it was read two or three times each): `values()`, the cortex settings and
-        the default user persona. Never kept beyond the turn: another process may change
-        them, and the next turn must see it."""
+    def turn(self, generation: int | None = None) -> TurnSettings:
+        """What a chat turn's prompt reads of the settings: `values()`, the cortex settings and
+        the default user persona, as kept in the process's `cache` while the `config` counter
+        stands at `generation` (read by the caller before, `storage/generations.py`; None:
+        read now). A change by any process raises the counter, so the next turn reads them
+        again; an unchanged counter costs no statement here."""
         conn = self._db.conn()
-        text, cortex = store.app_and_cortex(conn)
-        default = user_personas.get_default(conn)
+        if generation is None:
+            generation = generations.read(conn).config
+        text, cortex = store.app_and_cortex_kept(conn, self.cache, generation)
+        default = self.cache.get(generation, _DEFAULT_USER,
+                                 lambda: user_personas.get_default(conn))
         return TurnSettings(self._values(text, default), cortex, default)
 
     def connection(self) -> Connection:

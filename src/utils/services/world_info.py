@@ -20,11 +20,11 @@ def books_for(conn: sqlite3.Connection, persona_id: str) -> list[Book]:
             for book in book_store.books_of_persona(conn, persona_id)]
 
 
-def fire(conn: sqlite3.Connection, persona: Persona, user_name: str,
+def fire(books: list[Book], persona: Persona, user_name: str,
          history: Sequence[HistoryMessage]) -> list[Fired]:
-    """The entries the conversation `history` (oldest first) activates, in prompt order.
-    Messages are scanned as `Name: text`, as SillyTavern does by default."""
-    books = books_for(conn, persona.id)
+    """The entries the conversation `history` (oldest first) activates in `books` (the
+    persona's, `books_for`), in prompt order. Messages are scanned as `Name: text`, as
+    SillyTavern does by default."""
     if not books:
         return []
     char = card_macros.char_name(persona)

@@ -60,7 +60,10 @@ def _first_streaming(conn: sqlite3.Connection, persona_id: str) -> int:
 # the same in six: the processed mark, the queued job (a regular update before a consolidation
 # or a learn run, as the index `cortex_jobs_one_queued` orders them), the running job and how
 # far its regular update reaches (`cortex_jobs.covered_to`), the finished messages after the
-# mark and those after what the running job covers (counted again only when that differs).
+# mark and those after what the running job covers (counted again only when that differs);
+# and the `config` change counter (`generations.py`), under which the trigger takes the
+# settings its threshold needs from the process's cache instead of reading them again. The
+# counts read only the partial index `messages_unprocessed` (migration 0047), not the rows.
 _TRIGGER_STATE = f"""
 WITH mark AS (
     SELECT COALESCE((SELECT last_processed_id FROM cortex_state WHERE persona_id = ?1), 0)
@@ -79,6 +82,7 @@ counted AS MATERIALIZED (
             AND {ACTIVE} AND streaming = 0) AS unprocessed
     FROM mark)
 SELECT last, queued_id, running_id, unprocessed,
+    (SELECT config FROM generations WHERE id = 1) AS config_generation,
     CASE WHEN covered = last THEN unprocessed ELSE (
         SELECT COUNT(*) FROM messages WHERE persona_id = ?1 AND id > covered
             AND {ACTIVE} AND streaming = 0) END AS pending
@@ -87,6 +91,7 @@ FROM counted"""
 
 def trigger_state(conn: sqlite3.Connection, persona_id: str) -> sqlite3.Row:
     """`last` (the processed mark), `queued_id` and `running_id` (or None), `unprocessed` (finished
-    messages after the mark) and `pending` (those no finished or running update covers)."""
+    messages after the mark), `pending` (those no finished or running update covers) and
+    `config_generation` (the `config` change counter, read in the same statement)."""
     row: sqlite3.Row = conn.execute(_TRIGGER_STATE, (persona_id,)).fetchone()
     return row

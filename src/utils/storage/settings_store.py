@@ -19,6 +19,7 @@ from ..models.settings import (
     SettingsPatch,
 )
 from .db import transaction
+from .generations import ConfigCache
 from .persona_settings import write_persona_settings
 from .settings import (
     decode_setting,
@@ -30,6 +31,7 @@ from .settings import (
 log = logging.getLogger(__name__)
 APP, CORTEX = "app", "cortex"
 APP_FIELDS = tuple(AppSettings.model_fields)
+_APP_AND_CORTEX = ("settings", APP, CORTEX)  # their key in a `ConfigCache`
 
 
 def valid_fields(model: type[Body], stored: Any,
@@ -69,6 +71,14 @@ def app_and_cortex(conn: sqlite3.Connection) -> tuple[str | None, CortexSettings
     read: a chat turn's prompt and the cortex trigger after it each need both."""
     texts = get_setting_texts(conn, (APP, CORTEX))
     return texts.get(APP), _cortex_of(texts.get(CORTEX)).model_copy()
+
+
+def app_and_cortex_kept(conn: sqlite3.Connection, cache: ConfigCache,
+                       generation: int) -> tuple[str | None, CortexSettings]:
+    """`app_and_cortex` as kept in `cache` under the `config` counter `generation` (read
+    before this call, `generations.py`): a turn's prompt and the trigger after it share it.
+    The settings object is shared: read it, do not change it."""
+    return cache.get(generation, _APP_AND_CORTEX, lambda: app_and_cortex(conn))
 
 
 def app_valid(conn: sqlite3.Connection) -> dict[str, Any]:
