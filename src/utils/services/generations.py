@@ -145,6 +145,7 @@ class GenerationHub:
         self._watcher: threading.Thread | None = None
         self._closed = threading.Event()
         self._sleeping = False
+        self._on_start: list[Callable[[], object]] = []
 
     def launch(self, generation: Generation, work: Callable[[Generation], None]) -> None:
         """Runs `work(generation)` in its own thread (a greenlet under gevent); the generation
@@ -160,6 +161,13 @@ class GenerationHub:
                                                  daemon=True)
                 self._watcher.start()
         thread.start()
+        for callback in self._on_start:
+            callback()
+
+    def on_start(self, callback: Callable[[], object]) -> None:
+        """Calls `callback()` each time a reply starts (the worker's idle trim sleeps until
+        then, `worker_memory.IdleTrim`)."""
+        self._on_start.append(callback)
 
     def busy(self) -> bool:
         """True while this process generates any reply."""
