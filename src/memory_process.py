@@ -9,8 +9,9 @@ periodic scans (idle sessions, retractions, sleep). The workers only queue, and 
 finished here by looking every second (`services_root.start`).
 
 It is not for people to run: the master passes its pid (`--parent`), and the process ends when
-that parent does, also after a SIGKILL (Linux's parent-death signal, and a check every second
-wherever that is missing), so it is never left behind. SIGTERM stops it after the job in
+that parent does, also after a SIGKILL (Linux's parent-death signal; a check every second only
+where that is missing), so it is never left behind. The chat workers ring its doorbell when
+they queue work (`utils/doorbell.py`), so an idle server's memory process sleeps. SIGTERM stops it after the job in
 flight, or after STOP_SECONDS; a job cut short is failed as `interrupted` by the next owner's
 recovery (its lock file is gone) and retried, like one of a crashed worker. Plain threads, no
 gevent: nothing here serves connections. It runs at a lower scheduling priority (NICENESS): on
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m src.memory_process")
     parser.add_argument("--parent", type=int, required=True, help="the gunicorn master's pid")
     parent = parser.parse_args(argv).parent
-    _die_with(parent)
+    check = None if _die_with(parent) else PARENT_CHECK_SECONDS
     os.nice(NICENESS)
     if os.getppid() != parent:
         return 0  # the parent ended before the death signal was armed
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         start_memory(services)
         log.info("Memory process %d runs cortex updates and titles", os.getpid())
-        while not stopping.wait(PARENT_CHECK_SECONDS):
+        while not stopping.wait(check):
             if os.getppid() != parent:
                 log.warning("The server's master process is gone; the memory process stops")
                 break
@@ -84,14 +85,17 @@ def _build() -> "Services":
     return build_services({**config, "CORTEX_WORKER": True, "MEMORY_PROCESS": False})
 
 
-def _die_with(parent: int) -> None:
-    """Asks Linux to send SIGTERM when the parent ends (SIGKILL included); elsewhere the
-    main loop's check of the parent pid does it."""
+def _die_with(parent: int) -> bool:
+    """Asks Linux to send SIGTERM when the parent ends (SIGKILL included); True when armed.
+    Elsewhere the main loop's check of the parent pid does it."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0:
+            return True
     except (OSError, AttributeError):
-        log.debug("No parent-death signal here; the parent is checked every second")
+        pass
+    log.debug("No parent-death signal here; the parent is checked every second")
+    return False
 
 
 if __name__ == "__main__":

@@ -77,15 +77,18 @@ class Worker(GeventWorker):
 
     def _tune_memory(self) -> None:
         """The worker's heap settings (`worker_memory.py`): fewer malloc arenas, the boot's
-        objects frozen, and the heap trimmed once no reply has streamed for a second."""
+        objects frozen, and the heap trimmed once no reply has streamed for a second (the
+        trimmer sleeps until a reply starts)."""
         from flask import Flask
 
         from .utils.provider import get_chat_service, get_db
         from .worker_memory import IdleTrim, limit_arenas, settle_heap
         limit_arenas()
         if isinstance(self.wsgi, Flask):  # else the app failed to build: gunicorn's error app
-            IdleTrim(get_chat_service(self.wsgi).hub.busy,
-                     release=get_db(self.wsgi).shrink_idle).start()
+            hub = get_chat_service(self.wsgi).hub
+            trimmer = IdleTrim(hub.busy, release=get_db(self.wsgi).shrink_idle)
+            hub.on_start(trimmer.poke)
+            trimmer.start()
         settle_heap()
 
     def _pool_connections(self) -> None:

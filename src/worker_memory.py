@@ -12,7 +12,8 @@ Three knobs, all applied in a gunicorn worker once its app is built (`server.Wor
   spell, the app frees what it caches (the idle SQLite connections' page caches), a full
   collection frees the spell's reference cycles (which the raised threshold lets wait), and
   `malloc_trim(0)` gives glibc's free heap back: CPython's allocator hands emptied arenas to
-  glibc, which keeps them until asked.
+  glibc, which keeps them until asked. It looks every `CHECK_SECONDS` only during a spell:
+  between spells it sleeps until a reply starts (`poke`, `GenerationHub.on_start`).
 Every call is a no-op where glibc's functions are missing (another libc).
 """
 from __future__ import annotations
@@ -73,8 +74,9 @@ def trim() -> bool:
 
 
 class IdleTrim:
-    """Trims the heap once `busy()` has been false for `IDLE_SECONDS` after being true,
-    after `release()` (which frees what the app itself keeps, e.g. SQLite page caches)."""
+    """Trims the heap once `busy()` has been false for `IDLE_SECONDS` after a reply started
+    (`poke`), after `release()` (which frees what the app itself keeps, e.g. SQLite page
+    caches)."""
 
     def __init__(self, busy: Callable[[], bool], idle_seconds: float = IDLE_SECONDS,
                  check_seconds: float = CHECK_SECONDS, release: Callable[[], None] = lambda: None):
@@ -82,6 +84,7 @@ class IdleTrim:
         self._release = release
         self._idle_seconds, self._check_seconds = idle_seconds, check_seconds
         self._stop = threading.Event()
+        self._started = threading.Event()  # a reply started since the spell's last look
         self._thread = threading.Thread(target=self._run, name="idle-trim", daemon=True)
         self.trims = 0
         self.trimmed = threading.Event()  # set after each trim
@@ -90,23 +93,42 @@ class IdleTrim:
         """Starts watching (a daemon thread: a greenlet under gevent)."""
         self._thread.start()
 
+    def poke(self) -> None:
+        """A reply started: a busy spell begins (or goes on)."""
+        self._started.set()
+
     def stop(self) -> None:
         """Stops watching."""
         self._stop.set()
+        self._started.set()
         self._thread.join(5)
 
     def _run(self) -> None:
-        dirty, idle_since = False, time.monotonic()
+        while True:
+            self._started.wait()  # no reply since the last trim: nothing to look at
+            if self._stop.is_set():
+                return
+            if self._until_idle():
+                self._trim()
+
+    def _until_idle(self) -> bool:
+        """Looks every `check_seconds` until no reply has run for `idle_seconds` (True) or
+        the trimmer stops (False)."""
+        idle_since = time.monotonic()
         while not self._stop.wait(self._check_seconds):
-            if self._busy():
-                dirty, idle_since = True, time.monotonic()
-            elif dirty and time.monotonic() - idle_since >= self._idle_seconds:
-                dirty = False
-                try:
-                    self._release()
-                except Exception:
-                    log.exception("Could not release memory after a busy spell")
-                gc.collect()  # the spell's cycles: with generation 0 at 50,000 they may wait
-                trim()
-                self.trims += 1
-                self.trimmed.set()
+            if self._started.is_set() or self._busy():
+                self._started.clear()
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since >= self._idle_seconds:
+                return True
+        return False
+
+    def _trim(self) -> None:
+        try:
+            self._release()
+        except Exception:
+            log.exception("Could not release memory after a busy spell")
+        gc.collect()  # the spell's cycles: with generation 0 at 50,000 they may wait
+        trim()
+        self.trims += 1
+        self.trimmed.set()

@@ -1,4 +1,5 @@
-"""The worker's heap knobs: the idle trim runs once after a busy spell, and never while busy."""
+"""The worker's heap knobs: the idle trim runs once after a busy spell, and never while busy;
+between spells it sleeps until a reply starts (`poke`)."""
 import gc
 import threading
 
@@ -20,12 +21,14 @@ def test_the_heap_is_trimmed_once_after_a_busy_spell_ends():
     trimmer = IdleTrim(busy, idle_seconds=0.0, check_seconds=0.01)
     trimmer.start()
     try:
+        trimmer.poke()  # a reply starts
         assert seen_busy.wait(DEADLINE)
         assert trimmer.trims == 0  # nothing while replies stream
         state["busy"] = False
         assert trimmer.trimmed.wait(DEADLINE)
         seen_busy.clear()
-        state["busy"] = True  # a second busy spell, then idle again: a second trim
+        state["busy"] = True  # a second busy spell, after the trimmer went back to sleep
+        trimmer.poke()  # its start wakes the trimmer
         assert seen_busy.wait(DEADLINE)
         trimmer.trimmed.clear()
         state["busy"] = False
@@ -33,6 +36,32 @@ def test_the_heap_is_trimmed_once_after_a_busy_spell_ends():
     finally:
         trimmer.stop()
     assert trimmer.trims == 2
+
+
+def test_a_reply_started_after_an_idle_spell_wakes_the_trimmer(tmp_path):
+    """Wired as the worker wires it (`server.Worker._tune_memory`): the hub's replies poke it."""
+    from src.utils.services import chat_events as events
+    from src.utils.services.generations import Generation, GenerationHub
+    from src.utils.storage import Database
+    db = Database(str(tmp_path / "app.db"))
+    hub = GenerationHub(db)
+    trimmer = IdleTrim(hub.busy, idle_seconds=0.0, check_seconds=0.01)
+    hub.on_start(trimmer.poke)
+    trimmer.start()
+    gate = threading.Event()
+
+    def work(generation: Generation) -> None:
+        gate.wait(DEADLINE)
+        generation.finish(events.done(2, "", {}, "end_turn", {}))
+    try:
+        hub.launch(Generation("s", 1, 2), work)
+        gate.set()
+        assert trimmer.trimmed.wait(DEADLINE)
+        assert not hub.busy()
+    finally:
+        trimmer.stop()
+        hub.close()
+        db.close()
 
 
 def test_settling_the_heap_freezes_the_boot_and_raises_the_generation_0_threshold():
@@ -60,6 +89,7 @@ def test_after_a_busy_spell_the_app_releases_its_caches_before_the_trim():
     trimmer = IdleTrim(busy, idle_seconds=0.0, check_seconds=0.01, release=released.set)
     trimmer.start()
     try:
+        trimmer.poke()
         assert seen_busy.wait(DEADLINE)
         assert not released.is_set()
         state["busy"] = False

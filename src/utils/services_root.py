@@ -15,7 +15,7 @@ See docs/development.md#composition-root-build-then-start.
 import atexit
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
@@ -29,7 +29,8 @@ from .cortex.service import DEFAULT_BUDGET
 from .cortex.sleep import SleepSchedule
 from .cortex.trigger import CortexTrigger
 from .cortex.update import CortexUpdateService
-from .cortex.worker import LEASE_SECONDS, CortexWorker
+from .cortex.worker import LEASE_SECONDS, POLL_SECONDS, CortexWorker
+from .doorbell import Doorbell
 from .logsafe import register_secret
 from .models.settings import MemoryRunSettings
 from .portability.backup_service import BackupService
@@ -67,7 +68,7 @@ from .storage.generations import ConfigCache
 log = logging.getLogger(__name__)
 Config = Mapping[str, Any]
 NEWS_SECONDS = 1.0  # how soon a chat worker's sockets hear what the memory process finished
-TITLE_POLL_SECONDS = 0.25  # how soon the memory process takes a queued title
+TITLE_REST_SECONDS = 60.0  # a title runner's look without a ring (the doorbell wakes it)
 TITLE_RUNNERS = 2
 
 
@@ -110,6 +111,7 @@ class Services:
     prompt_inspector: PromptInspector
     news: PollLoop  # a chat worker's look at what the memory process finished
     title_runners: tuple[PollLoop, ...]  # the memory process's
+    doorbell: Doorbell  # rung by chat workers when they queue, answered by the memory process
 
 
 class _Memory(NamedTuple):
@@ -137,12 +139,14 @@ def build_services(config: Config) -> Services:
     api_client = _api_client(config, settings)
     cleanup = PersonaCleanup(db, cortex, data_dir)
     personas = PersonaService(db, cortex, cleanup)
-    memory = _memory(config, db, cortex, api_client, settings.cache)
+    memory_process = bool(config.get("MEMORY_PROCESS"))
+    doorbell = Doorbell(os.path.join(data_dir, "locks", "memory.bell"))
+    ring = doorbell.ring if memory_process else None
+    memory = _memory(config, db, cortex, api_client, settings.cache, ring)
     sessions = SessionService(db, retracted=memory.cortex_trigger.notice_retractions)
     leases = SessionLeases(data_dir)
-    memory_process = bool(config.get("MEMORY_PROCESS"))
     titles = TitleGenerator(db, api_client, sessions, settings, memory.job_owner,
-                            inline=not memory_process)
+                            inline=not memory_process, ring=ring)
     chat = ChatService(db, api_client, cortex, settings, leases, titles=titles,
                        trigger=memory.cortex_trigger.check_and_trigger,
                        retracted=memory.cortex_trigger.notice_retractions,
@@ -187,8 +191,9 @@ def build_services(config: Config) -> Services:
             TokenCounter(db, api_client,
                          float(config.get("COUNT_BUDGET_SECONDS", BUDGET_SECONDS)))),
         news=PollLoop(partial(_announce, memory.cortex_worker, titles), NEWS_SECONDS, "news"),
-        title_runners=tuple(PollLoop(titles.run_next, TITLE_POLL_SECONDS, f"titles-{n}")
+        title_runners=tuple(PollLoop(titles.run_next, TITLE_REST_SECONDS, f"titles-{n}")
                             for n in range(TITLE_RUNNERS)),
+        doorbell=doorbell,
     )
 
 
@@ -218,24 +223,33 @@ def start(services: Services) -> None:
 
 def start_memory(services: Services) -> None:
     """The memory process's start-up (`src/memory_process.py`): the migrated database, the job owner,
-    the recoveries of jobs and titles whose owner died, then the cortex worker (with the idle,
-    retraction and sleep scans) and the title runners. No seeding, no replies: the chat
-    workers do those."""
+    the recoveries of jobs and titles whose owner died, the doorbell the chat workers ring when
+    they queue (answered from now on; what they queued before is found by the first passes),
+    then the cortex worker (with the idle, retraction and sleep scans, resting between them
+    unless rung) and the title runners. No seeding, no replies: the chat workers do those."""
     _owner_only_dir(services.data_dir)
     services.db.open()
     services.job_owner.open()
     services.job_owner.sweep()
     services.cortex_worker.recover_interrupted()
     services.titles.recover()
-    _start_worker(services)
+    services.doorbell.listen(partial(_answer_bell, services))
+    _start_worker(services, rest=POLL_SECONDS)
     for runner in services.title_runners:
         runner.start()
 
 
-def _start_worker(services: Services) -> None:
+def _start_worker(services: Services, **rest: float) -> None:
     services.cortex_worker.start(tick=partial(_after_each_pass, services.cortex_trigger,
-                                              services.sleep, services.titles))
+                                              services.sleep, services.titles), **rest)
     atexit.register(services.cortex_worker.stop)
+
+
+def _answer_bell(services: Services) -> None:
+    """A chat worker queued a cortex job or a title: the memory process looks now."""
+    services.cortex_worker.nudge()
+    for runner in services.title_runners:
+        runner.wake()
 
 
 def stop(services: Services) -> None:
@@ -243,6 +257,7 @@ def stop(services: Services) -> None:
     the lock files and the database's idle connections (tests, clean exits; a built app never
     started stops as well)."""
     services.chat.close()
+    services.doorbell.close()
     services.news.stop()
     for runner in services.title_runners:
         runner.stop()
@@ -335,11 +350,12 @@ def _cortex(config: Config, db: Database) -> CortexService:
                          exists=lambda persona_id: persona_exists(db.conn(), persona_id))
 
 
-def _memory(config: Config, db: Database, cortex: CortexService,
-            api_client: ApiClient, cache: ConfigCache) -> _Memory:
+def _memory(config: Config, db: Database, cortex: CortexService, api_client: ApiClient,
+            cache: ConfigCache, ring: Callable[[], None] | None) -> _Memory:
     """Update service, worker, trigger and sleep schedule. The worker owns the jobs it claims
     through this app's `ProcessOwner` (a lock file held while the process lives, from `start`)
-    and renews their lease (`CORTEX_JOB_LEASE` seconds)."""
+    and renews their lease (`CORTEX_JOB_LEASE` seconds); in a chat worker of a memory process
+    it rings that process's doorbell (`ring`) for each job it queues."""
 
     def app_settings() -> MemoryRunSettings:
         """`user_name` read from the default user persona (as SettingsService.values() does),
@@ -353,7 +369,8 @@ def _memory(config: Config, db: Database, cortex: CortexService,
     update = CortexUpdateService(api_client, cortex, db, app_settings,
                                  default_model=config["MODEL"], proposals=proposals)
     worker = CortexWorker(db, update, owner,
-                          lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)))
+                          lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)),
+                          ring=ring)
     # The trigger reads the cortex settings and the context limit (one field checked, no user
     # persona) after every chat turn as the turn's prompt kept them (`cache`, the settings
     # service's), checked against the change counter its one statement reads.

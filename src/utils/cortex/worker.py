@@ -5,7 +5,10 @@ job a restart interrupted is marked failed. The worker never runs two jobs of on
 allows one running job per persona and `claim_next_job` skips personas that have one.
 With several worker processes on one data directory, a job may finish in another process: the
 background loop also looks for jobs finished elsewhere (every second) and tells this process's
-subscribers about them, so a WebSocket hears of every update of its personas.
+subscribers about them, so a WebSocket hears of every update of its personas. A process that
+queues jobs for another to run (a chat worker, for the memory process) rings that process's
+doorbell (`ring`, utils/doorbell.py), so the runner's loop sleeps until then (`start(rest=…)`)
+instead of looking every second.
 A job this worker claims carries its owner token and a lease (`lease_seconds`), renewed by a
 heartbeat thread while the job runs; each pass of the loop fails jobs whose owner is gone or
 whose lease ran out (`reap`), so none stays `running` after its process died or hung.
@@ -38,8 +41,11 @@ class CortexWorker:
 
     def __init__(self, db: Database, update_service: CortexUpdateService, owner: ProcessOwner,
                  *, poll_seconds: float = POLL_SECONDS,
-                 lease_seconds: float = LEASE_SECONDS) -> None:
+                 lease_seconds: float = LEASE_SECONDS,
+                 ring: Callable[[], None] | None = None) -> None:
         self._db = db
+        self._ring = ring
+        self._rest = FOREIGN_POLL_SECONDS
         self._update = update_service
         self._owner = owner
         self._lease = lease_seconds
@@ -76,13 +82,19 @@ class CortexWorker:
         job, created = jobs.enqueue_job(self._db.conn(), persona_id, trigger, reason=reason)
         if created:
             log.info("Queued cortex update %s for %s (%s)", job.id, persona_id, trigger)
-        with self._cond:
-            self._wake = True
-            self._cond.notify_all()
+        self.wake()
         return job, created
 
     def wake(self) -> None:
-        """Wakes the background loop for a job queued without `enqueue` (a learn run)."""
+        """Wakes the background loop, and rings the doorbell of the process that runs the jobs
+        (if another does), for a job just queued (`enqueue`, a learn run)."""
+        self.nudge()
+        if self._ring is not None:
+            self._ring()
+
+    def nudge(self) -> None:
+        """Wakes this process's background loop (the doorbell rang: another process queued a
+        job)."""
         with self._cond:
             self._wake = True
             self._cond.notify_all()
@@ -121,12 +133,15 @@ class CortexWorker:
         """
         return self._subscribers.subscribe(callback)
 
-    def start(self, tick: Callable[[], object] | None = None) -> None:
-        """Starts the background thread; `tick` (e.g. the idle scan) runs after every pass."""
+    def start(self, tick: Callable[[], object] | None = None,
+              rest: float = FOREIGN_POLL_SECONDS) -> None:
+        """Starts the background thread; `tick` (e.g. the idle scan) runs every
+        `poll_seconds`. Between passes the loop rests `rest` seconds unless woken: a second
+        where other processes queue jobs without a doorbell, longer where they ring it."""
         with self._cond:
             if self._thread is not None:
                 return
-            self._tick, self._stopping = tick, False
+            self._tick, self._stopping, self._rest = tick, False, rest
             self._thread = threading.Thread(target=self._loop, name="cortex-worker", daemon=True)
         self._thread.start()
 
@@ -225,7 +240,7 @@ class CortexWorker:
                 self._guarded(self._tick)
             with self._cond:
                 if not self._wake and not self._stopping:
-                    self._cond.wait(min(self._poll, FOREIGN_POLL_SECONDS))
+                    self._cond.wait(min(self._poll, self._rest))
                 self._wake = False
 
     @staticmethod

@@ -2,7 +2,8 @@
 
 A chat turn only queues the request (`storage/title_jobs.py`, one row); who runs it depends on
 how the app is served. Under gunicorn the memory process claims it (`run_next`, with an owner
-token and a lease like a cortex job) and each chat worker learns of the titles it set by
+token and a lease like a cortex job; the queuing worker rings its doorbell, `ring`, so it
+takes the request at once without looking for one) and each chat worker learns of the titles it set by
 looking every second (`announce_finished`); an app without a memory process (tests, the
 threaded live server) runs it in a thread of its own (`inline`). A title is a nicety: failures
 are logged and the session simply stays untitled (it is queued again after a later reply), and
@@ -39,8 +40,10 @@ class TitleGenerator:
 
     def __init__(self, db: Database, api_client: ApiClient, sessions: SessionService,
                  settings: SettingsService, owner: ProcessOwner, *,
-                 inline: bool = True, lease_seconds: float = LEASE_SECONDS):
+                 inline: bool = True, lease_seconds: float = LEASE_SECONDS,
+                 ring: Callable[[], None] | None = None):
         self._db = db
+        self._ring = ring
         self._api = api_client
         self._sessions = sessions
         self._settings = settings
@@ -64,6 +67,8 @@ class TitleGenerator:
         if created and self._inline:
             threading.Thread(target=self._run_inline, args=(job.id,),
                              name=f"title-{session_id}", daemon=True).start()
+        elif created and self._ring is not None:
+            self._ring()
         return created
 
     def run_next(self) -> bool:

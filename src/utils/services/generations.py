@@ -11,7 +11,9 @@ follower or a page showing the reply leaves a `followed` mark on its row) and ev
 transaction for all replies due, so most short replies are written twice only: empty at the
 start, whole at the end. Followers count what they have sent in characters of the reply, so a
 resumed stream never repeats text. A stop requested from another process is a mark on the row
-that the same sync thread notices.
+that the same sync thread notices. While the process runs no reply the sync thread sleeps
+without a timeout (marks can only be left on replies that run) and `launch` wakes it, so an
+idle worker spends nothing on it.
 Only threads, locks and events are used, so this works under gthread and gevent workers.
 """
 import logging
@@ -137,10 +139,13 @@ class GenerationHub:
         self._db = db
         self._checkpoint = checkpoint
         self._lock = threading.Lock()
+        self._work = threading.Condition(self._lock)  # notified when a reply starts, at close
         self._running: dict[int, Generation] = {}
         self._threads: set[cooperative.Task] = set()
         self._watcher: threading.Thread | None = None
         self._closed = threading.Event()
+        self._sleeping = False
+        self._on_start: list[Callable[[], object]] = []
 
     def launch(self, generation: Generation, work: Callable[[Generation], None]) -> None:
         """Runs `work(generation)` in its own thread (a greenlet under gevent); the generation
@@ -150,16 +155,30 @@ class GenerationHub:
         with self._lock:
             self._running[generation.reply_id] = generation
             self._threads.add(thread)
+            self._work.notify()
             if self._watcher is None:
                 self._watcher = threading.Thread(target=self._sync, name="reply-sync",
                                                  daemon=True)
                 self._watcher.start()
         thread.start()
+        for callback in self._on_start:
+            callback()
+
+    def on_start(self, callback: Callable[[], object]) -> None:
+        """Calls `callback()` each time a reply starts (the worker's idle trim sleeps until
+        then, `worker_memory.IdleTrim`)."""
+        self._on_start.append(callback)
 
     def busy(self) -> bool:
         """True while this process generates any reply."""
         with self._lock:
             return bool(self._running)
+
+    @property
+    def sleeping(self) -> bool:
+        """True while the sync thread waits for a reply to start (tests look)."""
+        with self._lock:
+            return self._sleeping
 
     def local(self, reply_id: int) -> Generation | None:
         """The generation of `reply_id` if this process runs it."""
@@ -207,6 +226,7 @@ class GenerationHub:
         """Stops every reply of this process and waits for their threads."""
         self._closed.set()
         with self._lock:
+            self._work.notify_all()
             running = list(self._running.values())
             threads = list(self._threads) + ([self._watcher] if self._watcher else [])
         for generation in running:
@@ -230,15 +250,15 @@ class GenerationHub:
             self._db.close_thread()
 
     def _sync(self) -> None:
-        """Every `SYNC_SECONDS`: reads the marks other processes left on this process's replies
-        (a stop, a follower, the row gone: its session was deleted, in any process, and the
-        upstream request is closed rather than paid for to the end), then flushes the new text
-        of those that are due (`Generation.due`) in one transaction."""
+        """Every `SYNC_SECONDS` while replies run: reads the marks other processes left on
+        this process's replies (a stop, a follower, the row gone: its session was deleted, in
+        any process, and the upstream request is closed rather than paid for to the end), then
+        flushes the new text of those that are due (`Generation.due`) in one transaction.
+        With no reply running it waits for `launch` (or `close`) instead."""
         conn = self._db.conn()
         try:
             while not self._closed.wait(SYNC_SECONDS):
-                with self._lock:
-                    running = list(self._running.values())
+                running = self._replies_or_wait()
                 if not running:
                     continue
                 try:
@@ -248,6 +268,16 @@ class GenerationHub:
                     log.exception("Could not flush the replies in progress")
         finally:
             self._db.close_thread()
+
+    def _replies_or_wait(self) -> list[Generation]:
+        """The replies running now; with none, first sleeps until one starts or the hub
+        closes (`_work`)."""
+        with self._lock:
+            while not self._running and not self._closed.is_set():
+                self._sleeping = True
+                self._work.wait()
+            self._sleeping = False
+            return list(self._running.values())
 
     def _check_marks(self, conn: sqlite3.Connection, running: list[Generation]) -> None:
         marks = message_store.reply_marks(conn, [g.reply_id for g in running])
