@@ -263,6 +263,7 @@ def stop(services: Services) -> None:
         runner.stop()
     services.cortex_worker.stop()
     atexit.unregister(services.cortex_worker.stop)  # a stopped app is not kept for the exit
+    services.titles.close()  # its requests in flight end before the client closes
     services.api_client.close()
     services.session_leases.close()
     services.job_owner.close()

@@ -6,6 +6,7 @@ looking (`announce_finished`). Here the "memory process" is a second app on the 
 directory, as another process would be. A request left running by a process that died does
 not keep the session from being named after its next reply.
 """
+import threading
 import uuid
 from contextlib import closing
 
@@ -17,6 +18,8 @@ from src.utils.services.chat_titles import TITLE_MAX_TOKENS
 from src.utils.storage.clock import utc_now
 from src.utils.storage.db import connect
 from tests.chat.chat_support import ChatSocketClient, live_config
+from tests.fakes import replies
+from tests.fakes.messages import Reply
 from tests.support.live_server import LiveServer
 
 
@@ -70,3 +73,35 @@ def test_a_title_left_running_by_a_dead_process_is_replaced_at_the_next_reply(
         {"id": "gone", "status": "failed", "error": "interrupted"},
         {"id": rows("SELECT id FROM title_jobs WHERE id != 'gone'")[0]["id"],
          "status": "done", "error": None}]
+
+
+class _HeldTitle(Reply):
+    """Answers a title request once `release` is set (or after 30 s), telling `arrived` first."""
+
+    def __init__(self, arrived: threading.Event, release: threading.Event):
+        self.arrived, self.release = arrived, release
+
+    def serve(self, ex) -> None:
+        self.arrived.set()
+        ex.wait(self.release, 30.0)
+        replies.text("Held title").serve(ex)
+
+
+def test_closing_the_app_waits_for_a_title_request_in_flight(app, server, claude,
+                                                              make_session):
+    """Inline titles run in threads of their own; closing the app closes the API client, and a
+    pool closed while a request still connects never closes that connection (its socket was
+    left to the garbage collector, which warned about it during a later test). So the close
+    waits for the title requests in flight first."""
+    arrived, release = threading.Event(), threading.Event()
+    claude.default = replies.scripted(
+        lambda body: _HeldTitle(arrived, release) if body.get("max_tokens") == TITLE_MAX_TOKENS
+        else replies.text("Hello there."))
+    session = make_session()
+    with ChatSocketClient(server.ws_url) as ws:
+        assert ws.chat(session["id"], "Do you like tea?")[-1]["type"] == "done"
+    assert arrived.wait(30), "the title was never requested"
+    title_thread = next(t for t in threading.enumerate() if t.name == f"title-{session['id']}")
+    threading.Timer(1.0, release.set).start()  # answered while the app is closing
+    provider.shutdown_services(app)
+    assert not title_thread.is_alive()

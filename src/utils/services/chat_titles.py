@@ -11,6 +11,7 @@ nothing ever waits for one. Listeners (the WebSocket) hear about each title that
 """
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 TITLE_MAX_TOKENS = 30
 LEASE_SECONDS = 60.0
 LOOK_BACK = timedelta(seconds=5)  # a title committed just after a later one is still seen
+CLOSE_WAIT = 5.0  # seconds `close` waits for inline requests in flight
 
 
 class TitleGenerator:
@@ -54,6 +56,8 @@ class TitleGenerator:
         self._listeners: Listeners[SessionRow] = Listeners("A title listener failed")
         self._announced: deque[str] = deque(maxlen=1000)
         self._watermark = utc_now()
+        self._inline_threads: set[threading.Thread] = set()
+        self._closed = False
 
     def subscribe(self, listener: Callable[[SessionRow], None]) -> Callable[[], None]:
         """Calls `listener(session)` after a title was stored; returns the unsubscribe function."""
@@ -65,11 +69,22 @@ class TitleGenerator:
         job, created = title_jobs.enqueue(self._db.conn(), session_id, user_text, reply_text,
                                           self._owner.is_alive)
         if created and self._inline:
-            threading.Thread(target=self._run_inline, args=(job.id,),
-                             name=f"title-{session_id}", daemon=True).start()
+            self._start_inline(job.id, session_id)
         elif created and self._ring is not None:
             self._ring()
         return created
+
+    def close(self, timeout: float = CLOSE_WAIT) -> None:
+        """Starts no more inline requests and waits (up to `timeout`) for those in flight, so
+        the API client is closed after them rather than under them: an HTTP pool closed while
+        a request is still connecting never learns of that connection, whose socket is then
+        left to the garbage collector."""
+        with self._lock:
+            self._closed = True
+            running = list(self._inline_threads)
+        deadline = time.monotonic() + timeout
+        for thread in running:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def run_next(self) -> bool:
         """Claims the oldest queued request and runs it (the memory process); False when none
@@ -120,6 +135,17 @@ class TitleGenerator:
             return None
         return self._sessions.set_title(session_id, response.content)
 
+    def _start_inline(self, job_id: str, session_id: str) -> None:
+        """Runs the request in a thread of its own, unless the generator is closed (then the
+        row stays queued, as it would had the process ended)."""
+        thread = threading.Thread(target=self._run_inline, args=(job_id,),
+                                  name=f"title-{session_id}", daemon=True)
+        with self._lock:
+            if self._closed:
+                return
+            self._inline_threads.add(thread)
+        thread.start()
+
     def _run_inline(self, job_id: str) -> None:
         try:
             job = title_jobs.claim(self._db.conn(), self._owner.token, self._lease, job_id)
@@ -127,6 +153,8 @@ class TitleGenerator:
                 self._execute(job)
         finally:
             self._db.close_thread()
+            with self._lock:
+                self._inline_threads.discard(threading.current_thread())
 
     def _execute(self, job: TitleJob) -> None:
         """Runs a claimed request under a renewed lease, records how it ended, and tells this
