@@ -50,6 +50,7 @@ class RecordedRequest:
     request_id: str = ""
     rejected: str | None = None
     raw: bytes = b""
+    peer: int = 0  # the client's port: requests with the same one came on one connection
 
     @property
     def messages(self) -> list:
@@ -146,6 +147,13 @@ class FakeClaude:
         with self._cond:
             return list(self._disconnects)
 
+    def wait_for_open_connections(self, n: int, timeout: float = 5.0) -> None:
+        """Block until exactly `n` client connections are open; AssertionError after `timeout`."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: len(self._connections) == n, timeout):
+                raise AssertionError(f"fake: {len(self._connections)} connections open, "
+                                     f"not {n}, after {timeout}s")
+
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
         """Block until `n` requests arrived; AssertionError after `timeout` seconds."""
         with self._cond:
@@ -196,6 +204,7 @@ class FakeClaude:
                     _shutdown(connection)
             else:
                 self._connections.discard(connection)
+            self._cond.notify_all()
 
     def _disconnected(self, index: int) -> None:
         with self._cond:
@@ -206,7 +215,7 @@ class FakeClaude:
     def _serve(self, ex: Exchange) -> None:
         body = ex.body if isinstance(ex.body, dict) else {}
         record = self.record_type(ex.path, ex.headers, body, ex.stream, ex.method,
-                                 request_id=ex.request_id, raw=ex.raw)
+                                 request_id=ex.request_id, raw=ex.raw, peer=ex.peer)
         with self._cond:
             record.index = ex.index = len(self._requests)
             self._requests.append(record)

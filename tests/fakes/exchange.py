@@ -22,6 +22,7 @@ class Exchange:
         self._handler, self._closing = handler, closing
         self.method, self.raw = method, raw
         self.path = handler.path.split("?", 1)[0]
+        self.peer = handler.client_address[1]  # the client's port: which connection it came on
         self.headers = {key.lower(): value for key, value in handler.headers.items()}
         try:
             self.body = json.loads(raw) if raw else None

@@ -8,7 +8,8 @@ cleanly after `message_delta` gave the stop reason also counts (the runner decid
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from . import raw_stream
@@ -30,14 +31,24 @@ from .types import ApiResponse, RequestConfig, ToolDefinition, ToolResult
 _INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
+@contextmanager
+def _lent_stream(lend: Callable[[], AbstractContextManager[Any]], body: dict) -> Iterator[Any]:
+    """The raw streaming response on a lent client, given back once the response is closed."""
+    with lend() as sdk, raw_stream.open_stream(sdk, body) as opened:
+        yield opened
+
+
 class AnthropicAdapter:
     """Claude through the `anthropic` SDK; `sdk()` is the client to use now (raises KeyRemoved
-    when the key went away, so a tool loop's later rounds follow the stored key)."""
+    when the key went away, so a tool loop's later rounds follow the stored key). With `lend`,
+    each stream runs on a client lent for it alone (`client_shelf.py`)."""
 
     provider = "anthropic"
 
-    def __init__(self, sdk: Callable[[], Any], secret: str | None, timeout: float):
+    def __init__(self, sdk: Callable[[], Any], secret: str | None, timeout: float,
+                 lend: Callable[[], AbstractContextManager[Any]] | None = None):
         self._sdk = sdk
+        self._lend = lend
         self.secret = secret
         self.timeout = timeout
 
@@ -55,7 +66,9 @@ class AnthropicAdapter:
 
     def open_stream(self, body: dict) -> RawResponse:
         """The raw streaming response (the request is sent here)."""
-        return RawResponse(raw_stream.open_stream(self._sdk(), body), raw_stream.events)
+        opened = raw_stream.open_stream(self._sdk(), body) if self._lend is None \
+            else _lent_stream(self._lend, body)
+        return RawResponse(opened, raw_stream.events)
 
     def translator(self) -> _Translation:
         """A fresh event translator."""

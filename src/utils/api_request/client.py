@@ -21,6 +21,7 @@ once per call (`_route`): the Anthropic or the OpenAI-compatible adapter, handed
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ from . import engine
 from .adapter import ProviderAdapter
 from .anthropic import text_of
 from .anthropic_adapter import AnthropicAdapter
+from .client_shelf import ClientShelf
 from .connection_checks import ConnectionChecks
 from .context_window import Connection, fit
 from .engine import failed
@@ -57,6 +59,13 @@ log = logging.getLogger(__name__)
 _CURRENT_URL = object()
 
 
+def _build_sdk(key: str, base_url: str | None, timeout: float, max_retries: int) -> Any:
+    """An SDK client built through this module's `anthropic` name (seed 000's seam). A plain
+    function: a shelf's builder that held the `ApiClient` would make the two a reference cycle,
+    and the cycle's collector may finalize the connections' sockets before their clients."""
+    return anthropic.Anthropic(**sdk_options(key, base_url, timeout, max_retries))
+
+
 class ApiClient(ConnectionChecks):
     """Sends requests to the Messages API: plain, streaming, and with a tool_use loop."""
 
@@ -74,6 +83,7 @@ class ApiClient(ConnectionChecks):
         self._lock = threading.Lock()
         self._key: str | None = None
         self._sdk: Any = None
+        self._shelf: ClientShelf | None = None  # streams' clients for `_sdk`'s key and URL
         self._key_source = key_source
         self.set_api_key(api_key if key_source is None else key_source())
 
@@ -105,7 +115,9 @@ class ApiClient(ConnectionChecks):
     @client.setter
     def client(self, sdk: Any) -> None:
         with self._lock:
-            self._sdk = sdk
+            self._sdk, shelf, self._shelf = sdk, self._shelf, None  # streams use `sdk` itself
+        if shelf is not None:
+            shelf.retire()
 
     @staticmethod
     def _extract_text_from_content(content: Any) -> str:
@@ -118,14 +130,20 @@ class ApiClient(ConnectionChecks):
         register_secret(key)
         sdk = self._new_sdk(key) if key else None
         with self._lock:
-            self._key, self._sdk = key, sdk
+            self._key = key
+            old = self._install(sdk, key, self.base_url)
+        if old is not None:
+            old.retire()
 
     def close(self) -> None:
-        """Releases the HTTP connections of the current SDK client."""
+        """Releases the HTTP connections of the current SDK client and of the streams' idle ones."""
         with self._lock:
             sdk, backends, self._backends = self._sdk, list(self._backends.values()), {}
+            shelf, self._shelf = self._shelf, None
         if sdk is not None:
             sdk.close()
+        if shelf is not None:
+            shelf.close()
         for backend in backends:
             backend.close()
 
@@ -193,14 +211,19 @@ class ApiClient(ConnectionChecks):
         `base_url` (default: the client's; None: the official URL)."""
         retries = self.max_retries if max_retries is None else max_retries
         url = self.base_url if base_url is _CURRENT_URL else base_url
-        return anthropic.Anthropic(**sdk_options(key, url if isinstance(url, str) else None,
-                                                 self.timeout, retries))
+        return _build_sdk(key, url if isinstance(url, str) else None, self.timeout, retries)
 
     def _current(self, connection: Connection | None = None) -> tuple[Any, str | None]:
         """The SDK client and key for Anthropic as configured now (or in `connection`, read
         by the caller for this request). With a connection source, URL and key come from one
         read of it (the key that belongs to that URL), so a key is never paired with a URL it
         was not saved for."""
+        sdk, key, _ = self._state(connection)
+        return sdk, key
+
+    def _state(self, connection: Connection | None = None
+               ) -> tuple[Any, str | None, ClientShelf | None]:
+        """`_current`, with the shelf of stream clients built for that same key and URL."""
         if self._connection_source is not None:
             connection = connection or self._connection_source()
             if connection.provider != "openai_compatible":
@@ -208,7 +231,7 @@ class ApiClient(ConnectionChecks):
         elif self._key_source is not None:
             self._use(self.base_url, self._key_source())
         with self._lock:
-            return self._sdk, self._key
+            return self._sdk, self._key, self._shelf
 
     def _use(self, base_url: str | None, key: str | None) -> None:
         """Rebuilds the SDK client when the URL or key changed (requests in flight keep theirs)."""
@@ -218,12 +241,24 @@ class ApiClient(ConnectionChecks):
                 return
         register_secret(key)
         sdk = self._new_sdk(key, base_url=base_url) if key else None
+        retired: ClientShelf | None = None
         with self._lock:
             unused = sdk if (base_url, key) == (self.base_url, self._key) else None
             if unused is None:  # else another thread built the same client first
-                self.base_url, self._key, self._sdk = base_url, key, sdk
+                self.base_url, self._key = base_url, key
+                retired = self._install(sdk, key, base_url)
         if unused is not None:
             unused.close()
+        elif retired is not None:
+            retired.retire()
+
+    def _install(self, sdk: Any, key: str | None, base_url: str | None) -> ClientShelf | None:
+        """Makes `sdk` the client in use, with a new shelf of stream clients for the same key
+        and URL (the caller holds the lock); returns the old shelf for the caller to retire."""
+        old, self._sdk = self._shelf, sdk
+        self._shelf = ClientShelf(functools.partial(_build_sdk, key, base_url, self.timeout,
+                                                    self.max_retries)) if key else None
+        return old
 
     def _route(self, config: RequestConfig, live: bool = False
                ) -> tuple[RequestConfig, ProviderAdapter] | ApiFailure:
@@ -239,10 +274,13 @@ class ApiClient(ConnectionChecks):
         return adapter if isinstance(adapter, ApiFailure) else (fitted, adapter)
 
     def _anthropic_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
-        sdk, key = self._current(connection)  # the request's one read of the settings and key
+        sdk, key, shelf = self._state(connection)  # the request's one read of settings and key
         if sdk is None:
             return failure("not_configured")
-        return AnthropicAdapter(self._sdk_now if live else (lambda: sdk), key, self.timeout)
+        if live:
+            return AnthropicAdapter(self._sdk_now, key, self.timeout)
+        return AnthropicAdapter(lambda: sdk, key, self.timeout,
+                                shelf.lend if shelf is not None else None)
 
     def _openai_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
         if not connection.base_url:
