@@ -149,3 +149,51 @@ def test_a_dropped_client_is_freed_at_once_not_left_to_the_cycle_collector(claud
         assert gone() is None
     finally:
         gc.enable()
+
+
+def test_a_key_changed_mid_stream_lets_the_stream_finish_then_closes_its_connection(claude):
+    """The stream in flight keeps its client and key; the next request carries the new key on
+    a new connection, and the old one is closed once its stream is done."""
+    api = ApiClient(api_key=KEY, base_url=claude.url, timeout=5.0, max_retries=0,
+                    default_model=MODEL)
+    gate = threading.Event()
+    claude.enqueue(replies.gated(replies.text("Started before the change."), gate), "After.")
+    events: list = []
+    try:
+        first = threading.Thread(target=_drain, args=(api, events))
+        first.start()
+        claude.wait_for_requests(1)
+        api.set_api_key("sk-ant-test-another-key-0000")
+        gate.set()
+        first.join(10)
+        _drain(api, events)
+        before, after = claude.requests
+        assert [e[-1].event_type for e in events] == ["done", "done"]
+        assert "".join(e.data for e in events[0] if e.event_type == "chunk") == \
+            "Started before the change."
+        assert KEY in _credential(before) and "another" in _credential(after)
+        assert after.peer != before.peer
+        claude.wait_for_open_connections(1)  # the old client was closed when it came back
+    finally:
+        api.close()
+
+
+def test_closing_the_client_mid_stream_ends_the_stream_with_an_error_not_a_hang(claude):
+    """Shutdown closes the lent clients too: a stream in flight ends (its connection is gone)."""
+    api = ApiClient(api_key=KEY, base_url=claude.url, timeout=30.0, max_retries=0,
+                    default_model=MODEL)
+    gate = threading.Event()
+    claude.enqueue(replies.gated(replies.text("Never finished."), gate))
+    events: list = []
+    reader = threading.Thread(target=_drain, args=(api, events))
+    reader.start()
+    try:
+        claude.wait_for_requests(1)
+        api.close()
+        reader.join(10)
+        assert not reader.is_alive()
+        assert events[0][-1].event_type in ("error", "done")
+        claude.wait_for_open_connections(0)
+    finally:
+        gate.set()
+        reader.join(10)
