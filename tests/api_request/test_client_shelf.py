@@ -62,6 +62,16 @@ def test_a_closed_shelf_closes_the_lent_clients_too():
     assert shelf.idle() == 0
 
 
+def test_a_shelf_dropped_without_closing_closes_its_clients_at_once():
+    """An ApiClient never closed drops its shelf: the clients are closed then, not left to the
+    cycle collector (which may finalize a connection's socket first: an unclosed socket)."""
+    shelf = ClientShelf(_Client)
+    with shelf.lend() as kept:
+        pass
+    del shelf
+    assert kept.closed
+
+
 def test_a_client_is_given_back_when_its_stream_fails():
     shelf = ClientShelf(_Client)
     try:

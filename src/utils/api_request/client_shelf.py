@@ -19,6 +19,7 @@ what took the 26 ms of building an SDK client.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -35,6 +36,10 @@ class ClientShelf:
         self._lent: dict[int, Any] = {}  # by id(): the clients streaming now
         self._lock = threading.Lock()
         self._retired = False
+        # A shelf dropped unclosed (its ApiClient was never closed) closes its clients at once:
+        # an SDK client is a reference cycle, and the cycle collector may finalize a kept
+        # connection's socket before the client that would close it.
+        weakref.finalize(self, _close_each, self._idle, self._lent)
 
     @contextmanager
     def lend(self) -> Iterator[Any]:
@@ -67,7 +72,8 @@ class ClientShelf:
         come back (a new key or URL: requests in flight keep theirs)."""
         with self._lock:
             self._retired = True
-            idle, self._idle = self._idle, []
+            idle = list(self._idle)
+            self._idle.clear()
         for client in idle:
             client.close()
 
@@ -78,3 +84,8 @@ class ClientShelf:
             lent = list(self._lent.values())
         for client in lent:
             client.close()
+
+
+def _close_each(idle: list[Any], lent: dict[int, Any]) -> None:
+    for client in [*idle, *lent.values()]:
+        client.close()
