@@ -3,6 +3,7 @@ flight has its own connection, a finished stream's client (and its connection) s
 and a new key or URL never reuses a client built for the old one."""
 import gc
 import threading
+import warnings
 import weakref
 
 from src.utils.api_request import ApiClient, RequestConfig
@@ -207,3 +208,23 @@ def test_closing_the_client_mid_stream_ends_the_stream_with_an_error_not_a_hang(
     finally:
         gate.set()
         reader.join(10)
+
+
+def test_a_dropped_sdk_client_has_its_connections_closed_before_the_collector_finalizes_them(
+        claude):
+    """The shared client replaced by a new key (or an app never closed) is left to the cycle
+    collector; its HTTP client is closed from a weakref callback, which runs before any
+    finalizer, so its sockets are closed, never found unclosed by the collector."""
+    api = ApiClient(api_key=KEY, base_url=claude.url, timeout=5.0, max_retries=0,
+                    default_model=MODEL)
+    try:
+        claude.enqueue("One-shot.")
+        assert api.request(RequestConfig("Be brief.", user(), model=MODEL)).success
+        claude.wait_for_open_connections(1)
+        api.set_api_key("sk-ant-test-another-key-0000")  # the old shared client is dropped
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ResourceWarning)
+            gc.collect()
+        claude.wait_for_open_connections(0)
+    finally:
+        api.close()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, Self
 
@@ -63,7 +64,14 @@ def _build_sdk(key: str, base_url: str | None, timeout: float, max_retries: int)
     """An SDK client built through this module's `anthropic` name (seed 000's seam). A plain
     function: a shelf's builder that held the `ApiClient` would make the two a reference cycle,
     and the cycle's collector may finalize the connections' sockets before their clients."""
-    return anthropic.Anthropic(**sdk_options(key, base_url, timeout, max_retries))
+    options = sdk_options(key, base_url, timeout, max_retries)
+    sdk = anthropic.Anthropic(**options)
+    # An SDK client is a reference cycle: the collector finalizes it together with its
+    # connections' sockets, in no fixed order, so a socket could be found unclosed before the
+    # client's HTTP client closed it. This callback runs first and holds the HTTP client
+    # until it has closed it (a client replaced by a new key, or an app never closed).
+    weakref.finalize(sdk, options["http_client"].close)
+    return sdk
 
 
 class ApiClient(ConnectionChecks):
