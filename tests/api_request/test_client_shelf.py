@@ -2,6 +2,7 @@
 flight has its own connection, a finished stream's client (and its connection) serves the next,
 and a new key or URL never reuses a client built for the old one."""
 import gc
+import queue
 import threading
 import warnings
 import weakref
@@ -190,24 +191,30 @@ def test_a_key_changed_mid_stream_lets_the_stream_finish_then_closes_its_connect
 
 
 def test_closing_the_client_mid_stream_ends_the_stream_with_an_error_not_a_hang(claude):
-    """Shutdown closes the lent clients too: a stream in flight ends (its connection is gone)."""
+    """Shutdown closes the lent clients too: a stream in flight, its reader blocked on the
+    socket (closing a socket does not wake it), is broken off and ends."""
     api = ApiClient(api_key=KEY, base_url=claude.url, timeout=30.0, max_retries=0,
                     default_model=MODEL)
     gate = threading.Event()
     claude.enqueue(replies.gated(replies.text("Never finished."), gate))
-    events: list = []
-    reader = threading.Thread(target=_drain, args=(api, events))
+    events: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=_feed, args=(api, events))
     reader.start()
     try:
-        claude.wait_for_requests(1)
+        assert events.get(timeout=10).event_type == "chunk"  # the reader now waits for more
         api.close()
         reader.join(10)
         assert not reader.is_alive()
-        assert events[0][-1].event_type in ("error", "done")
+        assert events.get(timeout=1).event_type in ("error", "done")
         claude.wait_for_open_connections(0)
     finally:
         gate.set()
         reader.join(10)
+
+
+def _feed(api: ApiClient, into: queue.Queue) -> None:
+    for event in api.stream(RequestConfig("Be brief.", user(), model=MODEL)):
+        into.put(event)
 
 
 def test_a_dropped_sdk_client_has_its_connections_closed_before_the_collector_finalizes_them(

@@ -8,8 +8,9 @@ cleanly after `message_delta` gave the stop reason also counts (the runner decid
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 from . import raw_stream
@@ -23,32 +24,36 @@ from .anthropic import (
     tool_results_message,
     usage_dict,
 )
+from .client_shelf import ClientShelf
 from .errors import ApiFailure, failure, from_exception
 from .raw_body import RawResponse
 from .request_builder import build_kwargs
+from .sdk import abort_connection
 from .types import ApiResponse, RequestConfig, ToolDefinition, ToolResult
 
 _INPUT_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 @contextmanager
-def _lent_stream(lend: Callable[[], AbstractContextManager[Any]], body: dict) -> Iterator[Any]:
-    """The raw streaming response on a lent client, given back once the response is closed."""
-    with lend() as sdk, raw_stream.open_stream(sdk, body) as opened:
+def _lent_stream(shelf: ClientShelf, body: dict) -> Iterator[Any]:
+    """The raw streaming response on a lent client, given back once the response is closed;
+    closing the shelf breaks it off."""
+    with shelf.lend() as sdk, raw_stream.open_stream(sdk, body) as opened:
+        shelf.abort_on_close(sdk, functools.partial(abort_connection, opened.http_response))
         yield opened
 
 
 class AnthropicAdapter:
     """Claude through the `anthropic` SDK; `sdk()` is the client to use now (raises KeyRemoved
-    when the key went away, so a tool loop's later rounds follow the stored key). With `lend`,
+    when the key went away, so a tool loop's later rounds follow the stored key). With `shelf`,
     each stream runs on a client lent for it alone (`client_shelf.py`)."""
 
     provider = "anthropic"
 
     def __init__(self, sdk: Callable[[], Any], secret: str | None, timeout: float,
-                 lend: Callable[[], AbstractContextManager[Any]] | None = None):
+                 shelf: ClientShelf | None = None):
         self._sdk = sdk
-        self._lend = lend
+        self._shelf = shelf
         self.secret = secret
         self.timeout = timeout
 
@@ -66,8 +71,8 @@ class AnthropicAdapter:
 
     def open_stream(self, body: dict) -> RawResponse:
         """The raw streaming response (the request is sent here)."""
-        opened = raw_stream.open_stream(self._sdk(), body) if self._lend is None \
-            else _lent_stream(self._lend, body)
+        opened = raw_stream.open_stream(self._sdk(), body) if self._shelf is None \
+            else _lent_stream(self._shelf, body)
         return RawResponse(opened, raw_stream.events)
 
     def translator(self) -> _Translation:

@@ -287,8 +287,7 @@ class ApiClient(ConnectionChecks):
             return failure("not_configured")
         if live:
             return AnthropicAdapter(self._sdk_now, key, self.timeout)
-        return AnthropicAdapter(lambda: sdk, key, self.timeout,
-                                shelf.lend if shelf is not None else None)
+        return AnthropicAdapter(lambda: sdk, key, self.timeout, shelf)
 
     def _openai_adapter(self, connection: Connection, live: bool) -> ProviderAdapter | ApiFailure:
         if not connection.base_url:

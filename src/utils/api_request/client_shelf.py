@@ -34,8 +34,10 @@ class ClientShelf:
         self._build, self._keep = build, keep
         self._idle: list[Any] = []
         self._lent: dict[int, Any] = {}  # by id(): the clients streaming now
+        self._aborts: dict[int, Callable[[], None]] = {}  # by id(): how to break off each stream
         self._lock = threading.Lock()
         self._retired = False
+        self._closed = False
         # A shelf dropped unclosed (its ApiClient was never closed) closes its clients at once:
         # an SDK client is a reference cycle, and the cycle collector may finalize a kept
         # connection's socket before the client that would close it.
@@ -54,9 +56,21 @@ class ClientShelf:
         finally:
             self._put_back(client)
 
+    def abort_on_close(self, client: Any, abort: Callable[[], None]) -> None:
+        """`abort` breaks off the stream the lent `client` runs; `close` calls it before it
+        closes the client, since closing a socket does not wake a thread blocked reading it
+        (a closed shelf calls it at once)."""
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._aborts[id(client)] = abort
+        if closed:
+            abort()
+
     def _put_back(self, client: Any) -> None:
         with self._lock:
             self._lent.pop(id(client), None)
+            self._aborts.pop(id(client), None)
             if not self._retired and len(self._idle) < self._keep:
                 self._idle.append(client)
                 return
@@ -81,7 +95,10 @@ class ClientShelf:
         """Closes every client, the lent ones too: their streams end with a connection error."""
         self.retire()
         with self._lock:
-            lent = list(self._lent.values())
+            self._closed = True
+            lent, aborts = list(self._lent.values()), list(self._aborts.values())
+        for abort in aborts:
+            abort()
         for client in lent:
             client.close()
 
