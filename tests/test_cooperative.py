@@ -62,12 +62,57 @@ def test_a_task_is_a_bare_greenlet_in_a_gevent_worker():
     """Under gevent a chat turn's reply starts a greenlet, not a `threading.Thread` (a greenlet
     plus the thread's bookkeeping: twice the CPU to start and end one)."""
     script = ("from gevent import monkey; monkey.patch_all()\n"
-              "import gevent\n"
+              "import threading, greenlet\n"
               "from src.utils import cooperative\n"
               "seen = []\n"
-              "task = cooperative.task(lambda: seen.append(1), 'reply-7')\n"
+              "task = cooperative.task(lambda: seen.append(threading.current_thread()), 'r-7')\n"
               "task.start(); task.join(10)\n"
-              "print(type(task) is gevent.Greenlet, seen)\n")
+              "print(isinstance(task, threading.Thread), len(seen))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60, cwd=ROOT, check=True)
-    assert done.stdout.split() == ["True", "[1]"]
+    assert done.stdout.split() == ["False", "1"]
+
+
+def test_a_started_task_runs_up_to_its_first_wait_before_what_was_scheduled_earlier():
+    """A burst's frames are all scheduled before the first reply's greenlet would run; a task
+    started eagerly sends its request first (issue #23). Here: a greenlet scheduled before the
+    task starts still runs after the task's first step, and the starter goes on once the task
+    waits, before the task's second step."""
+    script = ("from gevent import monkey; monkey.patch_all()\n"
+              "import gevent\n"
+              "from src.utils import cooperative\n"
+              "order = []\n"
+              "def reply():\n"
+              "    order.append('request sent')\n"
+              "    gevent.sleep(0.01)\n"
+              "    order.append('first token')\n"
+              "def frame():\n"
+              "    gevent.spawn(order.append, 'next frame')\n"
+              "    task = cooperative.task(reply, 'reply-1')\n"
+              "    task.start()\n"
+              "    order.append('starter goes on')\n"
+              "    task.join(10)\n"
+              "gevent.spawn(frame).join(10)\n"
+              "print('|'.join(order))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, check=True)
+    assert done.stdout.strip().split("|") == [
+        "request sent", "next frame", "starter goes on", "first token"]
+
+
+def test_a_task_that_fails_leaves_the_worker_running():
+    """The task's greenlet has the hub as parent: an exception must end there, logged."""
+    script = ("from gevent import monkey; monkey.patch_all()\n"
+              "import gevent\n"
+              "from src.utils import cooperative\n"
+              "def boom():\n"
+              "    raise ValueError('reply failed')\n"
+              "def frame():\n"
+              "    task = cooperative.task(boom, 'reply-1')\n"
+              "    task.start(); task.join(10)\n"
+              "    return 'still serving'\n"
+              "print(gevent.spawn(frame).get(timeout=10))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "still serving"
+    assert "reply failed" in done.stderr

@@ -165,6 +165,7 @@ class ChatService(ChatTree):
             raise
         generation = Generation(session_id, user["id"], reply["id"], reply["content"],
                                 session.persona_id)
+        self._db.close_thread()  # the reply, started at once, takes this very connection
         self.hub.launch(generation, lambda g: self._work(g, session, user))
         return generation
 
