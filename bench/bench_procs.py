@@ -259,6 +259,38 @@ def app_parts(master: int) -> dict[str, list[int]]:
     return parts
 
 
+def connections_per_worker(master: int, port: int) -> list[int]:
+    """Established TCP connections to `port` held by each gunicorn worker (not the memory
+    process), from `/proc`: a WebSocket stays with the worker that accepted it, so this is how
+    a burst over the bench's sockets is shared between the workers."""
+    inodes = _established_inodes(port)
+    counts = []
+    for worker in worker_pids(master):
+        if b"src.memory_process" in Path(f"/proc/{worker}/cmdline").read_bytes():
+            continue
+        try:
+            links = [os.readlink(f"/proc/{worker}/fd/{fd}") for fd in os.listdir(f"/proc/{worker}/fd")]
+        except (FileNotFoundError, PermissionError):
+            continue
+        counts.append(sum(link[8:-1] in inodes for link in links if link.startswith("socket:[")))
+    return counts
+
+
+def _established_inodes(port: int) -> set[str]:
+    """Socket inodes of the established connections whose local port is `port`."""
+    found: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                found.add(fields[9])
+    return found
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """utime + stime of `pids`, in seconds."""
     total = 0

@@ -42,6 +42,7 @@ from bench.bench_procs import (  # noqa: E402
     OPENAI_MODEL,
     Child,
     app_parts,
+    connections_per_worker,
     cpu_seconds,
     free_port,
     memory_kib,
@@ -208,7 +209,10 @@ def table(runs: list[dict], capacity: dict | None, args) -> str:
         before, after = run["rss_before"], run["rss_after"]
         lines.append(f"{run['provider']}: RSS (VmRSS, master, workers and memory process) {before:.0f} MiB before "
                      f"the bursts, {after:.0f} MiB {SETTLE:.0f} s after them "
-                     f"({after / before:.2f}×); peak (VmHWM) {run['peak']:.0f} MiB")
+                     f"({after / before:.2f}×); peak (VmHWM) {run['peak']:.0f} MiB; "
+                     f"the bench's connections per worker "
+                     f"{' / '.join(str(n) for n in run['sockets'])} (a WebSocket stays with the "
+                     f"worker that accepted it)")
     if capacity:
         o, a, b, h = (capacity[k] for k in ("open", "streams", "idle", "half_open"))
         lines += [
@@ -255,6 +259,7 @@ def run_provider(provider: str, args, with_capacity: bool) -> tuple[dict, dict |
             children += clients
             bench = Bench(fake, sdks, leans, clients, proc.pid)
             bench.ensure_slots(max(args.streams))
+            run["sockets"] = connections_per_worker(proc.pid, int(base.rsplit(":", 1)[1]))
             run["rss_before"] = memory_kib(proc.pid, "VmRSS") / 1024
             for latency in args.latency:
                 fake.ask(f"latency {latency}")
