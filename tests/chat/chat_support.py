@@ -228,3 +228,26 @@ PROVIDERS = ("anthropic", "openai_compatible")
 # `live_config` points the app at whichever it is (see tests/chat/conftest.py).
 BOTH_PROVIDERS = pytest.mark.parametrize("claude", PROVIDERS, indirect=True)
 OPENAI_MODEL = "llama3.2:3b"
+
+
+def ok(response, status: int = 200) -> dict:
+    """The JSON body of a Flask test response, which must have `status`."""
+    assert response.status_code == status, response.get_json()
+    return response.get_json()
+
+
+def lighthouse_world(client) -> dict:
+    """A persona (Mira) with a world book (Coast) whose entry fires on "lighthouse", a user
+    persona Sam ("Sam sails.") and a session with Mira; their ids (`persona`, `user`, `book`,
+    `entry`, `session`). Sam is the default user persona unless one existed before."""
+    persona = ok(client.post("/api/personas", json={"name": "Mira"}), 201)
+    sam = ok(client.post("/api/user-personas", json={"name": "Sam",
+                                                     "description": "Sam sails."}), 201)
+    book = ok(client.post("/api/world-books", json={"name": "Coast"}), 201)
+    entry = ok(client.post(f"/api/world-books/{book['id']}/entries",
+                           json={"keys": ["lighthouse"], "content": "The lighthouse is red."}),
+               201)
+    ok(client.put(f"/api/personas/{persona['id']}/world-books/{book['id']}"))
+    session = ok(client.post("/api/sessions", json={"persona_id": persona["id"]}), 201)
+    return {"persona": persona["id"], "user": sam["id"], "book": book["id"],
+            "entry": entry["id"], "session": session["id"]}

@@ -12,7 +12,14 @@ from src.utils import provider
 from src.utils.services.chat_prompt import ChatPrompt
 from src.utils.storage import messages
 from src.utils.storage.generations import CONFIG_TABLES, CORTEX_TABLES, ConfigCache
-from tests.chat.chat_support import ChatSocketClient, chat_requests, live_config
+from tests.chat.chat_support import (
+    ChatSocketClient,
+    chat_requests,
+    lighthouse_world,
+    live_config,
+    ok,
+)
+from tests.support.sql_trace import traced
 
 
 @pytest.fixture
@@ -24,54 +31,30 @@ CONFIG_READS = ("personas", "settings", "user_personas", "world_books", "world_e
                 "persona_world_books", "cortex_revisions")
 
 
-def _traced(conn, action):
-    """`action()` and the statements it ran on `conn`."""
-    seen: list[str] = []
-    conn.set_trace_callback(seen.append)
-    try:
-        return action(), seen
-    finally:
-        conn.set_trace_callback(None)
-
-
-def _ok(response, status: int = 200) -> dict:
-    assert response.status_code == status, response.get_json()
-    return response.get_json()
-
-
 @pytest.fixture
 def world(client):
-    """A persona with a user persona of its session's own (not the default) and a world book
-    whose entry the turn's message fires; returns their ids."""
-    _ok(client.put("/api/settings", json={"max_tokens": 300}))
-    _ok(client.put("/api/cortex/settings", json={"frequency": "rare"}))
-    persona = _ok(client.post("/api/personas", json={"name": "Mira"}), 201)
-    _ok(client.post("/api/user-personas", json={"name": "Alex"}), 201)  # the default
-    sam = _ok(client.post("/api/user-personas", json={"name": "Sam",
-                                                       "description": "Sam sails."}), 201)
-    book = _ok(client.post("/api/world-books", json={"name": "Coast"}), 201)
-    entry = _ok(client.post(f"/api/world-books/{book['id']}/entries",
-                            json={"keys": ["lighthouse"], "content": "The lighthouse is red."}),
-                201)
-    _ok(client.put(f"/api/personas/{persona['id']}/world-books/{book['id']}"))
-    session = _ok(client.post("/api/sessions", json={"persona_id": persona["id"]}), 201)
-    _ok(client.patch(f"/api/sessions/{session['id']}", json={"user_persona_id": sam["id"]}))
-    return {"persona": persona["id"], "user": sam["id"], "book": book["id"],
-            "entry": entry["id"], "session": session["id"]}
+    """`lighthouse_world` with a default user persona (Alex) made first, so Sam is the
+    session's own, not the default; returns their ids."""
+    ok(client.put("/api/settings", json={"max_tokens": 300}))
+    ok(client.put("/api/cortex/settings", json={"frequency": "rare"}))
+    ok(client.post("/api/user-personas", json={"name": "Alex"}), 201)  # the default
+    world = lighthouse_world(client)
+    ok(client.patch(f"/api/sessions/{world['session']}", json={"user_persona_id": world["user"]}))
+    return world
 
 
-def _prompt(app, world, traced: list[str] | None = None):
+def _prompt(app, world, statements: list[str] | None = None):
     """One turn's request: the person's message and its empty reply stored, then the prompt
-    built the way the chat builds it, on this thread (its statements added to `traced`)."""
+    built the way the chat builds it, on this thread (its statements added to `statements`)."""
     db = provider.get_db(app)
     with db.transaction() as conn:
         user, reply = messages.add_exchange(conn, world["session"], "Is the lighthouse lit?")
     session = provider.get_chat_service(app).session(world["session"])
     prompt = ChatPrompt(db, provider.get_cortex_service(app), provider.get_settings_service(app),
                         None)
-    config, seen = _traced(db.conn(), lambda: prompt.config(session, reply["id"], "", user["id"])[0])
-    if traced is not None:
-        traced.extend(seen)
+    config, seen = traced(db.conn(), lambda: prompt.config(session, reply["id"], "", user["id"])[0])
+    if statements is not None:
+        statements.extend(seen)
     return config
 
 
@@ -81,7 +64,7 @@ def _system(config) -> str:
 
 def test_a_steady_turns_prompt_reads_the_counters_and_its_history_and_nothing_else(
         app, client, world):
-    _ok(client.put("/api/cortex/settings", json={"enabled": False}))  # cortex: test_prompt_cache
+    ok(client.put("/api/cortex/settings", json={"enabled": False}))  # cortex: test_prompt_cache
     first = _prompt(app, world)
     turn: list[str] = []
     again = _prompt(app, world, turn)
@@ -116,7 +99,7 @@ def test_a_change_through_the_api_is_in_the_very_next_prompt(app, client, world,
     make, seen_in = API_CHANGES[change]
     before = _prompt(app, world)
     assert not seen_in(before)
-    _ok(make(client, world))
+    ok(make(client, world))
     assert seen_in(_prompt(app, world))
 
 
@@ -152,7 +135,7 @@ def test_the_trigger_after_a_turn_sees_the_cortex_switched_off_meanwhile(app, cl
                                                                          data_dir):
     """The trigger takes the settings the turn's prompt kept, unless they changed while the
     reply streamed (here: by another process)."""
-    _ok(client.put("/api/cortex/settings", json={"enabled": True}))
+    ok(client.put("/api/cortex/settings", json={"enabled": True}))
     _prompt(app, world)
     trigger = provider.get_cortex_trigger(app)
     assert trigger.check_and_trigger(world["persona"], world["session"])["enabled"] is True
@@ -194,7 +177,7 @@ def test_over_the_socket_the_next_turn_uses_what_changed_since_the_last(
         server, app, client, claude, script, world, data_dir):
     with ChatSocketClient(server.ws_url) as ws:
         ws.chat(world["session"], "Is the lighthouse lit?")
-        _ok(client.put(f"/api/personas/{world['persona']}", json={"name": "Nora"}))
+        ok(client.put(f"/api/personas/{world['persona']}", json={"name": "Nora"}))
         ws.chat(world["session"], "And now?")
         with closing(sqlite3.connect(data_dir / "app.db")) as other:
             other.execute("UPDATE user_personas SET description = 'Sam fishes.' WHERE id = ?",

@@ -10,16 +10,7 @@ import pytest
 from src.utils import provider
 from src.utils.cortex.settings import load_cortex_settings
 from src.utils.storage import settings_store
-
-
-def _traced(conn, action):
-    """`action()` and the statements it ran on `conn`."""
-    seen: list[str] = []
-    conn.set_trace_callback(seen.append)
-    try:
-        return action(), seen
-    finally:
-        conn.set_trace_callback(None)
+from tests.support.sql_trace import traced
 
 
 def _put(client, path: str, **body) -> None:
@@ -42,9 +33,9 @@ def test_a_turns_settings_are_each_read_once_and_agree_with_every_read(app, clie
         _put(client, "/api/cortex/settings", **changes["cortex"])
     settings = provider.get_settings_service(app)
     conn = provider.get_db(app).conn()
-    turn, seen = _traced(conn, settings.turn)
+    turn, seen = traced(conn, settings.turn)
     assert len(seen) == 3 and "generations" in seen[0], seen  # the counter, then the rows
-    again, seen = _traced(conn, settings.turn)
+    again, seen = traced(conn, settings.turn)
     assert len(seen) == 1 and "generations" in seen[0], seen  # unchanged: kept
     assert again == turn
     assert turn.app == settings.values()
@@ -70,7 +61,7 @@ def test_a_turn_sees_what_changed_since_the_last_one(app, client):
 def test_the_endpoint_read_before_each_request_reads_only_the_settings_row(app, client):
     _put(client, "/api/settings", context_window=50_000)
     settings = provider.get_settings_service(app)
-    connection, seen = _traced(provider.get_db(app).conn(), settings.connection)
+    connection, seen = traced(provider.get_db(app).conn(), settings.connection)
     assert len(seen) == 1 and "user_personas" not in seen[0], seen
     values = settings.values()
     assert (connection.provider, connection.base_url, connection.context_window) == (
@@ -84,7 +75,7 @@ def test_the_trigger_after_a_turn_reads_no_settings_the_turn_read(app, client, e
     session = client.post("/api/sessions", json={"persona_id": persona["id"]}).get_json()
     trigger = provider.get_cortex_trigger(app)
     provider.get_settings_service(app).turn()  # the turn's prompt: the settings are kept
-    state, seen = _traced(provider.get_db(app).conn(),
+    state, seen = traced(provider.get_db(app).conn(),
                           lambda: trigger.check_and_trigger(persona["id"], session["id"]))
     assert len(seen) == 1 and "generations" in seen[0] and "settings" not in seen[0], seen
     assert (state["triggered"], state["threshold"], state["frequency"], state["enabled"]) == (

@@ -6,13 +6,8 @@ gunicorn, a gevent worker, its memory process) sends upstream."""
 import sqlite3
 from contextlib import closing
 
-from tests.chat.chat_support import ChatSocketClient, chat_requests
+from tests.chat.chat_support import ChatSocketClient, chat_requests, lighthouse_world, ok
 from tests.robustness.servers import ServerProcess, serving
-
-
-def _ok(response, status: int = 200) -> dict:
-    assert response.status_code == status, response.get_json()
-    return response.get_json()
 
 
 def _system(request) -> str:
@@ -22,27 +17,20 @@ def _system(request) -> str:
 def test_the_next_turn_in_a_worker_uses_what_another_process_changed(client, claude, script,
                                                                      server_env, data_dir,
                                                                      tmp_path):
-    persona = _ok(client.post("/api/personas", json={"name": "Mira"}), 201)
-    user = _ok(client.post("/api/user-personas", json={"name": "Sam",
-                                                       "description": "Sam sails."}), 201)
-    book = _ok(client.post("/api/world-books", json={"name": "Coast"}), 201)
-    entry = _ok(client.post(f"/api/world-books/{book['id']}/entries",
-                            json={"keys": ["lighthouse"], "content": "The lighthouse is red."}),
-                201)
-    _ok(client.put(f"/api/personas/{persona['id']}/world-books/{book['id']}"))
-    session = _ok(client.post("/api/sessions", json={"persona_id": persona["id"]}), 201)
+    world = lighthouse_world(client)
+    persona, user, entry, session = (world[k] for k in ("persona", "user", "entry", "session"))
     server = ServerProcess(data_dir, tmp_path / "server.log", **server_env)
     with serving(server), ChatSocketClient(server.ws_url) as ws:
-        ws.chat(session["id"], "Is the lighthouse lit?")
-        ws.chat(session["id"], "Still?")  # the worker has kept what it read
-        _ok(client.put(f"/api/personas/{persona['id']}", json={"name": "Nora"}))
-        _ok(client.patch(f"/api/user-personas/{user['id']}", json={"description": "Sam rows."}))
-        ws.chat(session["id"], "And the lighthouse?")
+        ws.chat(session, "Is the lighthouse lit?")
+        ws.chat(session, "Still?")  # the worker has kept what it read
+        ok(client.put(f"/api/personas/{persona}", json={"name": "Nora"}))
+        ok(client.patch(f"/api/user-personas/{user}", json={"description": "Sam rows."}))
+        ws.chat(session, "And the lighthouse?")
         with closing(sqlite3.connect(data_dir / "app.db")) as other:
             other.execute("UPDATE world_entries SET data = json_set(data, '$.content', "
-                          "'The lighthouse is green.') WHERE id = ?", (entry["id"],))
+                          "'The lighthouse is green.') WHERE id = ?", (entry,))
             other.commit()
-        ws.chat(session["id"], "Is the lighthouse lit now?")
+        ws.chat(session, "Is the lighthouse lit now?")
     first, second, third, fourth = (_system(request) for request in chat_requests(claude))
     assert first.startswith("You are Mira") and second.startswith("You are Mira")
     assert "Sam sails." in first and "The lighthouse is red." in first

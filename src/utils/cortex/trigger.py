@@ -57,8 +57,8 @@ class CortexTrigger:
         return self._measure(persona_id)[0]
 
     def _settings(self) -> tuple[CortexSettings, int]:
-        """The cortex settings and the context limit, in one read of the settings (after every
-        chat turn; another process may have changed them)."""
+        """The cortex settings and the context limit, in one read of the settings (for
+        `threshold`; the check after a turn takes them from the process's cache, `_measure`)."""
         text, settings = settings_store.app_and_cortex(self._db.conn())
         return settings, settings_store.context_limit_of(text)
 

@@ -51,21 +51,22 @@ _PAUSES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
 
 def _retry_busy(run: Callable[[str, Any], sqlite3.Cursor], sql: str,
                 parameters: Any) -> sqlite3.Cursor:
-    """A statement that met SQLITE_BUSY did nothing, so it is run again after a pause."""
-    try:
-        return run(sql, parameters)
-    except sqlite3.OperationalError as err:
-        if "locked" not in str(err):
-            raise
-    deadline, attempt = time.monotonic() + BUSY_TIMEOUT, 0  # only once it met a lock
+    """A statement that met SQLITE_BUSY did nothing, so it is run again after a pause, for up
+    to BUSY_TIMEOUT from the first lock it met (the clock is read only then)."""
+    deadline: float | None = None
+    attempt = 0
     while True:
-        pause(_PAUSES[min(attempt, len(_PAUSES) - 1)])
-        attempt += 1
         try:
             return run(sql, parameters)
         except sqlite3.OperationalError as err:
-            if "locked" not in str(err) or time.monotonic() > deadline:
+            if "locked" not in str(err):
                 raise
+            now = time.monotonic()
+            deadline = now + BUSY_TIMEOUT if deadline is None else deadline
+            if now > deadline:
+                raise
+        pause(_PAUSES[min(attempt, len(_PAUSES) - 1)])
+        attempt += 1
 
 
 def connect(path: str, write_lock: threading.RLock | None = None) -> sqlite3.Connection:
