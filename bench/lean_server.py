@@ -11,8 +11,11 @@ request goes through the app's `openai_raw.open_stream`, the client's `post`, an
 read as plain `data:` lines), sends one frame per text
 delta, and stores the final text in a second transaction. No cortex, titles, followers,
 leases, inspector or settings: what is left is what any server doing this turn pays.
+With `app-store` the turn's storage is instead the app's own, statement for statement (the
+app's migrated database, its storage functions, the prompt record; bench/lean_store.py's
+`AppStore`): the floor of a server that does the app's storage work and nothing else of it.
 
-    python bench/lean_server.py PORT FAKE_URL DB_PATH [anthropic|openai_compatible]
+    python bench/lean_server.py PORT FAKE_URL DB_PATH [anthropic|openai_compatible] [plain|app-store]
 
 Several processes may serve one PORT (SO_REUSEPORT, like gunicorn's workers sharing a listener)
 and one DB_PATH. Prints `{"url": ...}` once listening; stdin lines: `{"system": [...], "model":
@@ -25,7 +28,6 @@ monkey.patch_all()
 
 import json  # noqa: E402
 import socket  # noqa: E402
-import sqlite3  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -36,54 +38,19 @@ from simple_websocket import ConnectionClosed, Server  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.lean_store import AppStore, PlainStore  # noqa: E402
 from src.utils.api_request import openai_raw, raw_stream  # noqa: E402
+from src.utils.api_request.types import SentRequest  # noqa: E402
 
 KEY = "sk-ant-bench-0000000000000000"
-HISTORY = 40
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS messages (
-    id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL,
-    content TEXT NOT NULL, streaming INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS messages_session ON messages (session_id, id);
-"""
-
-
-class Store:
-    """SQLite in WAL mode; a few connections reused by the turns (one per turn while it runs)."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.idle: list[sqlite3.Connection] = []
-        with self.take() as conn:
-            conn.executescript(SCHEMA)
-
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=30000")
-        return conn
-
-    def take(self) -> "_Lease":
-        return _Lease(self, self.idle.pop() if self.idle else self._connect())
-
-
-class _Lease:
-    def __init__(self, store: Store, conn: sqlite3.Connection):
-        self.store, self.conn = store, conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        return self.conn
-
-    def __exit__(self, *exc) -> None:
-        self.store.idle.append(self.conn)
+STORES = {"plain": PlainStore, "app-store": AppStore}
 
 
 class Lean:
     """One process of the lean server."""
 
-    def __init__(self, fake_url: str, db_path: str, provider: str):
-        self.store = Store(db_path)
+    def __init__(self, fake_url: str, db_path: str, provider: str, store: str = "plain"):
+        self.store = STORES[store](db_path)
         self.provider = provider
         self.template: dict = {"system": [{"type": "text", "text": "You are Bench 0."}],
                                "model": "claude-sonnet-5-5", "max_tokens": 2048,
@@ -98,54 +65,55 @@ class Lean:
 
     def turn(self, session_id: str, text: str, emit) -> None:
         """One chat turn; `emit(type, data)` sends an event to the client."""
-        with self.store.take() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            user = conn.execute("INSERT INTO messages (session_id, role, content) "
-                                "VALUES (?, 'user', ?)", (session_id, text)).lastrowid
-            reply = conn.execute("INSERT INTO messages (session_id, role, content, streaming) "
-                                 "VALUES (?, 'assistant', '', 1)", (session_id,)).lastrowid
-            conn.execute("COMMIT")
-            rows = conn.execute("SELECT role, content FROM messages WHERE session_id = ? "
-                                "AND streaming = 0 ORDER BY id DESC LIMIT ?",
-                                (session_id, HISTORY)).fetchall()
-        emit("start", {"session_id": session_id, "message_id": user, "reply_id": reply})
-        history = [{"role": role, "content": content} for role, content in reversed(rows)]
-        while history and history[0]["role"] != "user":
-            history.pop(0)
-        pieces = list(self._stream(session_id, history, emit))
-        final = "".join(pieces)
-        with self.store.take() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("UPDATE messages SET content = ?, streaming = 0 WHERE id = ?",
-                         (final, reply))
-            conn.execute("COMMIT")
-        emit("done", {"message_id": reply, "text": final, "usage": {}, "stop_reason": "end_turn",
-                      "cortex": None})
-
-    def _stream(self, session_id: str, history: list[dict], emit):
+        opened = self.store.start(session_id, text)
+        emit("start", {"session_id": session_id, "message_id": opened.user_id,
+                       "reply_id": opened.reply_id})
         template = self.template
         name = f"Lean {session_id}"
         system = [{**block, "text": block["text"].replace(template["name"], name)}
                   for block in template["system"]]
+        sent: list[SentRequest] = []
+        usage: dict = {}
+        pieces = list(self._stream(system, opened.history, emit, sent, usage))
+        final = "".join(pieces)
+        self.store.finish(opened, final, sent[0] if sent else None, usage or None, system)
+        emit("done", {"message_id": opened.reply_id, "text": final, "usage": {},
+                      "stop_reason": "end_turn", "cortex": None})
+
+    def _sent(self, response, sent: list[SentRequest], model: str) -> None:
+        """The body as the SDK sent it, when the store records it (the app's prompt record)."""
+        if self.store.records:
+            sent.append(SentRequest(self.provider, model,
+                                    bytes(response.http_response.request.content)))
+
+    def _stream(self, system: list[dict], history: list[dict], emit, sent: list[SentRequest],
+                usage: dict):
+        template = self.template
         if self.provider == "openai_compatible":
-            yield from self._openai(system, history, template, emit)
+            yield from self._openai(system, history, template, emit, sent)
             return
         with raw_stream.open_stream(self.sdk, {
                 "model": template["model"], "max_tokens": template["max_tokens"],
                 "system": system, "messages": history}) as response:
+            self._sent(response, sent, template["model"])
             for event in raw_stream.events(response):
-                if event["type"] == "content_block_delta":
+                kind = event["type"]
+                if kind == "content_block_delta":
                     delta = event["delta"]
                     if delta.get("type") == "text_delta" and delta["text"]:
                         emit("chunk", {"text": delta["text"]})
                         yield delta["text"]
+                elif kind == "message_delta" and self.store.records:
+                    usage.update(event.get("usage") or {})
 
-    def _openai(self, system: list[dict], history: list[dict], template: dict, emit):
+    def _openai(self, system: list[dict], history: list[dict], template: dict, emit,
+                sent: list[SentRequest]):
         messages = [{"role": "system", "content": "\n\n".join(b["text"] for b in system)},
                     *history]
         with openai_raw.open_stream(self.sdk, {
                 "stream_options": {"include_usage": True}, "model": template["model"],
                 "max_tokens": template["max_tokens"], "messages": messages}) as opened:
+            self._sent(opened, sent, template["model"])
             for line in opened.http_response.iter_lines():
                 if not line.startswith("data: ") or line == "data: [DONE]":
                     continue
@@ -217,7 +185,8 @@ def listener(port: int) -> socket.socket:
 def main() -> None:
     import gevent.queue  # noqa: F401  (used by _sse)
     port, fake_url, db_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    lean = Lean(fake_url, db_path, sys.argv[4] if len(sys.argv) > 4 else "anthropic")
+    lean = Lean(fake_url, db_path, sys.argv[4] if len(sys.argv) > 4 else "anthropic",
+                sys.argv[5] if len(sys.argv) > 5 else "plain")
     server = WSGIServer(listener(port), lean.app, log=None, error_log=None)
     server.start()
     print(json.dumps({"url": f"http://127.0.0.1:{port}"}), flush=True)
