@@ -112,13 +112,47 @@ def system_text(body: dict) -> str:
     return system or ""
 
 
+class LeanSlot:
+    """One stream's client side against lean servers only: a WebSocket to each, by name (the
+    session is the slot's index, created by each server at its first turn)."""
+
+    def __init__(self, index: int, urls: dict[str, str]):
+        self.index = index
+        self.sockets = {name: websocket.create_connection(url.replace("http", "ws") + "/ws/chat",
+                                                          timeout=120)
+                        for name, url in urls.items()}
+
+    def turn(self, kind: str) -> float:
+        """One turn on the server named `kind`; seconds to the first chunk."""
+        return ws_turn(self.sockets[kind], str(self.index))
+
+    def close(self) -> None:
+        """Closes every socket."""
+        for ws in self.sockets.values():
+            ws.close()
+
+
 def run_clients(base: str, offset: int, step: int, lean: str | None = None) -> None:
     """A client process of the app (`bench_procs.py clients`): owns the slots whose index is
-    `offset` modulo `step` (with a socket to the `lean` server too, if given), so the app's clients have as many processes (and GILs) as the
-    SDK baseline. Reads one JSON command per line: `{"grow": n}` creates its slots below `n`
-    (one warm-up turn each); `{"kind", "turns", "at", "n"}` runs a round on its slots below
-    `n`, all starting at the wall-clock instant `at`; answers with one JSON line."""
-    slots: list[Slot] = []
+    `offset` modulo `step` (with a socket to the `lean` server too, if given), so the app's
+    clients have as many processes (and GILs) as the SDK baseline; each slot's first turn
+    (over the app's WebSocket) is a warm-up (`serve_slots`)."""
+    serve_slots(lambda index: Slot(base, index, lean), ["ws"], offset, step)
+
+
+def run_lean_clients(urls: dict[str, str], offset: int, step: int) -> None:
+    """A client process of lean servers only (`bench_procs.py lean-clients`, bench/floor_store.py):
+    like `run_clients`, each slot with a socket to every server of `urls` and a warm-up turn
+    on each (a session's first turn starts its branch: the rounds measure later turns)."""
+    serve_slots(lambda index: LeanSlot(index, urls), list(urls), offset, step)
+
+
+def serve_slots(make, warm: list[str], offset: int, step: int) -> None:
+    """Owns the slots (`make(index)`) whose index is `offset` modulo `step`. Reads one JSON
+    command per line: `{"grow": n}` creates its slots below `n` (one warm-up turn of each kind
+    in `warm`); `{"kind", "turns", "at", "n"}` runs a round on its slots below `n`, all
+    starting at the wall-clock instant `at`; answers with one JSON line."""
+    slots: list = []
     created = 0
     with ThreadPoolExecutor(256) as pool:
         print("{}", flush=True)
@@ -129,8 +163,9 @@ def run_clients(base: str, offset: int, step: int, lean: str | None = None) -> N
             if "grow" in job:
                 for index in range(created, job["grow"]):
                     if index % step == offset:
-                        slot = Slot(base, index, lean)
-                        slot.turn("ws")
+                        slot = make(index)
+                        for kind in warm:
+                            slot.turn(kind)
                         slots.append(slot)
                 created = max(created, job["grow"])
                 print("{}", flush=True)

@@ -5,7 +5,8 @@ fake` serves FakeClaude and answers commands on stdin (`latency <s>`, `bodies`, 
 `python bench/bench_procs.py sdk <fake_url>` reads a round per stdin line (the request bodies
 to send, the turns per stream, the wall-clock instant to start) and prints the times to the
 first text delta; `python bench/bench_procs.py clients <app_url> <offset> <step>` does the same
-for the app's WebSocket and SSE clients (bench_clients.run_clients). All speak one JSON
+for the app's WebSocket and SSE clients (bench_clients.run_clients), and `... lean-clients
+<offset> <step> <name>=<url>...` for lean servers alone (run_lean_clients). All speak one JSON
 document per line.
 """
 from __future__ import annotations
@@ -365,3 +366,8 @@ if __name__ == "__main__":
         from bench.bench_clients import run_clients
         threading.stack_size(512 * 1024)
         run_clients(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:6])
+    elif sys.argv[1] == "lean-clients":
+        from bench.bench_clients import run_lean_clients
+        threading.stack_size(512 * 1024)
+        run_lean_clients(dict(arg.split("=", 1) for arg in sys.argv[4:]), int(sys.argv[2]),
+                         int(sys.argv[3]))
