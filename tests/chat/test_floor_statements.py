@@ -70,10 +70,13 @@ def test_the_app_store_floor_runs_the_statements_of_a_steady_app_turn(app, clien
 
     store = AppStore(str(tmp_path / "floor.db"))
     body = chat_requests(claude)[-1].body
-    with traced_pool(store.db) as seen:
-        _floor_turn(store, body)  # the session's first turn (its branch starts), on the
-        first = len(seen)         # connection the next one takes (SQLite's FTS index reads
-        _floor_turn(store, body)  # its configuration once per connection)
+    try:
+        with traced_pool(store.db) as seen:
+            _floor_turn(store, body)  # the session's first turn (its branch starts), on the
+            first = len(seen)         # connection the next one takes (SQLite's FTS index
+            _floor_turn(store, body)  # reads its configuration once per connection)
+    finally:
+        store.db.close()
     floor_turn = seen[first:]
 
     assert shapes(floor_turn) == shapes(app_turn)
