@@ -73,3 +73,11 @@ def test_rule_conversion():
     assert openapi_path("/api/personas/<pid>/cortex/<filename>/history/<int:rev>") == \
         "/api/personas/{pid}/cortex/{filename}/history/{rev}"
     assert openapi_path("/static/<path:filename>") == "/static/{filename}"
+
+
+def test_the_sleep_status_documents_its_last_consolidation():
+    schemas = build_document()["components"]["schemas"]
+    last = schemas["SleepStatus"]["properties"]["last_consolidation"]
+    assert {"$ref": "#/components/schemas/ConsolidationOutcome"} in last["anyOf"]
+    assert set(schemas["ConsolidationOutcome"]["required"]) == {
+        "id", "status", "summary", "error", "finished_at", "proposal_id"}

@@ -121,3 +121,33 @@ def test_a_lone_surrogate_in_a_tool_call_does_not_break_the_next_round(env, clau
     history = claude.requests[-1].body["messages"]
     sent = json.dumps(history, ensure_ascii=False)
     assert "- A cat \ufffd" in sent and "Noting \ufffd" in sent
+
+
+_ENTRY = {"book_id": 1, "entry_id": 2, "name": "Harbour", "key": "harbour", "constant": False,
+          "position": "before_char", "order": 100, "tokens": 3, "content": "The harbour."}
+
+
+@pytest.mark.parametrize("column, stored, shown", [
+    ("error", {"code": 5, "message": None}, {"code": "api_error", "message": "The reply failed.",
+                                             "retryable": True}),
+    ("error", {"code": "overloaded", "message": "Busy.", "retryable": True},
+     {"code": "overloaded", "message": "Busy.", "retryable": True}),
+    ("cortex_revisions", {"memory.md": "seven", "soul.md": [1]}, None),
+    ("cortex_revisions", {"memory.md": 7}, {"memory.md": 7}),
+    ("world_info", [{"book_id": "x"}, _ENTRY, 3], [_ENTRY]),
+    ("world_info", [{"entry_id": 1}], None),
+])
+def test_json_of_the_wrong_shape_in_a_reply_reads_as_what_the_api_can_show(
+        client, claude, data_dir, column, stored, shown):
+    claude.default = replies.text("Stored.")
+    events = _chat(client)
+    session_id, reply_id = events[0][1]["session_id"], events[-1][1]["message_id"]
+    _sql(data_dir, f"UPDATE messages SET {column} = ? WHERE id = ?", json.dumps(stored),
+         reply_id)
+    page = client.get(f"/api/sessions/{session_id}")
+    assert page.status_code == 200, page.get_json()
+    assert page.get_json()["messages"][-1][column] == shown
+    one = client.get(f"/api/sessions/{session_id}/messages/{reply_id}")
+    assert one.status_code == 200 and one.get_json()[column] == shown
+    assert _sql(data_dir, f"SELECT {column} FROM messages WHERE id = ?", reply_id) == [
+        (json.dumps(stored),)]  # reading repairs nothing behind the person's back

@@ -144,6 +144,18 @@ class Pins(Resource):
     warnings: list[PinWarning]
 
 
+class ConsolidationOutcome(Resource):
+    """The persona's newest finished consolidation, as the sleep status shows it (its
+    `last_consolidation`)."""
+
+    id: str
+    status: Literal["done", "failed"]
+    summary: str | None
+    error: str | None
+    finished_at: str | None
+    proposal_id: str | None
+
+
 class SleepStatus(Resource):
     """The sleep status."""
 
@@ -155,19 +167,7 @@ class SleepStatus(Resource):
     over_budget: bool | None = None
     due: Literal["budget", "schedule"] | None
     job_id: str | None = None
-    last_consolidation: dict[str, Any] | None
-
-
-class ConsolidationOutcome(Resource):
-    """The persona's newest finished consolidation, as the sleep status shows it (its
-    `last_consolidation`, documented as an open object)."""
-
-    id: str
-    status: Literal["done", "failed"]
-    summary: str | None
-    error: str | None
-    finished_at: str | None
-    proposal_id: str | None
+    last_consolidation: ConsolidationOutcome | None
 
 
 class ConsolidationQueued(Resource):

@@ -63,7 +63,9 @@ class ChatSocket:
         self._chat = chat
         self._subscribe_jobs = subscribe_jobs
         self._titles = titles
-        self._send_lock = threading.RLock()  # held while a started reply's backlog is sent
+        # Not reentrant (a reentrant lock costs four times as much under gevent, and every
+        # chunk takes it): `_attach` sends the backlog it holds the lock for unlocked.
+        self._send_lock = threading.Lock()
         self._closed = threading.Event()
         self._personas: set[str] = set()
         self._sessions: set[str] = set()
@@ -193,11 +195,14 @@ class ChatSocket:
         """Follows a reply this socket started from the reply's own thread: it sends each
         chunk and the end as it produces them (no follower thread to wake per chunk). What
         exists already goes first, under the send lock, so nothing overtakes it."""
-        def sink(event: ChatEvent) -> None:
+        def deliver(event: ChatEvent, send: Callable[[ChatEvent, _Follow], bool]) -> None:
             if event.type in FINAL:
                 follow.finished = True
-            if not self._send(event, follow):
+            if not send(event, follow):
                 generation.detach(sink)
+
+        def sink(event: ChatEvent) -> None:
+            deliver(event, self._send)
 
         follow.release = lambda: generation.detach(sink)
         with self._state_lock:
@@ -205,7 +210,7 @@ class ChatSocket:
         with self._send_lock:
             backlog = generation.attach(sink, generation.prefix_length)
             for event in (generation.start_event(), *backlog):
-                sink(event)
+                deliver(event, self._send_held)
 
     def _begin(self, follow: "_Follow", stream: Generator[ChatEvent, None, None]) -> None:
         with self._state_lock:
@@ -250,14 +255,19 @@ class ChatSocket:
 
     def _send(self, event: ChatEvent, follow: "_Follow | None" = None) -> bool:
         with self._send_lock:
-            if self._closed.is_set() or (follow is not None and follow.detached.is_set()):
-                return False
-            try:
-                self._ws.send(events.to_frame(event))
-                return True
-            except (ConnectionClosed, OSError):
-                self._closed.set()
-                return False
+            return self._send_held(event, follow)
+
+    def _send_held(self, event: ChatEvent, follow: "_Follow | None" = None) -> bool:
+        """Sends `event` (the caller holds the send lock); False once the socket is closed or
+        `follow` detached."""
+        if self._closed.is_set() or (follow is not None and follow.detached.is_set()):
+            return False
+        try:
+            self._ws.send(events.to_frame(event))
+            return True
+        except (ConnectionClosed, OSError):
+            self._closed.set()
+            return False
 
 
 class _Follow:

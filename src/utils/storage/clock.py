@@ -7,5 +7,6 @@ from datetime import UTC, datetime
 
 
 def utc_now() -> str:
-    """The current time, e.g. `2025-01-31T12:00:00.123Z`."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """The current time, e.g. `2025-01-31T12:00:00.123Z` (`isoformat` rather than
+    `strftime`: a chat turn takes several, and it costs half as much)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"

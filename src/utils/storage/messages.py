@@ -9,11 +9,14 @@ still answer their `RETURNING` row as a dict (the chat turn reads its id and tex
 """
 import json
 import sqlite3
+from collections.abc import Callable
 from enum import Enum
 from typing import Any, Literal
 
+from pydantic import TypeAdapter, ValidationError
+
 from ..models.history import HistoryMessage
-from ..models.sessions import Message
+from ..models.sessions import FiredEntry, Message, ReplyError
 from . import tree
 from .clock import utc_now
 from .db import transaction
@@ -304,7 +307,34 @@ def _message(row: sqlite3.Row, siblings: Siblings | None = None) -> Message:
         shown["world_info"] = _decoded(row["world_info"], list)
     if siblings is not None:
         shown["siblings"] = siblings.get(row["parent_id"], [row["id"]])
-    return Message.model_validate(shown)
+    try:
+        return Message.model_validate(shown)
+    except ValidationError:  # JSON of the wrong shape (another tool, an older version)
+        return _readable(shown)
+
+
+def _readable(shown: dict[str, Any]) -> Message:
+    """The message with its decoded JSON columns as the API can show them: an error of the
+    wrong shape reads as a retryable failure (like text that is not JSON), revisions of the
+    wrong shape as none recorded, and of the fired entries those that have the shape of one."""
+    readable = dict(shown)
+    if shown["error"] is not None and not _valid(ReplyError.model_validate, shown["error"]):
+        readable["error"] = _UNREADABLE_ERROR
+    if shown.get("cortex_revisions") is not None and not _valid(_REVISIONS.validate_python,
+                                                                 shown["cortex_revisions"]):
+        readable["cortex_revisions"] = None
+    if shown.get("world_info") is not None:
+        readable["world_info"] = [entry for entry in shown["world_info"]
+                                  if _valid(FiredEntry.model_validate, entry)] or None
+    return Message.model_validate(readable)
+
+
+def _valid(check: Callable[[Any], Any], value: Any) -> bool:
+    try:
+        check(value)
+    except ValidationError:
+        return False
+    return True
 
 
 def _error(raw: str | None) -> dict | None:
@@ -315,8 +345,12 @@ def _error(raw: str | None) -> dict | None:
     try:
         error = json.loads(raw)
     except ValueError:
-        return {"code": "api_error", "message": "The reply failed.", "retryable": True}
+        return dict(_UNREADABLE_ERROR)
     return error if isinstance(error, dict) else None
+
+
+_UNREADABLE_ERROR = {"code": "api_error", "message": "The reply failed.", "retryable": True}
+_REVISIONS = TypeAdapter(dict[str, int])
 
 
 def _decoded(raw: str | None, kind: type) -> Any:
