@@ -10,7 +10,9 @@ every request's headers, the first one included), and one address may have at mo
 connections per worker, so a client holding hundreds of half-open connections cannot fill the
 worker's connection pool for everybody else (docs/security.md). A request line or headers over
 gunicorn's limits are refused by gunicorn before Flask sees them; the worker answers those in the
-app's JSON error shape (DESIGN §7) instead of gunicorn's HTML page.
+app's JSON error shape (DESIGN §7) instead of gunicorn's HTML page. With more than one worker,
+the workers balance their accepts (`worker_balance.py`): a WebSocket stays with the worker that
+accepted it, so one holding more open connections than another leaves the next to it.
 """
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ Before it accepts, a worker holding more open connections than the least-loaded 
 steps aside (`BalancedServer`): it stops watching the listener for `PAUSE_SECONDS` (a one-shot
 timer), and the other worker, woken by the same readable listener, takes the connection. If,
 when the pause ends, that worker has accepted nothing meanwhile (stopped, stuck in a long
-computation, its pool full), the waiting connection is accepted anyway: a worker that does not
-accept delays a connection by one pause, never longer. An idle server runs no timer.
+computation, its pool full), the waiting connection is accepted anyway: a worker that accepts
+nothing delays a connection by one pause at most. An idle server runs no timer.
 
 Seats are handed out by gunicorn's server hooks in the master (`Table.hooks`): a new worker gets
 the lowest seat no live worker holds (so a restarted worker takes its dead predecessor's), and a
@@ -76,9 +76,9 @@ class Table:
 
     def unseat_worker(self, arbiter: Arbiter, worker: Seated) -> None:
         """In the master, once a worker was reaped (killed or not): its seat is ignored."""
-        if getattr(worker, "seat", None) is not None:
-            assert worker.seat is not None
-            worker.seat.leave()
+        seat = getattr(worker, "seat", None)
+        if seat is not None:
+            seat.leave()
 
 
 class Seat:
