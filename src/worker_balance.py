@@ -61,8 +61,10 @@ class Table:
         self.cells = memoryview(self._map).cast("q")
 
     def hooks(self) -> dict[str, Callable[[Arbiter, Any], None]]:
-        """gunicorn settings that hand out and clear the seats."""
-        return {"pre_fork": self.seat_worker, "child_exit": self.unseat_worker}
+        """gunicorn settings that hand out and clear the seats (`worker_exit` too: gunicorn calls
+        it instead of `child_exit` for a worker it finds gone when it signals it)."""
+        return {"pre_fork": self.seat_worker, "child_exit": self.unseat_worker,
+                "worker_exit": self.unseat_worker}
 
     def seat_worker(self, arbiter: Arbiter, worker: Seated) -> None:
         """In the master, before the fork: the lowest seat no live worker holds (none when all
@@ -75,7 +77,8 @@ class Table:
             worker.seat.leave()
 
     def unseat_worker(self, arbiter: Arbiter, worker: Seated) -> None:
-        """In the master, once a worker was reaped (killed or not): its seat is ignored."""
+        """Once a worker was reaped (killed or not), in the master, or as it exits, in the
+        worker: its seat is ignored."""
         seat = getattr(worker, "seat", None)
         if seat is not None:
             seat.leave()
