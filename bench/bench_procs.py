@@ -28,6 +28,8 @@ from typing import Self
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.support.worker_sockets import worker_pids  # noqa: E402
+
 KEY = "sk-ant-bench-0000000000000000"
 OPENAI = "openai_compatible"
 OPENAI_MODEL = "llama3.2:3b"
@@ -226,12 +228,6 @@ def serve_app(fake_url: str, data_dir: str, workers: int, extra_env: dict | None
             proc.wait(timeout=30)
 
 
-def worker_pids(pid: int) -> list[int]:
-    """The gunicorn worker processes of master `pid`."""
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(p) for p in path.read_text().split()] if path.exists() else []
-
-
 def tree_pids(pid: int) -> list[int]:
     """`pid` and every process below it (the master, its workers and their helpers)."""
     found, todo = [], [pid]
@@ -258,38 +254,6 @@ def app_parts(master: int) -> dict[str, list[int]]:
             continue
         parts["memory" if b"src.memory_process" in command else "workers"] += tree_pids(child)
     return parts
-
-
-def connections_per_worker(master: int, port: int) -> list[int]:
-    """Established TCP connections to `port` held by each gunicorn worker (not the memory
-    process), from `/proc`: a WebSocket stays with the worker that accepted it, so this is how
-    a burst over the bench's sockets is shared between the workers."""
-    inodes = _established_inodes(port)
-    counts = []
-    for worker in worker_pids(master):
-        if b"src.memory_process" in Path(f"/proc/{worker}/cmdline").read_bytes():
-            continue
-        try:
-            links = [os.readlink(f"/proc/{worker}/fd/{fd}") for fd in os.listdir(f"/proc/{worker}/fd")]
-        except (FileNotFoundError, PermissionError):
-            continue
-        counts.append(sum(link[8:-1] in inodes for link in links if link.startswith("socket:[")))
-    return counts
-
-
-def _established_inodes(port: int) -> set[str]:
-    """Socket inodes of the established connections whose local port is `port`."""
-    found: set[str] = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except FileNotFoundError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
-                found.add(fields[9])
-    return found
 
 
 def cpu_seconds(pids: list[int]) -> float:

@@ -42,13 +42,13 @@ from bench.bench_procs import (  # noqa: E402
     OPENAI_MODEL,
     Child,
     app_parts,
-    connections_per_worker,
     cpu_seconds,
     free_port,
     memory_kib,
     serve_app,
     tree_pids,
 )
+from tests.support.worker_sockets import connections_per_worker  # noqa: E402
 
 KINDS = ("sdk", "lean", "ws", "sse")
 SETTLE = 3.0  # seconds of idleness after the bursts before RSS is read again
@@ -259,7 +259,8 @@ def run_provider(provider: str, args, with_capacity: bool) -> tuple[dict, dict |
             children += clients
             bench = Bench(fake, sdks, leans, clients, proc.pid)
             bench.ensure_slots(max(args.streams))
-            run["sockets"] = connections_per_worker(proc.pid, int(base.rsplit(":", 1)[1]))
+            run["sockets"] = list(connections_per_worker(proc.pid,
+                                                          int(base.rsplit(":", 1)[1])).values())
             run["rss_before"] = memory_kib(proc.pid, "VmRSS") / 1024
             for latency in args.latency:
                 fake.ask(f"latency {latency}")

@@ -73,7 +73,7 @@ def main(load_app: Callable[[], Flask], argv: list[str] | None = None) -> int:
         def load_config(self) -> None:
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", int(workers))
-            for name, value in server.options(model, header_seconds).items():
+            for name, value in server.options(model, header_seconds, int(workers)).items():
                 self.cfg.set(name, value)
             if logging.getLogger().isEnabledFor(logging.INFO):  # WARNING and above: quiet
                 self.cfg.set("accesslog", "-")

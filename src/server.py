@@ -10,7 +10,9 @@ every request's headers, the first one included), and one address may have at mo
 connections per worker, so a client holding hundreds of half-open connections cannot fill the
 worker's connection pool for everybody else (docs/security.md). A request line or headers over
 gunicorn's limits are refused by gunicorn before Flask sees them; the worker answers those in the
-app's JSON error shape (DESIGN §7) instead of gunicorn's HTML page.
+app's JSON error shape (DESIGN §7) instead of gunicorn's HTML page. With more than one worker,
+the workers balance their accepts (`worker_balance.py`): a WebSocket stays with the worker that
+accepted it, so one holding more open connections than another leaves the next to it.
 """
 from __future__ import annotations
 
@@ -18,16 +20,23 @@ import collections
 import json
 import os
 import socket
+import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+import gevent
+from gevent.pool import Pool
+from gevent.server import StreamServer
 from gevent.socket import socket as GeventSocket
 from gunicorn import util
 from gunicorn.config import Config
 from gunicorn.http import Request
 from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
+from gunicorn.sock import ssl_context
 from gunicorn.workers.ggevent import GeventWorker
 
+from .worker_balance import BalancedServer, Seat, Table
 from .worker_memory import release_heap
 
 HEADER_SECONDS = 5  # also the keep-alive: an idle HTTP connection is closed after it
@@ -36,13 +45,20 @@ WORKER_CONNECTIONS = 4000
 THREADED = {"worker_class": "gthread", "threads": 64, "timeout": 120}  # the old model, to compare
 
 
-def options(model: str = "gevent", header_seconds: int = HEADER_SECONDS) -> dict:
-    """gunicorn settings for `PERSONA_SERVER_MODEL` (`gevent`, the default, or `gthread`) and
-    `PERSONA_HEADER_TIMEOUT`."""
+def options(model: str = "gevent", header_seconds: int = HEADER_SECONDS,
+            workers: int = 1) -> dict:
+    """gunicorn settings for `PERSONA_SERVER_MODEL` (`gevent`, the default, or `gthread`),
+    `PERSONA_HEADER_TIMEOUT` and `PERSONA_WORKERS`. Called in the master before it forks: with
+    more than one gevent worker, the table that balances their accepts (`worker_balance.py`),
+    with seats to spare for workers added later (gunicorn's TTIN)."""
     if model == "gthread":
         return THREADED
-    return {"worker_class": "src.server.Worker", "worker_connections": WORKER_CONNECTIONS,
-            "keepalive": header_seconds, "timeout": 120, "graceful_timeout": 10}
+    settings: dict[str, Any] = {
+        "worker_class": "src.server.Worker", "worker_connections": WORKER_CONNECTIONS,
+        "keepalive": header_seconds, "timeout": 120, "graceful_timeout": 10}
+    if workers > 1:
+        settings.update(Table(2 * workers).hooks())
+    return settings
 
 
 # A peer or listener address as gunicorn hands it over (TCP pair, Unix path, descriptor).
@@ -50,7 +66,11 @@ Address = str | int | tuple[str, int]
 
 
 class Worker(GeventWorker):
-    """gunicorn's gevent worker with a cap on connections per address still sending headers."""
+    """gunicorn's gevent worker with a cap on connections per address still sending headers,
+    and accepts balanced with the server's other workers (`seat`, given by the master:
+    `worker_balance.py`)."""
+
+    seat: Seat | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -69,7 +89,7 @@ class Worker(GeventWorker):
         self._tune_memory()
         self._pool_connections()
         try:
-            super().run()
+            self._serve()
         finally:
             if stop_monitor is not None:
                 stop_monitor()
@@ -98,6 +118,51 @@ class Worker(GeventWorker):
         from .utils.provider import get_db
         if isinstance(self.wsgi, Flask):
             self._release_db = get_db(self.wsgi).close_thread
+
+    def _serve(self) -> None:
+        """gunicorn's `GeventWorker.run`, with a `BalancedServer` per listener when the worker
+        has a seat (gunicorn's own builds a plain StreamServer inline, with no hook for
+        another class). The seat is held while the worker accepts."""
+        ssl_args = {"ssl_context": ssl_context(self.cfg)} if self.cfg.is_ssl else {}
+        servers = [self._server(listener, ssl_args) for listener in self.sockets]
+        for server in servers:
+            server.start()
+        if self.seat is not None:
+            self.seat.take()
+        while self.alive:
+            self.notify()
+            gevent.sleep(1.0)
+        if self.seat is not None:
+            self.seat.leave()
+        self._drain(servers)
+
+    def _server(self, listener: GeventSocket, ssl_args: dict[str, Any]) -> StreamServer:
+        listener.setblocking(True)
+        pool, handle = Pool(self.worker_connections), partial(self.handle, listener)
+        server = StreamServer(listener, handle=handle, spawn=pool, **ssl_args) \
+            if self.seat is None else \
+            BalancedServer(listener, self.seat, handle=handle, spawn=pool, **ssl_args)
+        if self.cfg.workers > 1:
+            server.max_accept = 1
+        return server
+
+    def _drain(self, servers: list[StreamServer]) -> None:
+        """gunicorn's graceful stop: no more accepts, then the open connections get up to the
+        graceful timeout to end before they are killed."""
+        try:
+            for server in servers:
+                server.close()
+            started = time.time()
+            while time.time() - started <= self.cfg.graceful_timeout:
+                if all(s.pool is None or s.pool.free_count() == s.pool.size for s in servers):
+                    return
+                self.notify()
+                gevent.sleep(1.0)
+            self.log.warning("Worker graceful timeout (pid:%s)", self.pid)
+            for server in servers:
+                server.stop(timeout=1)
+        except Exception:  # as gunicorn's: the worker exits either way
+            self.log.debug("Stopping the servers failed", exc_info=True)
 
     def handle(self, listener: GeventSocket, client: GeventSocket, addr: Address) -> None:
         """Refuses a connection at once when its address already has too many half-open ones."""
