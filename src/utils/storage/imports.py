@@ -12,6 +12,7 @@ transaction stays open, other writers wait on the write lock as for any transact
 import sqlite3
 
 from ..cooperative import pause
+from . import search
 from .clock import utc_now
 
 _CHUNK = 500
@@ -37,6 +38,7 @@ def insert_conversation(conn: sqlite3.Connection, session_id: str, persona_id: s
              None if parent is None else ids[parent], int(index in on_branch))).fetchone()[0])
     conn.execute("UPDATE sessions SET active_leaf_id = ? WHERE id = ?",
                  (None if active_leaf is None else ids[active_leaf], session_id))
+    search.index_waiting(conn)  # in batches, faster than row by row (migration 0048)
     return ids
 
 

@@ -17,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..models.history import HistoryMessage
 from ..models.sessions import FiredEntry, Message, ReplyError
-from . import tree
+from . import search, tree
 from .clock import utc_now
 from .db import transaction
 from .sessions import touch_session
@@ -226,6 +226,7 @@ def finish_reply(conn: sqlite3.Connection, message_id: int, content: str, status
         message = dict(row) if row else None
         if message:
             touch_session(conn, message["session_id"])
+            search.keep_up(conn)
     return message
 
 

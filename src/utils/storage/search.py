@@ -1,10 +1,17 @@
 """Message search (FTS5). A person's words become quoted prefix terms, so no input can be read
 as FTS5 query syntax; snippets mark hits with control characters, which become the result's
-plain `snippet` and its `highlights` ranges here."""
+plain `snippet` and its `highlights` ranges here.
+
+New and edited messages wait in `messages_fts_pending` (migration 0048) and are indexed in
+batches: a turn's end indexes them once `PENDING_BATCH` wait (`keep_up`), an import indexes its
+own, and a search indexes whatever waits before it reads, so it never misses a message.
+"""
 import re
 import sqlite3
 
+from ..cooperative import pause
 from ..models.search import SearchResult
+from .db import transaction
 
 HIT_START, HIT_END = "\x02", "\x03"
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -16,9 +23,42 @@ def fts_query(text: str, max_terms: int = 12) -> str:
     return " ".join(f'"{word}"*' for word in words)
 
 
+PENDING_BATCH = 32  # waiting messages a turn's end indexes together
+_CHUNK = 500  # waiting messages indexed between two pauses of a long catch-up
+_WAITING = "SELECT id FROM messages_fts_pending ORDER BY id LIMIT ?"
+
+
+def keep_up(conn: sqlite3.Connection) -> None:
+    """In the caller's write transaction: indexes the waiting messages once `PENDING_BATCH`
+    wait (a turn's end calls it, so the index never lags far behind)."""
+    waiting = conn.execute("SELECT COUNT(*) FROM (SELECT 1 FROM messages_fts_pending LIMIT ?)",
+                           (PENDING_BATCH,)).fetchone()[0]
+    if waiting >= PENDING_BATCH:
+        index_waiting(conn)
+
+
+def index_waiting(conn: sqlite3.Connection) -> int:
+    """In the caller's write transaction: indexes every waiting message, `_CHUNK` at a time
+    with a cooperative pause between (an import leaves tens of thousands); how many."""
+    done = 0
+    while True:
+        indexed = conn.execute(
+            "INSERT INTO messages_fts(rowid, content) SELECT id, content FROM messages "
+            f"WHERE id IN ({_WAITING})", (_CHUNK,)).rowcount
+        conn.execute(f"DELETE FROM messages_fts_pending WHERE id IN ({_WAITING})", (_CHUNK,))
+        done += max(indexed, 0)
+        if conn.execute("SELECT 1 FROM messages_fts_pending LIMIT 1").fetchone() is None:
+            return done
+        pause(0)
+
+
 def search_messages(conn: sqlite3.Connection, persona_id: str, query: str,
                     limit: int = 50) -> list[SearchResult]:
-    """The persona's messages on active branches matching `query` (an fts_query), best first."""
+    """The persona's messages on active branches matching `query` (an fts_query), best first;
+    the waiting messages are indexed first."""
+    if conn.execute("SELECT 1 FROM messages_fts_pending LIMIT 1").fetchone() is not None:
+        with transaction(conn):
+            index_waiting(conn)
     rows = conn.execute(
         "SELECT m.id AS message_id, m.session_id, m.role, m.created_at, s.title AS session_title, "
         f"snippet(messages_fts, 0, '{HIT_START}', '{HIT_END}', '…', 16) AS marked "
