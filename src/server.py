@@ -186,9 +186,14 @@ class Worker(GeventWorker):
         SQLite connection goes back to the pool: a request's greenlet otherwise dropped it,
         and the next request opened a new one (about 1.5 ms of CPU with its PRAGMAs)."""
         self._settle(addr[0] if isinstance(addr, tuple) else str(addr), id(sock))
+        seat = self.seat if self.seat is not None and _upgrade(req) else None
+        if seat is not None:
+            seat.socket_opened()
         try:
             return super().handle_request(listener_name, req, sock, addr)
         finally:
+            if seat is not None:
+                seat.socket_closed()
             self._release_db()
 
     def handle_error(self, req: Request | None, client: socket.socket, addr: Address,
@@ -213,6 +218,11 @@ class Worker(GeventWorker):
             self._pending[host] -= 1
             if self._pending[host] <= 0:
                 del self._pending[host]
+
+
+def _upgrade(req: Request) -> bool:
+    """A WebSocket's opening request (it stays with this worker: `worker_balance.py`)."""
+    return any(name == "UPGRADE" and value.lower() == "websocket" for name, value in req.headers)
 
 
 def _refusal(exc: BaseException, cfg: Config) -> tuple[int, str, str, str] | None:

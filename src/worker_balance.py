@@ -6,15 +6,20 @@ fell 21 / 11 or 10 / 22 over 2 workers, and a burst over them queued on the full
 the other idled (docs/performance.md, "Worker model").
 
 So the workers keep their counts in a table in shared memory (`Table`: an anonymous `mmap` the
-master makes before it forks; a `Seat` per worker holding its pid, its open connections and the
-connections it accepted so far). A worker stores its counts on every accept and every connection
-end: plain stores into the map, no system call and no lock, since each seat has one writer (a
-stale read only misjudges one accept). "Open" is every connection greenlet of the worker's
-pools: WebSockets, idle keep-alive connections and connections still sending their headers.
+master makes before it forks; a `Seat` per worker holding its pid, its open WebSockets and the
+connections it accepted so far). A worker stores its counts on every accept and when a
+WebSocket opens and closes (`server.Worker.handle_request`): plain stores into the map, no system
+call and no lock, since each seat has one writer (a stale read only misjudges one accept). Only
+WebSockets count: they stay, while a request's connection (REST, an SSE reply, keep-alive) is
+spread afresh by the listener on every accept; counting those too made the fuller worker step
+aside for most of an SSE burst's connections, which then waited for a busy lighter worker (SSE
+CPU per turn 1.10-1.14x, TTFT p50 +9-23 ms at 32-50 streams, measured).
 
-Before it accepts, a worker holding more open connections than the least-loaded other worker
-steps aside (`BalancedServer`): it stops watching the listener for `PAUSE_SECONDS` (a one-shot
-timer), and the other worker, woken by the same readable listener, takes the connection. If,
+Before it accepts, a worker holding at least `MARGIN` more WebSockets than the least-loaded
+other worker steps aside (`BalancedServer`): it stops watching the listener for `PAUSE_SECONDS`
+(a one-shot timer), and the other worker, woken by the same readable listener, takes the
+connection. The margin keeps an odd count (17 / 16) from sending every request to one worker;
+sockets opened one after another end at most `MARGIN` apart. If,
 when the pause ends, that worker has accepted nothing meanwhile (stopped, stuck in a long
 computation, its pool full), the waiting connection is accepted anyway: a worker that accepts
 nothing delays a connection by one pause at most. An idle server runs no timer.
@@ -36,8 +41,11 @@ from gevent.server import StreamServer
 from gevent.socket import socket as GeventSocket
 from gunicorn.arbiter import Arbiter
 
-PAUSE_SECONDS = 0.01
-PID, OPEN, ACCEPTED = range(3)
+# How long a worker steps aside; the tests lengthen it (PERSONA_BALANCE_PAUSE) so that on a
+# loaded machine the lighter worker always takes the connection before the pause ends.
+PAUSE_SECONDS = float(os.environ.get("PERSONA_BALANCE_PAUSE") or 0.01)
+MARGIN = 2  # WebSockets a worker may hold beyond the least-loaded other before it steps aside
+PID, SOCKETS, ACCEPTED = range(3)
 FIELDS = 3
 CELL_BYTES = 8
 
@@ -91,12 +99,12 @@ class Seat:
         self.index = index
         self._cells = table.cells
         self._base = index * FIELDS
-        self._open = 0
+        self._sockets = 0
         self._accepted = 0
 
     def take(self) -> None:
         """The worker accepts from now on: the others compare themselves with it."""
-        self._cells[self._base + OPEN] = self._open
+        self._cells[self._base + SOCKETS] = self._sockets
         self._cells[self._base + ACCEPTED] = self._accepted
         self._cells[self._base + PID] = os.getpid()
 
@@ -104,25 +112,28 @@ class Seat:
         """The worker accepts no more (or is gone): the others ignore the seat."""
         self._cells[self._base + PID] = 0
 
-    def opened(self) -> None:
+    def accepted(self) -> None:
         """A connection was accepted."""
-        self._open += 1
         self._accepted += 1
-        self._cells[self._base + OPEN] = self._open
         self._cells[self._base + ACCEPTED] = self._accepted
 
-    def closed(self) -> None:
-        """A connection ended."""
-        self._open -= 1
-        self._cells[self._base + OPEN] = self._open
+    def socket_opened(self) -> None:
+        """A WebSocket began (its upgrade request arrived)."""
+        self._sockets += 1
+        self._cells[self._base + SOCKETS] = self._sockets
+
+    def socket_closed(self) -> None:
+        """A WebSocket ended."""
+        self._sockets -= 1
+        self._cells[self._base + SOCKETS] = self._sockets
 
     def lighter(self) -> Mark | None:
-        """The least-loaded other accepting worker, if it holds fewer open connections than
-        this one."""
-        cells, least, found = self._cells, self._open, -1
+        """The least-loaded other accepting worker, if it holds at least `MARGIN` fewer
+        WebSockets than this one."""
+        cells, least, found = self._cells, self._sockets - MARGIN + 1, -1
         for base in range(0, len(cells), FIELDS):
-            if base != self._base and cells[base + PID] and cells[base + OPEN] < least:
-                least, found = cells[base + OPEN], base
+            if base != self._base and cells[base + PID] and cells[base + SOCKETS] < least:
+                least, found = cells[base + SOCKETS], base
         return None if found < 0 else (found, cells[found + ACCEPTED])
 
     def moved(self, mark: Mark) -> bool:
@@ -131,8 +142,8 @@ class Seat:
 
 
 class BalancedServer(StreamServer):
-    """gevent's StreamServer that leaves an accept to a worker holding fewer connections, and
-    keeps its worker's seat counting the connections it serves."""
+    """gevent's StreamServer that leaves an accept to a worker holding fewer WebSockets, and
+    counts its worker's accepts on the seat."""
 
     def __init__(self, listener: GeventSocket, seat: Seat, **kwargs: Any):
         self._seat = seat
@@ -141,7 +152,7 @@ class BalancedServer(StreamServer):
 
     def _do_read(self) -> None:
         """The listener is readable: accept (gevent's own `_do_read`), unless another worker
-        holds fewer connections; then wait a pause for it to take the connection."""
+        holds `MARGIN` fewer WebSockets; then wait a pause for it to take the connection."""
         mark = self._seat.lighter()
         if mark is None:
             super()._do_read()  # type: ignore[misc]
@@ -170,12 +181,5 @@ class BalancedServer(StreamServer):
 
     def do_handle(self, *args: Any) -> None:
         """Counts the accepted connection before its greenlet is spawned."""
-        self._seat.opened()
+        self._seat.accepted()
         super().do_handle(*args)
-
-    def do_close(self, *args: Any) -> None:
-        """The connection's greenlet ended (or could not be spawned): it no longer counts."""
-        try:
-            super().do_close(*args)
-        finally:
-            self._seat.closed()
