@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ..utils.cooperative import Busy
+from ..utils.cooperative import Busy, TooSlow
 from ..utils.cortex.errors import (
     CortexSizeError,
     InvalidContent,
@@ -115,6 +115,12 @@ def register_error_handlers(app: Flask) -> None:
             "try again in a few seconds.", retry_after=err.retry_after)
         response.headers["Retry-After"] = str(err.retry_after)
         return response, status
+
+    @app.errorhandler(TooSlow)
+    def _too_slow(err: TooSlow) -> ErrorAnswer:
+        return error_response(
+            503, "work_timeout", f"This took the server longer than {err.seconds:g} s and was "
+            "stopped: the file or the data is too large or too complex to process.")
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> ErrorAnswer:

@@ -13,8 +13,11 @@ the worker (`heavy_child.py`: its own GIL, so neither a decoder holding the GIL 
 descheduled while holding it can stall the loop, as a thread of the worker could), one at a
 time, behind a bounded queue. A step that finds HEAVY_THREADS + HEAVY_QUEUE
 steps already admitted is refused at once with `Busy` (a 503 with Retry-After), instead of
-waiting without bound. With plain threads (tests, the development server) steps run in the
-calling thread, HEAVY_THREADS at a time, with the same bound.
+waiting without bound. A step still running after HEAVY_SECONDS has its process killed (the
+next step starts a new one) and raises `TooSlow` (a 503 `work_timeout`): input crafted to
+compute for minutes holds the one heavy slot, and with it every upload, backup and export of
+the worker, for that long at most. With plain threads (tests, the development server) steps
+run in the calling thread, HEAVY_THREADS at a time, with the same bound and no time limit.
 """
 from __future__ import annotations
 
@@ -31,12 +34,21 @@ Ts = TypeVarTuple("Ts")
 HEAVY_THREADS = 1
 HEAVY_QUEUE = 8
 RETRY_SECONDS = 2
+# A heavy step's limit: far above the slowest legitimate one (a backup of a large data
+# directory, docs/performance.md), and set low by the tests (PERSONA_HEAVY_SECONDS).
+HEAVY_SECONDS = float(os.environ.get("PERSONA_HEAVY_SECONDS") or 300)
 
 
 class Busy(Exception):
     """Too many heavy steps are running or waiting in this process; try again shortly."""
 
     retry_after = RETRY_SECONDS
+
+
+class TooSlow(Exception):
+    """A heavy step ran past HEAVY_SECONDS; its process was stopped."""
+
+    seconds = HEAVY_SECONDS
 
 
 def patched() -> bool:
@@ -163,13 +175,19 @@ class _Child:
         self._proc: subprocess.Popen | None = None
 
     def call(self, fn: Callable[..., T], args: tuple) -> T:
+        from gevent import Timeout
+
         from .heavy_child import read_message, write_message
         proc = self._running()
         requests, answers = proc.stdin, proc.stdout
         assert requests is not None and answers is not None
         try:
-            write_message(requests, (fn.__module__, fn.__qualname__, args))
-            answer: Any = read_message(answers)
+            with Timeout(HEAVY_SECONDS, TooSlow):
+                write_message(requests, (fn.__module__, fn.__qualname__, args))
+                answer: Any = read_message(answers)
+        except TooSlow:
+            self._stop(proc)
+            raise
         except (OSError, EOFError, ValueError):
             self._stop(proc)
             raise RuntimeError("the heavy-work process ended during a request") from None

@@ -22,7 +22,8 @@ ERRORS = {
     "502": ("BadGateway", "The upstream API failed in a way retrying will not fix."),
     "503": ("ServiceUnavailable", "The upstream API is unavailable right now (rate limit, "
             "overload, network), or (`server_busy`, with `Retry-After`) the worker's queue of "
-            "CPU-heavy steps is full; retry later."),
+            "CPU-heavy steps is full; retry later; or (`work_timeout`) a CPU-heavy step ran "
+            "past its time limit and was stopped."),
 }
 # Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
 ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its fields "
