@@ -80,14 +80,16 @@ class Worker(GeventWorker):
 
     def run(self) -> None:
         """Serves; with `PERSONA_BLOCKING_REPORT` set, under gevent's blocking monitor
-        (`blocking_report.py`), started here so the app's build is not counted as a block."""
+        (`blocking_report.py`), started once the worker is about to accept: the app's build
+        and the boot's full garbage collection (`settle_heap`, over 0.1 s of CPU) stall no
+        connection, and on a loaded machine that collection alone was reported as a block."""
+        self._tune_memory()
+        self._pool_connections()
         path = os.environ.get("PERSONA_BLOCKING_REPORT")
         stop_monitor: Callable[[], None] | None = None
         if path:
             from .blocking_report import install
             stop_monitor = install(path)
-        self._tune_memory()
-        self._pool_connections()
         try:
             self._serve()
         finally:
