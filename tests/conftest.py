@@ -20,6 +20,24 @@ def pytest_sessionstart(session):
         reporter.write_line(f"browser tests drive {CHROMIUM}: {chromium_version()}")
 
 
+# The suite runs in 2 processes, each taking whole files (`--dist loadfile`, scripts/test.sh) in
+# collection order. These directories hold the slowest files (real servers, Chromium, crashes),
+# so they start first and the quick unit files fill the end, instead of one process finishing a
+# minute-long file while the other idles (longest first; docs/development.md#tests).
+SLOW_FIRST = ("tests/robustness/", "tests/browser/", "tests/security/", "tests/openapi/",
+              "tests/test_fresh_clone.py", "tests/cortex/")
+
+
+def pytest_collection_modifyitems(items):
+    """Files of the `SLOW_FIRST` groups first, in that order; the order within a file and
+    among the other files is kept (a stable sort)."""
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return next((i for i, prefix in enumerate(SLOW_FIRST) if path.startswith(prefix)),
+                    len(SLOW_FIRST))
+    items.sort(key=rank)
+
+
 @pytest.fixture(autouse=True)
 def key_hygiene(caplog):
     """Fails any test after which a key it configured or sent shows up in a response (test

@@ -5,6 +5,7 @@ import http.client
 import json
 import threading
 import time
+from contextlib import ExitStack
 from urllib.parse import urlsplit
 
 import pytest
@@ -167,37 +168,46 @@ def test_an_open_port_that_is_not_an_api_is_not_reachable(client, listener, prov
     assert report["reachable"] is False
 
 
-@pytest.mark.parametrize("kind", ["silent", "trickle"])
-@pytest.mark.parametrize("provider", ["anthropic", "openai_compatible"])
-def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server, listener, kind,
-                                                               provider):
+def test_a_probe_ends_with_timeout_however_the_far_side_stalls(server):
     """A port that never answers, or answers one byte at a time for ever, cannot hold the
     request (it held it 60 s): the probe's 9 s budget cuts it. The bound here, 30 s, is
-    generous on purpose; it still tells the budget from the SDK's own timeouts."""
-    listener.answer = Answer(kind=kind)
-    result: dict = {}
+    generous on purpose; it still tells the budget from the SDK's own timeouts. The four
+    cases (each provider, silent or trickling) wait at once, each on its own far side."""
+    cases = [(provider, kind) for provider in ("anthropic", "openai_compatible")
+             for kind in ("silent", "trickle")]
+    with ExitStack() as stack:
+        listeners = [stack.enter_context(Listener()) for _ in cases]
+        results: list[dict] = [{} for _ in cases]
+        threads = []
+        for (provider, kind), listener, result in zip(cases, listeners, results, strict=True):
+            listener.answer = Answer(kind=kind)
+            threads.append(threading.Thread(target=_probe, args=(server, provider, listener,
+                                                                   result)))
+        began = time.monotonic()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(max(0.0, 30 - (time.monotonic() - began)))
+        waiting = [case for case, thread in zip(cases, threads, strict=True) if thread.is_alive()]
+        print(f"\nthe probes answered after {time.monotonic() - began:.2f} s; "
+              f"still waiting: {waiting}")
+        for listener in listeners:
+            listener.close()  # frees a probe that is still stuck, so its thread ends
+        for thread in threads:
+            thread.join(10)
+    assert waiting == [], "these probes were still waiting on the far side"
+    assert [result["report"]["error"]["code"] for result in results] == ["timeout"] * 4
 
-    def probe():
-        conn = http.client.HTTPConnection("127.0.0.1", urlsplit(server.url).port, timeout=90)
-        try:
-            conn.request("POST", "/api/settings/test-connection", json.dumps({
-                "provider": provider, "base_url": listener.url, "api_key": OTHER_KEY}),
-                {"Content-Type": "application/json"})
-            result["report"] = json.loads(conn.getresponse().read())
-        finally:
-            conn.close()
 
-    thread = threading.Thread(target=probe)
-    began = time.monotonic()
-    thread.start()
-    thread.join(30)
-    finished = not thread.is_alive()
-    print(f"\nthe probe {'answered' if finished else 'still waited'} after "
-          f"{time.monotonic() - began:.2f} s")
-    listener.close()  # frees a probe that is still stuck, so the thread ends either way
-    thread.join(10)
-    assert finished, "the probe was still waiting on the far side"
-    assert result["report"]["error"]["code"] == "timeout"
+def _probe(server, provider: str, listener, result: dict) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", urlsplit(server.url).port, timeout=90)
+    try:
+        conn.request("POST", "/api/settings/test-connection", json.dumps({
+            "provider": provider, "base_url": listener.url, "api_key": OTHER_KEY}),
+            {"Content-Type": "application/json"})
+        result["report"] = json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
 
 
 def test_the_openai_env_key_goes_to_its_own_url(client, openai_fake):
