@@ -8,6 +8,7 @@ import pytest
 
 from src.app import create_app, is_loopback
 from src.utils import provider
+from tests.support.live_server import _whole_bodies
 
 
 def test_healthz(client):
@@ -74,6 +75,34 @@ def test_entry_point_refuses_public_bind_without_token(tmp_path):
 def test_live_server_fixture_serves(server):
     with urllib.request.urlopen(server.url + "/healthz", timeout=5) as response:
         assert response.status == 200
+
+
+class _Body(list):
+    """A response body that records whether it was closed (a static file's holds the file)."""
+
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("method, status, headers", [
+    ("GET", "304 NOT MODIFIED", []),  # a browser revalidating a cached script
+    ("GET", "200 OK", [("Content-Length", "2")]),
+    ("HEAD", "200 OK", []),
+])
+def test_the_live_server_closes_every_bodiless_or_sized_response_before_writing(
+        method, status, headers):
+    """werkzeug's development server closes a response only after a cleanup that fails on a
+    connection the browser already reset; these are closed first (`live_server._whole_bodies`),
+    so no file waits for the garbage collector and its ResourceWarning."""
+    body = _Body([b"ok"] if headers else [])
+
+    def app(environ, start_response):
+        start_response(status, headers)
+        return body
+    _whole_bodies(app)({"REQUEST_METHOD": method}, lambda *args: None)
+    assert body.closed
 
 
 def _open_database_files(data_dir) -> list[str]:

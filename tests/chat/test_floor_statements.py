@@ -10,6 +10,7 @@ import pytest
 from bench.lean_store import AppStore
 from src.utils import provider
 from src.utils.api_request.types import SentRequest
+from src.utils.storage import search
 from tests.chat.chat_support import chat_requests, eventually, live_config, ok
 from tests.support.sql_trace import traced_pool
 
@@ -45,6 +46,8 @@ def _steady_app_turn(app, client, rows, session_id: str) -> list[str]:
 
     def turn() -> list[str] | None:
         titled = rows("SELECT title FROM sessions WHERE id = ?", session_id)[0]["title"]
+        with db.transaction() as conn:  # nothing waits for the search index, so this turn's
+            search.index_waiting(conn)  # end does not index a batch (the floor's turns don't)
         db.close_thread()
         with traced_pool(db) as seen:
             _app_turn(client, session_id)

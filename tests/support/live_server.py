@@ -32,15 +32,21 @@ def _whole_bodies(app):
     closed before werkzeug writes it. werkzeug's development server closes a response only
     after a cleanup that itself fails on a connection the browser already reset (a page left
     mid-download), so a static file would stay open until garbage collection and its
-    ResourceWarning would fail whichever test is running then. Streams (SSE) pass through."""
+    ResourceWarning would fail whichever test is running then. A response without a body (a
+    304 to a browser revalidating a cached script, a 204, a HEAD) still holds the file until
+    it is closed, so it is closed here too. Streams (SSE) pass through."""
     def serve(environ, start_response):
         headers = []
+        statuses = []
 
         def start(status, response_headers, exc_info=None):
             headers[:] = response_headers
+            statuses[:] = [status]
             return start_response(status, response_headers, exc_info)
         body = app(environ, start)
-        if not any(name.lower() == "content-length" for name, _ in headers):
+        bodiless = environ.get("REQUEST_METHOD") == "HEAD" or (
+            statuses and statuses[0].split(" ", 1)[0] in ("204", "304"))
+        if not bodiless and not any(name.lower() == "content-length" for name, _ in headers):
             return body
         try:
             return [b"".join(body)]
