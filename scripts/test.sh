@@ -2,8 +2,9 @@
 # Sets up .venv (with test dependencies) and Debian's Chromium, then runs the whole suite.
 # With CI set, Chromium is brought to the version Debian ships today (apt-get update + install),
 # so CI tests what a fresh machine gets; elsewhere a newer candidate is only pointed out.
-# The suite runs in PYTEST_WORKERS processes (pytest-xdist, default 2: measured on the 2-core
-# machine, docs/development.md#tests), each test file whole in one of them; arguments given to
+# The suite runs in PYTEST_WORKERS processes (pytest-xdist, default 3: measured on the 2-core
+# machine, where two left the CPU idle while tests waited, docs/development.md#tests), each test
+# file whole in one of them; arguments given to
 # this script come later and win (`-n 0` runs it in one process).
 # Before pytest, the lint and type checks run (configuration in pyproject.toml): any finding
 # fails the command at once (docs/development.md#checks).
@@ -28,4 +29,4 @@ elif command -v apt-cache >/dev/null; then
 fi
 .venv/bin/ruff check --quiet --output-format concise
 .venv/bin/mypy
-exec .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"
+exec .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-3}" --dist loadfile "$@"

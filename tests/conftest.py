@@ -20,10 +20,10 @@ def pytest_sessionstart(session):
         reporter.write_line(f"browser tests drive {CHROMIUM}: {chromium_version()}")
 
 
-# The suite runs in 2 processes, each taking whole files (`--dist loadfile`, scripts/test.sh) in
+# The suite runs in 3 processes, each taking whole files (`--dist loadfile`, scripts/test.sh) in
 # collection order. These directories hold the slowest files (real servers, Chromium, crashes),
 # so they start first and the quick unit files fill the end, instead of one process finishing a
-# minute-long file while the other idles (longest first; docs/development.md#tests).
+# minute-long file while the others idle (longest first; docs/development.md#tests).
 SLOW_FIRST = ("tests/robustness/", "tests/browser/", "tests/security/", "tests/openapi/",
               "tests/test_fresh_clone.py", "tests/cortex/")
 
