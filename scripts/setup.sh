@@ -15,4 +15,14 @@ stamp=".venv/.installed-$(sha256sum requirements.txt "$req" | sha256sum | cut -c
 if [ ! -f "$stamp" ] || ! .venv/bin/python -c 'import src.server, src.app' 2>/dev/null; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile -r "$req"
   touch "$stamp"
+  rm -f .venv/.bytecode
+fi
+# Bytecode for what the app's processes import, written once here: where PYTHONDONTWRITEBYTECODE
+# is set (some machines set it for every process) Python never writes it itself, and every
+# process the app or the test suite starts (servers, the memory process, the heavy-work child)
+# compiled its imports again, about 2 s of CPU each (docs/development.md#tests).
+if [ ! -f .venv/.bytecode ]; then
+  PYTHONDONTWRITEBYTECODE= .venv/bin/python -c \
+    'import src.app, src.server, src.memory_process, src.utils.heavy_child'
+  touch .venv/.bytecode
 fi

@@ -27,6 +27,9 @@ elif command -v apt-cache >/dev/null; then
       "sudo apt-get install --only-upgrade chromium)"
   fi
 fi
+# The test tools' bytecode too (setup.sh: the xdist processes would each compile them again).
+PYTHONDONTWRITEBYTECODE= .venv/bin/python -c \
+  'import pytest, xdist, hypothesis, schemathesis, playwright.sync_api, tests.conftest'
 .venv/bin/ruff check --quiet --output-format concise
 .venv/bin/mypy
 exec .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-3}" --dist loadfile "$@"
