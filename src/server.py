@@ -12,7 +12,7 @@ worker's connection pool for everybody else (docs/security.md). A request line o
 gunicorn's limits are refused by gunicorn before Flask sees them; the worker answers those in the
 app's JSON error shape (DESIGN §7) instead of gunicorn's HTML page. With more than one worker,
 the workers balance their accepts (`worker_balance.py`): a WebSocket stays with the worker that
-accepted it, so one holding more open connections than another leaves the next to it.
+accepted it, so one holding 2 more open WebSockets than another leaves the next connection to it.
 """
 from __future__ import annotations
 

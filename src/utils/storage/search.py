@@ -37,18 +37,15 @@ def keep_up(conn: sqlite3.Connection) -> None:
         index_waiting(conn)
 
 
-def index_waiting(conn: sqlite3.Connection) -> int:
+def index_waiting(conn: sqlite3.Connection) -> None:
     """In the caller's write transaction: indexes every waiting message, `_CHUNK` at a time
-    with a cooperative pause between (an import leaves tens of thousands); how many."""
-    done = 0
+    with a cooperative pause between (an import leaves tens of thousands)."""
     while True:
-        indexed = conn.execute(
-            "INSERT INTO messages_fts(rowid, content) SELECT id, content FROM messages "
-            f"WHERE id IN ({_WAITING})", (_CHUNK,)).rowcount
+        conn.execute("INSERT INTO messages_fts(rowid, content) SELECT id, content FROM messages "
+                     f"WHERE id IN ({_WAITING})", (_CHUNK,))
         conn.execute(f"DELETE FROM messages_fts_pending WHERE id IN ({_WAITING})", (_CHUNK,))
-        done += max(indexed, 0)
         if conn.execute("SELECT 1 FROM messages_fts_pending LIMIT 1").fetchone() is None:
-            return done
+            return
         pause(0)
 
 
