@@ -56,39 +56,49 @@ class Slot:
         self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         self.lean = websocket.create_connection(lean.replace("http", "ws") + "/ws/chat",
                                                 timeout=120) if lean else None
+        self.lean_http = http.client.HTTPConnection(
+            "127.0.0.1", int(lean.rsplit(":", 1)[1]), timeout=120) if lean else None
 
     def turn(self, kind: str) -> float:
-        """One turn over `ws`, `sse` or the lean server's WebSocket (`lean`); seconds to the
-        first chunk."""
-        if kind == "lean":
-            assert self.lean is not None
+        """One turn over `ws`, `sse`, or the lean server's WebSocket (`lean`) or SSE
+        (`lean_sse`); seconds to the first chunk."""
+        if kind in ("lean", "lean_sse"):
+            assert self.lean is not None and self.lean_http is not None
+            if kind == "lean_sse":
+                return _sse_turn(self.lean_http, str(self.index))
             return ws_turn(self.lean, str(self.index))
-        return ws_turn(self.ws, self.session_id) if kind == "ws" else self._sse()
-
-    def _sse(self) -> float:
-        """POST /api/chat/stream; seconds to the first `chunk` event (then reads to the end)."""
-        self.http.close()
-        self.http.connect()  # connected before the clock starts, as the SDK's pool is
-        body = json.dumps({"session_id": self.session_id, "message": "Hi!"})
-        start, first, last = time.perf_counter(), None, None
-        self.http.request("POST", "/api/chat/stream", body, {"Content-Type": "application/json"})
-        response = self.http.getresponse()
-        for line in iter(response.readline, b""):
-            if line.startswith(b"event: "):
-                last = line[7:].strip()
-                if last == b"chunk" and first is None:
-                    first = time.perf_counter()
-        response.close()
-        if last != b"done" or first is None:
-            raise RuntimeError(f"SSE stream failed (last event {last!r})")
-        return first - start
+        return ws_turn(self.ws, self.session_id) if kind == "ws" else \
+            _sse_turn(self.http, self.session_id)
 
     def close(self) -> None:
-        """Closes both connections."""
+        """Closes every connection."""
         self.ws.close()
         self.http.close()
-        if self.lean is not None:
+        if self.lean is not None and self.lean_http is not None:
             self.lean.close()
+            self.lean_http.close()
+
+
+def _sse_turn(connection: http.client.HTTPConnection, session_id: str) -> float:
+    """POST /api/chat/stream on a new connection, as a REST client without keep-alive
+    sends it (the app's and the lean server's alike); seconds to the first `chunk`
+    event (then reads to the end)."""
+    connection.close()
+    connection.connect()  # connected before the clock starts, as the SDK's pool is
+    body = json.dumps({"session_id": session_id, "message": "Hi!"})
+    start, first, last = time.perf_counter(), None, None
+    connection.request("POST", "/api/chat/stream", body,
+                       {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    for line in iter(response.readline, b""):
+        if line.startswith(b"event: "):
+            last = line[7:].strip()
+            if last == b"chunk" and first is None:
+                first = time.perf_counter()
+    response.close()
+    if last != b"done" or first is None:
+        raise RuntimeError(f"SSE stream failed (last event {last!r})")
+    return first - start
 
 
 def bodies_by_slot(bodies: list[dict]) -> dict[int, dict]:

@@ -7,8 +7,10 @@ sdk`, as many processes as the app has workers, each one warm client), the lean 
 (`lean_server.py`, as many processes, one port: the same turn with nothing else), the clients
 (`bench_procs.py clients`, as many processes as the SDK's, each owning every k-th stream, with a
 socket to the app and one to the lean server) and this driver. For each provider, upstream
-latency and stream count, rounds are interleaved, the order of SDK / lean / WS / SSE rotating
-round by round:
+latency and stream count, rounds are interleaved, the order of SDK / lean WS / lean SSE / WS /
+SSE rotating round by round. Each SSE turn, the app's and the lean server's alike, is a POST on
+a new connection (a REST client's turn: TCP accept and HTTP parsing included), so the app's SSE
+is measured against the lean server's SSE and its WS against the lean server's WS:
   burst  N streams started at one instant (a wall-clock deadline shared by all processes);
   loop   N streams each sending `--loop-turns` turns back to back (a closed loop; off by default).
 The SDK sends exactly the request bodies the app sent last for the same stream (same system
@@ -50,7 +52,8 @@ from bench.bench_procs import (  # noqa: E402
 )
 from tests.support.worker_sockets import connections_per_worker  # noqa: E402
 
-KINDS = ("sdk", "lean", "ws", "sse")
+KINDS = ("sdk", "lean", "lean_sse", "ws", "sse")
+LEAN_OF = {"ws": "lean", "sse": "lean_sse"}  # the lean turn each app turn is measured against
 SETTLE = 3.0  # seconds of idleness after the bursts before RSS is read again
 LEAN = ROOT / "bench" / "lean_server.py"
 START_DELAY = 0.1  # seconds from handing out a round to its start: every process is ready
@@ -101,20 +104,21 @@ class Bench:
 
     def round(self, kind: str, streams: int, turns: int) -> tuple[list[float], float]:
         """One round of `kind` on slots 0..streams-1; (TTFTs, CPU spent: the SDK processes'
-        own for `sdk`, the lean servers' for `lean`, the app's whole process tree for `ws`
-        and `sse`)."""
+        own for `sdk`, the lean servers' for `lean` and `lean_sse`, the app's whole process
+        tree for `ws` and `sse`)."""
         at = time.time() + START_DELAY
         if kind == "sdk":
             return self._sdk_round(streams, turns, at)
-        pids = [lean.proc.pid for lean in self.leans] if kind == "lean" else tree_pids(self.pid)
-        workers = [] if kind == "lean" else app_parts(self.pid)["workers"]
+        lean = kind.startswith("lean")
+        pids = [each.proc.pid for each in self.leans] if lean else tree_pids(self.pid)
+        workers = [] if lean else app_parts(self.pid)["workers"]
         cpu, cpu_workers = cpu_seconds(pids), cpu_seconds(workers)
         for client in self.clients:
             client.send(_json({"kind": kind, "turns": turns, "at": at, "n": streams}))
         ttfts = [t for client in self.clients for t in client.read()["ttfts"]]
         spent = cpu_seconds(pids) - cpu
         self.workers_cpu = cpu_seconds(workers) - cpu_workers
-        if kind != "lean":
+        if not lean:
             self._refresh_bodies()
         return ttfts, spent
 
@@ -175,14 +179,15 @@ def row_line(provider: str, latency: float, streams: int, mode: str, result: dic
     s, cpu = result["samples"], result["cpu"]
     p = {kind: (pct(s[kind], 50), pct(s[kind], 95)) for kind in KINDS}
     cells = [f"{p[kind][0]:.0f}/{p[kind][1]:.0f} ({_ratio(*p[kind], *p['sdk'])}; "
-             f"{_ratio(*p[kind], *p['lean'])})" for kind in ("ws", "sse")]
-    app_cpu = (cpu["ws"] + cpu["sse"]) / 2
+             f"{_ratio(*p[kind], *p[LEAN_OF[kind]])})" for kind in ("ws", "sse")]
+    ratios = " / ".join(f"{cpu[kind] / cpu[LEAN_OF[kind]]:.2f}" for kind in ("ws", "sse"))
     return (f"| {provider} | {latency * 1000:.0f} ms | {streams} | {mode} | "
             f"{p['sdk'][0]:.0f}/{p['sdk'][1]:.0f} | {p['lean'][0]:.0f}/{p['lean'][1]:.0f} | "
+            f"{p['lean_sse'][0]:.0f}/{p['lean_sse'][1]:.0f} | "
             f"{cells[0]} | {cells[1]} | {cpu['sdk'] * 1000:.1f} / {cpu['lean'] * 1000:.1f} / "
-            f"{cpu['ws'] * 1000:.1f} / {cpu['sse'] * 1000:.1f} ms | "
-            f"{cpu['workers_ws'] * 1000:.1f} / {cpu['workers_sse'] * 1000:.1f} / "
-            f"{cpu['memory'] * 1000:.1f} ms | {app_cpu / cpu['lean']:.2f} |")
+            f"{cpu['lean_sse'] * 1000:.1f} / {cpu['ws'] * 1000:.1f} / {cpu['sse'] * 1000:.1f} ms"
+            f" | {cpu['workers_ws'] * 1000:.1f} / {cpu['workers_sse'] * 1000:.1f} / "
+            f"{cpu['memory'] * 1000:.1f} ms | {ratios} |")
 
 
 def table(runs: list[dict], capacity: dict | None, args) -> str:
@@ -192,15 +197,17 @@ def table(runs: list[dict], capacity: dict | None, args) -> str:
              f"processes), fake {args.event_delay * 1000:.0f} ms between events, "
              f"{args.rounds} rounds",
              "",
-             "| provider | latency | streams | mode | raw SDK p50/p95 ms | lean p50/p95 ms | "
-             "app WS p50/p95 (÷SDK; ÷lean) | app SSE p50/p95 (÷SDK; ÷lean) | "
-             "CPU per turn SDK / lean / WS / SSE | workers WS / SSE / memory process | "
-             "app CPU ÷ lean |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| provider | latency | streams | mode | raw SDK p50/p95 ms | lean WS p50/p95 ms | "
+             "lean SSE p50/p95 ms | app WS p50/p95 (÷SDK; ÷lean WS) | "
+             "app SSE p50/p95 (÷SDK; ÷lean SSE) | "
+             "CPU per turn SDK / lean WS / lean SSE / WS / SSE | "
+             "workers WS / SSE / memory process | app CPU ÷ lean, WS / SSE |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         lines += [row_line(run["provider"], *row) for row in run["rows"]]
     lines.append("\nCPU per turn: the SDK processes' own (its HTTP stack, every event parsed), the "
-                 "lean servers' (bench/lean_server.py), and the app's whole process tree "
+                 "lean servers' (bench/lean_server.py) over their WS and their SSE rounds, "
+                 "and the app's whole process tree "
                  "(master, workers, their helpers and the memory process: titles and cortex "
                  "updates included); then the chat workers' alone (with their helpers) over the "
                  "WS and the SSE rounds, and the memory process's over the whole setting per "

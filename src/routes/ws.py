@@ -20,6 +20,7 @@ from simple_websocket import Server
 
 from ..utils import provider
 from ..utils.services.chat_socket import run_chat_socket
+from ..utils.ws_text import TextFrames
 
 log = logging.getLogger(__name__)
 sock = Sock()
@@ -30,7 +31,7 @@ def chat(ws: Server) -> None:
     """The browser's chat connection (frames and events: see docs/chat.md)."""
     chat_service = provider.get_chat_service()
     try:
-        run_chat_socket(ws, chat_service,
+        run_chat_socket(TextFrames(ws), chat_service,
                         subscribe_jobs=provider.get_cortex_worker().subscribe,
                         titles=provider.get_title_generator(),
                         after_frame=chat_service.release_connection)

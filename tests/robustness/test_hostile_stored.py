@@ -78,6 +78,21 @@ def test_text_another_tool_stored_as_invalid_utf8_reads_as_replacement(client, c
     assert "A\ufffd\ufffd\ufffdB" in system_text(_chat_requests(claude)[-1])
 
 
+def test_a_message_another_tool_stored_as_invalid_utf8_reaches_the_history_as_replacement(
+        client, claude, data_dir):
+    """The history is read with sqlite3's own decoder (`db.plain_rows`), which refuses such
+    bytes: the query is read again the forgiving way, and the turn goes on."""
+    claude.default = replies.text("First answer.")
+    sid = _chat(client, "Remember this")[0][1]["session_id"]
+    _sql(data_dir, "UPDATE messages SET content = CAST(x'4869ff21' AS TEXT) WHERE role = 'user'")
+    claude.default = replies.text("Second answer.")
+    response = client.post("/api/chat/stream", json={"session_id": sid, "message": "And now?"})
+    assert response.status_code == 200 and b"Second answer." in response.get_data()
+    history = [turn["content"] for turn in _chat_requests(claude)[-1].messages]
+    assert history[:2] == ["Hi\ufffd!", "First answer."], history
+    assert history[2] == "And now?" or history[2][0]["text"] == "And now?", history
+
+
 @pytest.mark.parametrize("reply", [f"Hello {MARK} there", f"{MARK}"])
 def test_a_lone_surrogate_in_the_models_reply_is_stored_and_sent_as_replacement(
         client, claude, data_dir, reply):

@@ -7,6 +7,7 @@ from typing import NamedTuple, TypeVar
 
 from ..api_request.types import RequestConfig
 from ..cortex import CortexService
+from ..models.personas import Persona
 from ..models.sessions import SessionRow
 from ..models.user_personas import UserPersona
 from ..storage import (
@@ -50,13 +51,9 @@ class ChatPrompt:
         the reply."""
         conn = self._db.conn()
         counters = generations.read(conn)  # first: what is kept under it is read after it
-        stored = self._kept(counters.config, "persona", session.persona_id,
-                            lambda: persona_store.get_persona(conn, session.persona_id))
-        assert stored is not None  # a session's persona exists (deleting it deletes the session)
-        # the session's greeting stands in the prompt's greeting section; an import opens with
-        # its own message (a shallow copy: the stored persona is not changed)
-        persona = stored.model_copy(update={"greeting": "" if session.imported else
-                                            greetings.greeting_for(stored, session.greeting_index)})
+        greeting = None if session.imported else session.greeting_index
+        persona = self._kept(counters.config, "persona", (session.persona_id, greeting),
+                             lambda: self._opening(conn, session.persona_id, greeting))
         settings = self._settings.turn(counters.config)
         app = settings.app
         language = prompts.language_of(persona.language, app.language)
@@ -85,6 +82,16 @@ class ChatPrompt:
                              model=persona.model or app.model,
                              max_tokens=app.max_tokens, effort=app.effort,
                              stream=True, request_type="chat"), sources
+
+    @staticmethod
+    def _opening(conn: sqlite3.Connection, persona_id: str, greeting: int | None) -> Persona:
+        """The persona as a session's prompt shows it: its greeting section holds the greeting
+        `greeting` the session opened with (None: an import, which opens with its own message,
+        has none); a shallow copy, the stored persona is not changed."""
+        stored = persona_store.get_persona(conn, persona_id)
+        assert stored is not None  # a session's persona exists (deleting it deletes the session)
+        return stored.model_copy(update={"greeting": "" if greeting is None else
+                                         greetings.greeting_for(stored, greeting)})
 
     def _kept(self, generation: int, kind: str, key: object, load: Callable[[], T]) -> T:
         """A configuration row of the turn, as the process keeps it while the `config` counter

@@ -92,6 +92,24 @@ def _decode_text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
+def plain_rows(cursor: sqlite3.Cursor, sql: str, parameters: Any) -> list[tuple]:
+    """`cursor`'s rows of `sql` with TEXT decoded by sqlite3 itself, not `_decode_text`: a
+    Python call per value is most of the cost of a chat turn's history (issue #23). Bytes
+    that are not UTF-8 make that decoder refuse the query (OperationalError); it is then read
+    again the forgiving way. The cursor's connection is this thread's alone, so the factory
+    switched for the query is seen by no one else."""
+    conn = cursor.connection
+    conn.text_factory = str
+    try:
+        return cursor.execute(sql, parameters).fetchall()
+    except sqlite3.OperationalError as err:
+        if "decode" not in str(err):
+            raise
+    finally:
+        conn.text_factory = _decode_text
+    return cursor.execute(sql, parameters).fetchall()
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection, immediate: bool = True
                 ) -> Iterator[sqlite3.Connection]:

@@ -10,10 +10,16 @@ import sqlite3
 
 from ..models.history import HistoryMessage
 from .clock import utc_now
+from .db import plain_rows
 
 _PATH = ("WITH RECURSIVE path(id, parent_id) AS ("
          "SELECT id, parent_id FROM messages WHERE id = ? "
          "UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN path p ON m.id = p.parent_id) ")
+_ON_BRANCH = ("SELECT m.id, m.role, m.content FROM messages m WHERE m.session_id = "
+              "(SELECT session_id FROM messages WHERE id = ?) AND m.on_branch = 1 AND m.id <= ? "
+              "ORDER BY m.id DESC LIMIT ?")
+_ANCESTORS = (_PATH + "SELECT m.id, m.role, m.content FROM messages m JOIN path p ON m.id = p.id "
+              "ORDER BY m.id DESC LIMIT ?")
 _SUBTREE = ("WITH RECURSIVE sub(id) AS (SELECT id FROM messages WHERE id = ? "
             "UNION ALL SELECT m.id FROM messages m JOIN sub s ON m.parent_id = s.id) ")
 
@@ -47,14 +53,9 @@ def path_messages(conn: sqlite3.Connection, message_id: int, limit: int
     tuples made into `HistoryMessage`s (the chat turn's hot path: no `sqlite3.Row`, no dict)."""
     cursor = conn.cursor()
     cursor.row_factory = None
-    rows = cursor.execute(
-        "SELECT m.id, m.role, m.content FROM messages m WHERE m.session_id = "
-        "(SELECT session_id FROM messages WHERE id = ?) AND m.on_branch = 1 AND m.id <= ? "
-        "ORDER BY m.id DESC LIMIT ?", (message_id, message_id, limit)).fetchall()
+    rows = plain_rows(cursor, _ON_BRANCH, (message_id, message_id, limit))
     if not rows or rows[0][0] != message_id:  # off the branch: walk its ancestors
-        rows = cursor.execute(
-            _PATH + "SELECT m.id, m.role, m.content FROM messages m JOIN path p ON m.id = p.id "
-            "ORDER BY m.id DESC LIMIT ?", (message_id, limit)).fetchall()
+        rows = plain_rows(cursor, _ANCESTORS, (message_id, limit))
     return list(map(HistoryMessage._make, reversed(rows)))
 
 
