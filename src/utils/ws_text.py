@@ -4,8 +4,9 @@ A chat reply is a dozen small text frames. simple-websocket frames each one thro
 (an event object, its state machine, the extension hooks) and hands the result to one `send`
 call, which may write only part of a large frame; framing an unmasked, unfragmented text frame
 takes a few bytes of header, so the chat socket sends its frames through `TextFrames`: built
-here, written whole with `sendall`. wsproto keeps everything else (the handshake, reading,
-pings, the close handshake). A frame sent this way never sets RSV1, so where the client
+here and written whole by `send` calls (gevent's `sendall` asks the kernel for the socket's
+buffer size before every write on a socket with a timeout: a system call more per frame).
+wsproto keeps everything else (the handshake, reading, pings, the close handshake). A frame sent this way never sets RSV1, so where the client
 negotiated permessage-deflate it is an uncompressed message, which RFC 7692 §6 allows.
 """
 from __future__ import annotations
@@ -46,4 +47,7 @@ class TextFrames:
         ws = self._ws
         if not ws.connected:
             raise ConnectionClosed(ws.close_reason, ws.close_message)
-        self.sock.sendall(text_frame(data))
+        frame = text_frame(data)
+        sent = self.sock.send(frame)
+        while sent < len(frame):  # a large frame may leave in parts; most leave in one
+            sent += self.sock.send(memoryview(frame)[sent:])
