@@ -7,6 +7,7 @@ hostile page can use: a browser lets a page set those headers only after a CORS 
 this app never answers, and a WebSocket handshake cannot carry them at all.
 """
 import ipaddress
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 Origin = tuple[str, str, int]
@@ -49,8 +50,10 @@ def is_own_origin(origin: str | None, own: set[Origin]) -> bool:
     return parsed is not None and parsed in own
 
 
+@lru_cache(maxsize=64)
 def is_loopback_host(host: str | None) -> bool:
-    """True when a Host header names this machine: localhost or a loopback address."""
+    """True when a Host header names this machine: localhost or a loopback address (every
+    request asks, about a handful of names: the answers are kept)."""
     if not host:
         return False
     try:
