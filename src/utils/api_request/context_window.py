@@ -1,7 +1,7 @@
-"""Which endpoint to talk to, and fitting a request into its context window.
+"""Fitting a request into the context window of the endpoint it goes to.
 
-`Connection` is read before every request (provider, base URL, key, window all live in shared
-settings, so every worker process agrees). The fit is a documented estimate (docs/models.md):
+The `Connection` (types.py) is read before every request (provider, base URL, key, window all
+live in shared settings, so every worker process agrees). The fit is a documented estimate (docs/models.md):
 UTF-8 bytes / 3, rounded up, plus 4 tokens per message; with tools, their JSON counts too. It
 errs on the large side for English (real tokenizers average about 4 bytes a token), so a request
 that fits the estimate fits the server. History is trimmed from the oldest turn; the system
@@ -14,32 +14,15 @@ import dataclasses
 import json
 import logging
 import math
-from dataclasses import dataclass
 
 from .errors import ApiFailure
 from .openai import content_text, system_text
-from .types import RequestConfig, ToolDefinition
+from .types import DEFAULT_WINDOWS, RequestConfig, ToolDefinition
 
 log = logging.getLogger(__name__)
 
-DEFAULT_WINDOWS = {"anthropic": 200_000, "openai_compatible": 8192}
 PER_MESSAGE = 4
 PROVIDERS = tuple(DEFAULT_WINDOWS)
-
-
-@dataclass(frozen=True)
-class Connection:
-    """The endpoint a request goes to; `context_window` None means the provider's default."""
-
-    provider: str = "anthropic"
-    base_url: str | None = None
-    api_key: str | None = None
-    context_window: int | None = None
-
-    @property
-    def window(self) -> int:
-        """The window in tokens this request must fit."""
-        return self.context_window or DEFAULT_WINDOWS.get(self.provider, 8192)
 
 
 def estimate(text: str) -> int:
