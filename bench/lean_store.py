@@ -8,8 +8,8 @@ PRAGMAs and migrations, FTS triggers and indexes included), each session has its
 each turn runs the statements of a steady app turn, in its order, through the same storage
 functions: the session row and the orphan check (`chat_tree.session`, `settle_claimed`), the
 start transaction (`messages.add_exchange`), the change counters and the history
-(`chat_prompt`), the endpoint's settings row read before the request (`settings_service
-.connection`), the final transaction (`messages.finish_reply` and the prompt inspector's record,
+(`chat_prompt`; the request's endpoint comes from the settings the prompt kept, so no settings
+row is read before it), the final transaction (`messages.finish_reply` and the prompt inspector's record,
 `prompt_record.store`) and the cortex trigger's one statement (`cortex_input.trigger_state`).
 No followers, leases, events, titles, caches or cortex files. tests/chat/test_floor_statements.py
 keeps its statements equal to an app turn's.
@@ -151,7 +151,6 @@ class AppStore:
             user, reply = messages.add_exchange(conn, session_id, text)
         generations.read(conn)
         history = messages.history_for_prompt(conn, session_id, self.limit, user["id"])
-        settings_store.app_text(conn)  # the endpoint's row, read before each request
         return Opened(session_id, user["id"], reply["id"], [m.turn() for m in history], conn,
                       persona_id)
 

@@ -183,3 +183,29 @@ def test_a_streamed_request_reads_its_connection_once(claude):
         events = list(api.stream(RequestConfig(system_prompt="s", messages=user())))
     assert events[-1].event_type == "done" and events[-1].data["text"] == "Once."
     assert len(reads) == 1
+
+
+def test_a_request_that_names_its_connection_goes_there_without_reading_the_settings(claude):
+    """A chat turn's request carries the connection its prompt read with the rest of the
+    settings (`RequestConfig.connection`): the client reads none again, and the request goes
+    where it says, with its key, and is fitted to its window. Its key is in no repr."""
+    from src.utils.api_request import Connection
+
+    claude.default = replies.text("There.")
+    reads = []
+
+    def connection() -> Connection:
+        reads.append(1)
+        return Connection("anthropic", "http://127.0.0.1:9", "sk-ant-api03-nowhere-0123456789")
+    named = Connection("anthropic", claude.url, KEY)
+    with ApiClient(connection_source=connection, timeout=5.0, max_retries=0,
+                   default_model=MODEL) as api:
+        events = list(api.stream(RequestConfig(system_prompt="s", messages=user(),
+                                               connection=named)))
+        assert events[-1].data["text"] == "There." and reads == []
+        assert claude.last.headers["authorization"] == f"Bearer {KEY}"
+        small = Connection("anthropic", claude.url, KEY, context_window=100)
+        refused = api.request(RequestConfig(system_prompt="s" * 600, messages=user(),
+                                            connection=small))
+        assert (refused.error, reads, len(claude.requests)) == ("context_too_small", [], 1)
+        assert KEY not in repr(RequestConfig(system_prompt="s", messages=[], connection=named))

@@ -8,9 +8,11 @@ from hypothesis import given, settings, strategies as st
 
 from src.utils.api_request.context_window import fit
 from src.utils.api_request.errors import ApiFailure
-from src.utils.api_request.types import RequestConfig
+from src.utils.api_request.openai import system_text
+from src.utils.api_request.types import RequestConfig, SystemBlock
 
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
+WIDE = st.text(st.characters(min_codepoint=0x10000, exclude_categories=("Cs",)), max_size=30)
 
 
 def _tokens(text: str) -> int:
@@ -42,6 +44,31 @@ def test_fit_keeps_exactly_what_the_counted_rule_keeps(system, turns, slack, max
     for window in (exact - slack, exact, exact + slack, 4 * exact + 20):
         result = fit(config, max(window, 1))
         expected = _reference(config, max(window, 1))
+        if isinstance(result, ApiFailure):
+            assert result.code == expected
+        else:
+            assert result.messages == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(TEXT, WIDE), min_size=1, max_size=4),  # WIDE: 4 bytes a character
+       st.lists(st.tuples(st.sampled_from(["user", "assistant"]), st.one_of(TEXT, WIDE)),
+                max_size=6),
+       st.integers(0, 40), st.integers(1, 50))
+def test_a_system_prompt_in_blocks_counts_as_the_text_it_is_sent_as(blocks, turns, slack,
+                                                                      max_tokens):
+    """Blocks are joined by a blank line when sent (`openai.system_text`); the bound that
+    spares counting a history that fits must hold for them too, so the result is the same as
+    for that one text."""
+    messages = [{"role": role, "content": text} for role, text in turns]
+    system = [SystemBlock(text) for text in blocks]
+    joined = RequestConfig(system_prompt=system_text(system), messages=messages,
+                           max_tokens=max_tokens)
+    config = RequestConfig(system_prompt=system, messages=messages, max_tokens=max_tokens)
+    exact = _tokens(joined.system_prompt) + 4 + max_tokens + sum(_tokens(t) + 4 for _, t in turns)
+    for window in (exact - slack, exact, exact + slack, 4 * exact + 20):
+        result = fit(config, max(window, 1))
+        expected = _reference(joined, max(window, 1))
         if isinstance(result, ApiFailure):
             assert result.code == expected
         else:

@@ -14,7 +14,7 @@ app = create_app({"DATA_DIR": sys.argv[1], "ANTHROPIC_API_KEY": "sk-ant-imports-
 before = "openai" in sys.modules
 with app.app_context():
     client = provider.get_api_client()
-    from src.utils.api_request.context_window import Connection
+    from src.utils.api_request.types import Connection
     client.openai_backend(Connection("openai_compatible", "http://127.0.0.1:9/v1", None, None))
 print(json.dumps({"before": before, "after": "openai" in sys.modules}))
 """

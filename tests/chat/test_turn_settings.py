@@ -5,12 +5,20 @@ when the `config` change counter moved since the process last read them
 request reads no user persona, and the cortex trigger after the turn reads the counter with its
 counts in one statement and takes the settings the prompt kept. What another process changed
 shows in the next read."""
+import itertools
+import json
+
 import pytest
 
+from src.app import create_app
 from src.utils import provider
 from src.utils.cortex.settings import load_cortex_settings
 from src.utils.storage import settings_store
+from tests.chat.chat_support import API_KEY, chat_requests, live_config
+from tests.fakes.claude import FakeClaude, replies
 from tests.support.sql_trace import traced
+
+OTHER_KEY = "sk-ant-api03-another-process-key-0123456789OTHR"
 
 
 def _put(client, path: str, **body) -> None:
@@ -66,6 +74,54 @@ def test_the_endpoint_read_before_each_request_reads_only_the_settings_row(app, 
     values = settings.values()
     assert (connection.provider, connection.base_url, connection.context_window) == (
         values.provider, values.base_url, 50_000)
+    turns, seen = traced(provider.get_db(app).conn(), lambda: settings.connection(values))
+    assert turns == connection and seen == []  # a chat turn's: from the settings it read
+
+
+def _turn(client) -> tuple[str, dict]:
+    """One chat turn in a new session: its final SSE event."""
+    session = client.post("/api/sessions", json={"persona_id": "default"}).get_json()
+    body = client.post("/api/chat/stream", json={"session_id": session["id"],
+                                                 "message": "Hi"}).get_data(as_text=True)
+    return next((line[7:], json.loads(data[6:])) for line, data in
+                itertools.pairwise(body.splitlines()) if line in ("event: done", "event: error"))
+
+
+def test_the_endpoint_another_process_set_is_the_next_turns(app_config, claude, key_hygiene):
+    """A chat turn's request goes where the settings its prompt read say, with the key that
+    belongs there now (issue 23: the settings are not read again before the request): what a
+    second app on the same data directory (another process) changed, the settings or the
+    key, is honoured from the first app's very next turn."""
+    key_hygiene.add_secret(API_KEY)
+    key_hygiene.add_secret(OTHER_KEY)
+    claude.default = replies.text("Hello.")
+    config = live_config(app_config, claude)
+    first, second = create_app(config), create_app(config)
+    try:
+        chat, other_process = first.test_client(), second.test_client()
+        assert _turn(chat)[0] == "done" and len(chat_requests(claude)) == 1
+        _put(other_process, "/api/settings", context_window=512, max_tokens=600)
+        kind, data = _turn(chat)
+        assert (kind, data["code"]) == ("error", "context_too_small")
+        assert len(chat_requests(claude)) == 1
+        with FakeClaude(api_key=OTHER_KEY) as elsewhere:
+            elsewhere.default = replies.text("From elsewhere.")
+            _put(other_process, "/api/settings", base_url=elsewhere.url, api_key=OTHER_KEY,
+                 context_window=None, max_tokens=300)
+            kind, data = _turn(chat)
+            assert (kind, data["text"]) == ("done", "From elsewhere.")
+            assert len(chat_requests(claude)) == 1
+            sent = chat_requests(elsewhere)
+            assert sent and sent[-1].headers["authorization"] == f"Bearer {OTHER_KEY}"
+            assert sent[-1].body["max_tokens"] == 300
+            # the key is not part of the settings' counter: it is read at every turn
+            assert other_process.delete("/api/settings/api-key").status_code == 200
+            kind, data = _turn(chat)
+            assert (kind, data["code"]) == ("error", "not_configured")
+            assert len(chat_requests(elsewhere)) == len(sent)
+    finally:
+        provider.shutdown_services(first)
+        provider.shutdown_services(second)
 
 
 def test_the_trigger_after_a_turn_reads_no_settings_the_turn_read(app, client, env):

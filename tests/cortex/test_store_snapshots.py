@@ -5,7 +5,7 @@ import time
 import pytest
 
 from src.utils.cortex import CORTEX_FILES, CortexService
-from src.utils.cortex.snapshots import RACY_SECONDS, FileSnapshots
+from src.utils.cortex.snapshots import RACY_SECONDS, FileSnapshots, KeptFile
 from src.utils.models.settings import MemoryRunSettings
 from src.utils.storage import Database
 
@@ -121,3 +121,21 @@ def test_remember_and_lookup_follow_the_signature(tmp_path):
     assert settled.lookup(("p", "f.md"), os.stat(path)) is None
     settled.forget("p")
     assert settled.lookup(("p", "f.md"), st) is None
+
+
+def test_a_kept_file_follows_its_signature_and_is_never_kept_while_young(tmp_path):
+    """`KeptFile` (what secrets.json parses into, services/secrets.py) keeps the rule above:
+    a file read within RACY_SECONDS of its last change is not kept, even though its stat
+    would still match (a second change in the same clock tick could leave it as it was)."""
+    path = tmp_path / "secrets.json"
+    path.write_text("{}")
+    st = os.stat(path)
+    changed = max(st.st_mtime_ns, st.st_ctime_ns)
+    young = KeptFile(clock=lambda: changed + int(RACY_SECONDS * 1e9) - 1)
+    young.remember(st, {"kept": True})
+    assert young.lookup(st) is None
+    settled = KeptFile(clock=lambda: changed + int(RACY_SECONDS * 1e9) + 1)
+    settled.remember(st, {"kept": True})
+    assert settled.lookup(st) == {"kept": True}
+    os.chmod(path, 0o600)  # changes only the ctime
+    assert settled.lookup(os.stat(path)) is None

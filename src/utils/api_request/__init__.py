@@ -2,7 +2,7 @@
 from .cancel import CancelSignal
 from .client import ApiClient
 from .connection_checks import EndpointChecks
-from .context_window import PROVIDERS, Connection
+from .context_window import PROVIDERS
 from .errors import ApiFailure
 from .handler import ToolHandler
 from .streaming import ToolCallAccumulator, ToolCallStreamHandler
@@ -11,6 +11,7 @@ from .types import (
     MAX_TOOL_ROUNDS,
     ApiResponse,
     ChunkResponse,
+    Connection,
     RequestConfig,
     SegmentEvent,
     SentRequest,

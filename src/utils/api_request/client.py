@@ -37,7 +37,7 @@ from .anthropic import text_of
 from .anthropic_adapter import AnthropicAdapter
 from .client_shelf import ClientShelf
 from .connection_checks import ConnectionChecks
-from .context_window import Connection, fit
+from .context_window import fit
 from .engine import failed
 from .errors import ApiFailure, KeyRemoved, failure, from_exception
 from .handler import ToolHandler
@@ -50,6 +50,7 @@ from .types import (
     DEFAULT_MODEL,
     MAX_TOOL_ROUNDS,
     ApiResponse,
+    Connection,
     RequestConfig,
     StreamEvent,
     ToolExecutor,
@@ -235,18 +236,20 @@ class ApiClient(ConnectionChecks):
         if self._connection_source is not None:
             connection = connection or self._connection_source()
             if connection.provider != "openai_compatible":
-                self._use(connection.base_url or self._env_base_url, connection.api_key)
+                return self._use(connection.base_url or self._env_base_url, connection.api_key)
         elif self._key_source is not None:
-            self._use(self.base_url, self._key_source())
+            return self._use(self.base_url, self._key_source())
         with self._lock:
             return self._sdk, self._key, self._shelf
 
-    def _use(self, base_url: str | None, key: str | None) -> None:
-        """Rebuilds the SDK client when the URL or key changed (requests in flight keep theirs)."""
+    def _use(self, base_url: str | None, key: str | None
+             ) -> tuple[Any, str | None, ClientShelf | None]:
+        """`_state` for this URL and key: the SDK client is rebuilt when either changed
+        (requests in flight keep theirs); an unchanged pair takes the lock once."""
         key = key.strip() if key else None
         with self._lock:
             if (base_url, key) == (self.base_url, self._key):
-                return
+                return self._sdk, self._key, self._shelf
         register_secret(key)
         sdk = self._new_sdk(key, base_url=base_url) if key else None
         retired: ClientShelf | None = None
@@ -255,10 +258,12 @@ class ApiClient(ConnectionChecks):
             if unused is None:  # else another thread built the same client first
                 self.base_url, self._key = base_url, key
                 retired = self._install(sdk, key, base_url)
+            state = self._sdk, self._key, self._shelf
         if unused is not None:
             unused.close()
         elif retired is not None:
             retired.retire()
+        return state
 
     def _install(self, sdk: Any, key: str | None, base_url: str | None) -> ClientShelf | None:
         """Makes `sdk` the client in use, with a new shelf of stream clients for the same key
@@ -270,9 +275,10 @@ class ApiClient(ConnectionChecks):
 
     def _route(self, config: RequestConfig, live: bool = False
                ) -> tuple[RequestConfig, ProviderAdapter] | ApiFailure:
-        """The request fitted to the window and the adapter of the configured provider, or why
-        not. `live`: the adapter re-reads the key and endpoint before each round."""
-        connection = self.connection()
+        """The request fitted to the window and the adapter of the configured provider (the
+        request's own `connection` when its caller read it, else the settings now), or why
+        not. `live`: the adapter re-reads the key and endpoint before each later round."""
+        connection = config.connection or self.connection()
         fitted = fit(config, connection.window)
         if isinstance(fitted, ApiFailure):
             return fitted

@@ -11,7 +11,6 @@ import anthropic
 
 from ..logsafe import register_secret
 from .anthropic import usage_dict
-from .context_window import Connection
 from .deadline import Deadline
 from .errors import failure, from_exception
 from .openai_backend import OpenAIBackend
@@ -28,7 +27,7 @@ from .probe import (
 )
 from .request_builder import build_kwargs
 from .sdk import sdk_options
-from .types import DEFAULT_MODEL, ApiResponse, RequestConfig
+from .types import DEFAULT_MODEL, ApiResponse, Connection, RequestConfig
 
 
 class ConnectionChecks:

@@ -1,10 +1,10 @@
-"""Which endpoint to talk to, and fitting a request into its context window.
+"""Fitting a request into the context window of the endpoint it goes to.
 
-`Connection` is read before every request (provider, base URL, key, window all live in shared
-settings, so every worker process agrees). The fit is a documented estimate (docs/models.md):
-UTF-8 bytes / 3, rounded up, plus 4 tokens per message; with tools, their JSON counts too. It
-errs on the large side for English (real tokenizers average about 4 bytes a token), so a request
-that fits the estimate fits the server. History is trimmed from the oldest turn; the system
+The `Connection` (types.py) is read before every request (provider, base URL, key, window all
+live in shared settings, so every worker process agrees). The fit is a documented estimate
+(docs/models.md): UTF-8 bytes / 3, rounded up, plus 4 tokens per message; with tools, their
+JSON counts too. It errs on the large side for English (real tokenizers average about 4 bytes a
+token), so a request that fits the estimate fits the server. History is trimmed from the oldest turn; the system
 prompt (persona and cortex) is never cut: when it does not fit with the newest message and the
 answer's budget, the request fails with `context_too_small`, naming the numbers.
 """
@@ -14,32 +14,15 @@ import dataclasses
 import json
 import logging
 import math
-from dataclasses import dataclass
 
 from .errors import ApiFailure
 from .openai import content_text, system_text
-from .types import RequestConfig, ToolDefinition
+from .types import DEFAULT_WINDOWS, RequestConfig, SystemBlock, ToolDefinition
 
 log = logging.getLogger(__name__)
 
-DEFAULT_WINDOWS = {"anthropic": 200_000, "openai_compatible": 8192}
 PER_MESSAGE = 4
 PROVIDERS = tuple(DEFAULT_WINDOWS)
-
-
-@dataclass(frozen=True)
-class Connection:
-    """The endpoint a request goes to; `context_window` None means the provider's default."""
-
-    provider: str = "anthropic"
-    base_url: str | None = None
-    api_key: str | None = None
-    context_window: int | None = None
-
-    @property
-    def window(self) -> int:
-        """The window in tokens this request must fit."""
-        return self.context_window or DEFAULT_WINDOWS.get(self.provider, 8192)
 
 
 def estimate(text: str) -> int:
@@ -57,12 +40,13 @@ def message_tokens(message: dict) -> int:
 
 def fit(config: RequestConfig, window: int) -> RequestConfig | ApiFailure:
     """`config` with the oldest history dropped until it fits, or the failure saying why not."""
-    fixed = estimate(system_text(config.system_prompt)) + PER_MESSAGE + config.max_tokens
+    fixed = PER_MESSAGE + config.max_tokens
     if config.tools:
         fixed += estimate(json.dumps([_tool_json(tool) for tool in config.tools]))
-    if fixed + _most(config.messages) <= window and \
+    if fixed + _most_system(config.system_prompt) + _most(config.messages) <= window and \
             (not config.messages or config.messages[0].get("role") == "user"):
         return config  # fits even if every character took 4 bytes: nothing to count or cut
+    fixed += estimate(system_text(config.system_prompt))
     costs = [message_tokens(message) for message in config.messages]
     newest = costs[-1] if costs else 0
     if fixed + newest > window:
@@ -78,6 +62,15 @@ def fit(config: RequestConfig, window: int) -> RequestConfig | ApiFailure:
     log.info("trimmed %d old message(s) of %s to fit a %d-token window", start,
              config.request_type, window)
     return dataclasses.replace(config, messages=list(config.messages[start:]))
+
+
+def _most_system(system: str | list[SystemBlock]) -> int:
+    """An upper bound of the system prompt's estimate without joining or encoding it (a text
+    with one character beyond Latin-1 is encoded character by character: about 1 ns each);
+    each block counts 2 characters more for the blank line that joins it to the next."""
+    chars = len(system) if isinstance(system, str) else sum(len(block.text) + 2
+                                                            for block in system)
+    return math.ceil(chars * 4 / 3)
 
 
 def _most(messages: list[dict]) -> int:

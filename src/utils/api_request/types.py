@@ -7,6 +7,7 @@ from typing import Any
 
 MAX_TOOL_ROUNDS = 10
 DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_WINDOWS = {"anthropic": 200_000, "openai_compatible": 8192}
 
 ToolExecutor = Callable[[str, dict], tuple[bool, str]]
 
@@ -106,6 +107,22 @@ class ToolChoice:
 
 
 @dataclass(frozen=True)
+class Connection:
+    """The endpoint a request goes to and the key that belongs to it (never in a repr);
+    `context_window` None means the provider's default."""
+
+    provider: str = "anthropic"
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    context_window: int | None = None
+
+    @property
+    def window(self) -> int:
+        """The window in tokens this request must fit."""
+        return self.context_window or DEFAULT_WINDOWS.get(self.provider, 8192)
+
+
+@dataclass(frozen=True)
 class SentRequest:
     """A streamed request as it went on the wire: provider, model and the exact body bytes."""
 
@@ -133,6 +150,9 @@ class RequestConfig:
     cache_system: bool = False
     max_tool_rounds: int = MAX_TOOL_ROUNDS
     on_sent: Callable[[SentRequest], None] | None = None
+    # where it goes, read by the caller with the rest of its settings just before (a chat
+    # turn's); None: the client reads the settings itself (`ApiClient.connection`)
+    connection: Connection | None = None
 
 
 @dataclass

@@ -48,7 +48,8 @@ class ChatPrompt:
         """The request for reply `reply_id`: the path to its parent (`parent_id` when the
         caller knows it), plus `prefix` (the text a continued reply already has) as the final
         assistant turn the model continues; and what it drew on, for the caller to store with
-        the reply."""
+        the reply. The request goes to the endpoint of the settings it was built from, with
+        the key that belongs there as it is now (`SettingsService.connection`)."""
         conn = self._db.conn()
         counters = generations.read(conn)  # first: what is kept under it is read after it
         greeting = None if session.imported else session.greeting_index
@@ -81,7 +82,8 @@ class ChatPrompt:
         return RequestConfig(system_prompt=system, messages=turns,
                              model=persona.model or app.model,
                              max_tokens=app.max_tokens, effort=app.effort,
-                             stream=True, request_type="chat"), sources
+                             stream=True, request_type="chat",
+                             connection=self._settings.connection(app)), sources
 
     @staticmethod
     def _opening(conn: sqlite3.Connection, persona_id: str, greeting: int | None) -> Persona:

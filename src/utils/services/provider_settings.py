@@ -6,6 +6,7 @@ parks the old provider's three fields under `by_provider` and brings back the ne
 moving between Claude and a local model does not send a Claude model id to Ollama (or an
 Ollama URL to Anthropic). The fields' checks are `models.settings.SettingsPatch`.
 """
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 # Where each provider's requests go when no base URL is set (what the SDKs use by default).
@@ -14,9 +15,12 @@ OFFICIAL_URLS = {"anthropic": "https://api.anthropic.com",
 PER_PROVIDER = ("model", "base_url", "context_window")
 
 
+@lru_cache(maxsize=64)
 def endpoint(provider: str, url: str | None) -> str:
     """The canonical form of where requests go: None is the provider's official URL; scheme and
-    host lower-cased, a default port dropped, no trailing slash. Keys are bound to this."""
+    host lower-cased, a default port dropped, no trailing slash. Keys are bound to this. A pure
+    function of its two strings, asked twice before every request (`KeyRing.key_for`): the
+    last few answers are kept (a URL that raises is not)."""
     parts = urlsplit(url or OFFICIAL_URLS[provider])
     scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
     host = f"[{host}]" if ":" in host else host

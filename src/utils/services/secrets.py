@@ -3,15 +3,21 @@
 One key per provider (`anthropic_api_key`, `openai_api_key`), each with the base URL it was
 saved for (`anthropic_base_url`, `openai_base_url`: the key is sent there and nowhere else,
 DESIGN §15 "Keys"); storing or removing one keeps the other. Read before every upstream
-request, so every worker process uses the same key.
+request, so every worker process uses the same key: a `stat` of the file each time, and a read
+and parse only when its signature changed since the last read (`cortex/snapshots.py`
+`KeptFile`: a key saved, removed or moved by any process changes the inode, size or times; a
+file changed within `RACY_SECONDS` of being read is read again every time).
 """
 import json
 import logging
 import os
 import tempfile
 import threading
-from typing import ClassVar
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
 
+from ..cortex.snapshots import KeptFile, read_with_stat
 from ..logsafe import register_secret
 
 log = logging.getLogger(__name__)
@@ -20,10 +26,11 @@ log = logging.getLogger(__name__)
 class SecretStore:
     """Reads and atomically writes `secrets.json`; never logs or returns more than the last 4 chars."""
 
-    def __init__(self, data_dir: str):
+    def __init__(self, data_dir: str, clock: Callable[[], int] = time.time_ns):
         self.path = os.path.join(data_dir, "secrets.json")
         self._lock = threading.Lock()
         self._reported: tuple | None = None
+        self._kept: KeptFile[dict[str, Any]] = KeptFile(clock)
 
     FIELDS: ClassVar[dict[str, str]] = {"anthropic": "anthropic_api_key", "openai_compatible": "openai_api_key"}
     URL_FIELDS: ClassVar[dict[str, str]] = {"anthropic": "anthropic_base_url", "openai_compatible": "openai_base_url"}
@@ -38,17 +45,32 @@ class SecretStore:
         """`(key, base_url it belongs to)`; the URL is None for a key stored before keys were
         bound to URLs (SettingsService binds those at start-up)."""
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                data = json.load(fh)
-            value, url = data.get(self.FIELDS[provider]), data.get(self.URL_FIELDS[provider])
+            data = self._content()
         except FileNotFoundError:
             return None, None
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError):
             self._report_unreadable()
             return None, None
+        value, url = data.get(self.FIELDS[provider]), data.get(self.URL_FIELDS[provider])
         value = value if isinstance(value, str) and value else None
         register_secret(value)
         return value, (url if value and isinstance(url, str) and url else None)
+
+    def _content(self) -> dict[str, Any]:
+        """The file's JSON object as it is now: the one kept while the file's signature stands
+        (shared: read it, never change it), else read and parsed again (ValueError: not a JSON
+        object; FileNotFoundError: no file)."""
+        kept = self._kept.lookup(os.stat(self.path))
+        if kept is not None:
+            return kept
+        raw, st = read_with_stat(self.path)  # stat first: an edit during the read changes it
+        if raw is None or st is None:
+            raise FileNotFoundError(self.path)
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("secrets.json holds no JSON object")
+        self._kept.remember(st, data)
+        return data
 
     def _report_unreadable(self) -> None:
         """Logs a broken secrets.json once per version of the file, not on every request."""

@@ -5,7 +5,8 @@ with one cheap upstream call at the URL it will be sent to before it is stored, 
 URL (key_ring.py: a key goes nowhere else); only `configured`, `last4` and `source` are ever
 reported, never the key itself. The provider fields live in provider_settings.py (each
 provider keeps its own URL, model and window); `connection()` is what the API client reads
-before every request: the URL and the key that belongs to it, in one read.
+before every request: the URL and the key that belongs to it, in one read (a chat turn's
+request takes it from the settings its prompt read, `ChatPrompt.config`).
 """
 import logging
 import sqlite3
@@ -105,11 +106,13 @@ class SettingsService:
                                  lambda: user_personas.get_default(conn))
         return TurnSettings(self._values(text, default), cortex, default)
 
-    def connection(self) -> Connection:
+    def connection(self, values: AppSettings | None = None) -> Connection:
         """The endpoint requests go to now, with the key that belongs to it (read per request;
-        a key saved for another URL is not sent). The user name is not part of it, so no
-        user persona is read."""
-        values = self._values(store.app_text(self._db.conn()), None)
+        a key saved for another URL is not sent). `values`: the settings the caller read for
+        this very request (a chat turn's, `turn`), else the row is read now; the user name is
+        not part of it, so no user persona is read."""
+        if values is None:  # only read here: the checked values themselves, not a copy
+            values = self._checked(store.app_text(self._db.conn()), None)
         key = self.keys.key_for(values.provider, values.base_url)[0]
         return Connection(values.provider, values.base_url, key, values.context_window)
 
