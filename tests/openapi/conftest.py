@@ -1,7 +1,6 @@
 """Fixtures for the Open API tests: the app talks to the Claude fake, with seeded data."""
 import pytest
 
-from src.utils import provider
 from tests.fakes.claude import replies
 
 API_KEY = "sk-ant-openapi-test-0123456789abcdef"
@@ -12,13 +11,6 @@ def app_config(app_config, claude):
     """The test app pointed at the fake (every request gets a short text reply)."""
     claude.default = replies.text("A short reply.", chunks=["A short ", "reply."])
     return {**app_config, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": claude.url}
-
-
-@pytest.fixture(autouse=True)
-def _close_api_client(app):
-    """The app's HTTP client keeps connections to the fake open; close them with the test."""
-    yield
-    provider.get_api_client(app).close()
 
 
 @pytest.fixture

@@ -43,8 +43,7 @@ def app_config(app_config, claude):
 @pytest.fixture
 def upstream(claude, app):
     yield FaultyUpstream(claude)
-    provider.get_cortex_worker(app).stop()
-    provider.get_api_client(app).close()
+    provider.get_cortex_worker(app).stop()  # the app's shutdown closes the API client
 
 
 class Http:
