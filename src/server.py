@@ -87,7 +87,7 @@ class Worker(GeventWorker):
         modules inside the event loop (0.18 s of CPU, 0.5 s stalled on a loaded machine)."""
         self._tune_memory()
         self._pool_connections()
-        gevent.get_hub().resolver  # noqa: B018 (see below)
+        gevent.get_hub().resolver  # noqa: B018 (made for its imports: see above)
         path = os.environ.get("PERSONA_BLOCKING_REPORT")
         stop_monitor: Callable[[], None] | None = None
         if path:

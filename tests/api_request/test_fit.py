@@ -4,7 +4,7 @@ with the person's turn. A history that fits even at 4 bytes a character is not c
 the result is the same as counting it, right at the window's edge too."""
 import math
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from src.utils.api_request.context_window import fit
 from src.utils.api_request.errors import ApiFailure
@@ -34,16 +34,14 @@ def _reference(config: RequestConfig, window: int):
     return config.messages[start:]
 
 
-@settings(max_examples=300, deadline=None)
-@given(TEXT, st.lists(st.tuples(st.sampled_from(["user", "assistant"]), TEXT), max_size=8),
-       st.integers(0, 40), st.integers(1, 50))
-def test_fit_keeps_exactly_what_the_counted_rule_keeps(system, turns, slack, max_tokens):
-    messages = [{"role": role, "content": text} for role, text in turns]
-    config = RequestConfig(system_prompt=system, messages=messages, max_tokens=max_tokens)
-    exact = _tokens(system) + 4 + max_tokens + sum(_tokens(t) + 4 for _, t in turns)
+def _fits_as_counted(config: RequestConfig, counted: RequestConfig, slack: int) -> None:
+    """`fit(config)` gives what the counted rule gives for `counted` (the same request, its
+    system prompt as one text), below, at and above the exact window and far above it."""
+    exact = (_tokens(counted.system_prompt) + 4 + counted.max_tokens
+             + sum(_tokens(m["content"]) + 4 for m in counted.messages))
     for window in (exact - slack, exact, exact + slack, 4 * exact + 20):
         result = fit(config, max(window, 1))
-        expected = _reference(config, max(window, 1))
+        expected = _reference(counted, max(window, 1))
         if isinstance(result, ApiFailure):
             assert result.code == expected
         else:
@@ -51,10 +49,20 @@ def test_fit_keeps_exactly_what_the_counted_rule_keeps(system, turns, slack, max
 
 
 @settings(max_examples=300, deadline=None)
+@given(TEXT, st.lists(st.tuples(st.sampled_from(["user", "assistant"]), TEXT), max_size=8),
+       st.integers(0, 40), st.integers(1, 50))
+def test_fit_keeps_exactly_what_the_counted_rule_keeps(system, turns, slack, max_tokens):
+    messages = [{"role": role, "content": text} for role, text in turns]
+    config = RequestConfig(system_prompt=system, messages=messages, max_tokens=max_tokens)
+    _fits_as_counted(config, config, slack)
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(TEXT, WIDE), min_size=1, max_size=4),  # WIDE: 4 bytes a character
        st.lists(st.tuples(st.sampled_from(["user", "assistant"]), st.one_of(TEXT, WIDE)),
                 max_size=6),
        st.integers(0, 40), st.integers(1, 50))
+@example(["\U00010000", "\U00010000"], [], 1, 1)  # the blank line joining them decides the fit
 def test_a_system_prompt_in_blocks_counts_as_the_text_it_is_sent_as(blocks, turns, slack,
                                                                       max_tokens):
     """Blocks are joined by a blank line when sent (`openai.system_text`); the bound that
@@ -65,11 +73,4 @@ def test_a_system_prompt_in_blocks_counts_as_the_text_it_is_sent_as(blocks, turn
     joined = RequestConfig(system_prompt=system_text(system), messages=messages,
                            max_tokens=max_tokens)
     config = RequestConfig(system_prompt=system, messages=messages, max_tokens=max_tokens)
-    exact = _tokens(joined.system_prompt) + 4 + max_tokens + sum(_tokens(t) + 4 for _, t in turns)
-    for window in (exact - slack, exact, exact + slack, 4 * exact + 20):
-        result = fit(config, max(window, 1))
-        expected = _reference(joined, max(window, 1))
-        if isinstance(result, ApiFailure):
-            assert result.code == expected
-        else:
-            assert result.messages == expected
+    _fits_as_counted(config, joined, slack)

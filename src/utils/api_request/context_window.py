@@ -4,8 +4,8 @@ The `Connection` (types.py) is read before every request (provider, base URL, ke
 live in shared settings, so every worker process agrees). The fit is a documented estimate
 (docs/models.md): UTF-8 bytes / 3, rounded up, plus 4 tokens per message; with tools, their
 JSON counts too. It errs on the large side for English (real tokenizers average about 4 bytes a
-token), so a request that fits the estimate fits the server. History is trimmed from the oldest turn; the system
-prompt (persona and cortex) is never cut: when it does not fit with the newest message and the
+token), so a request that fits the estimate fits the server. History is trimmed from the oldest
+turn; the system prompt (persona and cortex) is never cut: when it does not fit with the newest message and the
 answer's budget, the request fails with `context_too_small`, naming the numbers.
 """
 from __future__ import annotations
