@@ -8,7 +8,9 @@ the blocked stack is appended to the file as one JSON line (gevent's own report 
 `stalled`: `wall` less the time the machine kept the worker from running, which is the run
 delay of all its threads (runnable, waiting for a CPU: `/proc/self/task/<tid>/schedstat`;
 every thread counts, since one that waits for a CPU while holding the GIL keeps the loop
-waiting) and the time the loop thread was seen in a disk wait (state `D`). A block that
+waiting: the monitor's own thread too, which holds the GIL while it reads these counters) and
+the time the loop thread was seen in a disk wait (state `D`). `others_cpu`, the CPU the
+worker's other threads used meanwhile, says whether one of them held the GIL computing. A block that
 computes has `cpu` close to `wall`; one that sleeps in a system call (a lock, a pipe, a
 sleep) has `stalled` close to `wall` without `cpu`; a loop that only waited for a core or a
 disk has neither, so a test can fail on what the worker did and never on the machine's load.
@@ -73,9 +75,10 @@ def install(path: str) -> Callable[[], None]:
             return
         since, cpu_since = switch.wall, switch.cpu
         wall = time.perf_counter() - since
-        waited, disk = waits.since(since)
+        waited, disk, busy = waits.since(since)
+        cpu = time.clock_gettime(clock) - cpu_since
         record = {"pid": os.getpid(), "since": since, "wall": round(wall, 3),
-                  "cpu": round(time.clock_gettime(clock) - cpu_since, 3),
+                  "cpu": round(cpu, 3), "others_cpu": round(max(0.0, busy - cpu), 3),
                   "waited": round(waited, 3), "disk": round(disk, 3),
                   "stalled": round(max(0.0, wall - waited - disk), 3),
                   "greenlet": str(blocked[1]), "report": _stack(watched)}
@@ -96,14 +99,16 @@ def _stack(hub: Any) -> str:
 
 class _Waits:
     """The worker's waits that are the machine's doing, sampled by the monitor thread every
-    period: the summed run delay of the process's threads (but the monitor's own) and the
-    time the loop thread spent in a disk wait, each kept with the time it was read, so a
-    block's share is the difference to the last sample taken before the block began."""
+    period: the summed run delay of the process's threads and the time the loop thread spent
+    in a disk wait (with, for the report, the CPU all the threads used), each kept with the
+    time it was read, so a block's share is the difference to the last sample taken before the
+    block began."""
 
     def __init__(self, loop_tid: int) -> None:
         self._loop = loop_tid
         self._disk = 0.0
         self._last = time.perf_counter()
+        self._clocks = ThreadClocks()
         self._samples: collections.deque = collections.deque(maxlen=1200)  # 2 minutes
 
     def sample(self) -> None:
@@ -112,27 +117,46 @@ class _Waits:
         if _state(self._loop) == "D":
             self._disk += now - self._last
         self._last = now
-        self._samples.append((now, _run_delay(threading.get_native_id()), self._disk))
+        ran, delay = self._clocks.read()
+        self._samples.append((now, delay, self._disk, ran))
 
-    def since(self, began: float) -> tuple[float, float]:
-        """(run delay, disk wait) in seconds from the last sample before `began` to now."""
-        _, delay, disk = self._samples[-1]
+    def since(self, began: float) -> tuple[float, float, float]:
+        """(run delay, disk wait, CPU of all threads) in seconds from the last sample before
+        `began` to now."""
+        _, delay, disk, ran = self._samples[-1]
         earlier = [s for s in self._samples if s[0] <= began] or [self._samples[0]]
-        return delay - earlier[-1][1], disk - earlier[-1][2]
+        return delay - earlier[-1][1], disk - earlier[-1][2], ran - earlier[-1][3]
 
 
-def _run_delay(skip: int) -> float:
-    """Seconds this process's live threads (but `skip`) have waited for a CPU."""
-    total = 0
-    for tid in os.listdir("/proc/self/task"):
-        if int(tid) == skip:
-            continue
-        try:
-            with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as handle:
-                total += int(handle.read().split()[1])
-        except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile
-            continue
-    return total / 1e9
+class ThreadClocks:
+    """How long a process's threads have run and waited for a CPU, summed over every thread
+    seen since the first read, ended ones included. A sum over the live threads alone falls
+    when one ends, by all the waiting it had done: a block or a gap measured across that end
+    came out larger than its wall time less every wait, and failed a loaded run with a 0.58 s
+    gap whose threads had in fact waited 2.2 s. Each thread's last reading is kept; one that
+    reads lower than before is a new thread on a reused id, and the old one's is kept aside."""
+
+    def __init__(self, pid: int | str = "self") -> None:
+        self._task = f"/proc/{pid}/task"
+        self._seen: dict[str, tuple[int, int]] = {}
+        self._ended = (0, 0)
+
+    def read(self) -> tuple[float, float]:
+        """(run, run delay) in seconds."""
+        for tid in os.listdir(self._task):
+            try:
+                with open(f"{self._task}/{tid}/schedstat", encoding="ascii") as handle:
+                    fields = handle.read().split()
+            except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile
+                continue
+            now = (int(fields[0]), int(fields[1]))
+            before = self._seen.get(tid, (0, 0))
+            if now[0] < before[0] or now[1] < before[1]:
+                self._ended = (self._ended[0] + before[0], self._ended[1] + before[1])
+            self._seen[tid] = now
+        ran = self._ended[0] + sum(r for r, _ in self._seen.values())
+        waited = self._ended[1] + sum(w for _, w in self._seen.values())
+        return ran / 1e9, waited / 1e9
 
 
 def _state(tid: int) -> str:

@@ -68,7 +68,9 @@ class ServerProcess:
         from tests.robustness.stall_watch import stalling_blocks
         blocks = stalling_blocks(self.blocking_report, 0, BLOCK_SECONDS)
         assert not blocks, "the event loop was blocked:\n" + "\n".join(
-            f"{b['cpu']} s CPU, {b.get('stalled')} s stalled ({b['wall']} s):\n{b['report']}"
+            f"{b['cpu']} s CPU, {b.get('stalled')} s stalled ({b['wall']} s; waited "
+            f"{b.get('waited')} s, disk {b.get('disk')} s, other threads' CPU "
+            f"{b.get('others_cpu')} s):\n{b['report']}"
             for b in blocks)
 
     def start(self) -> None:

@@ -3,10 +3,10 @@ the chunks of a chat streaming over SSE, plus the blocks gevent's monitor report
 
 A busy machine (2 cores, a dozen processes) delays every thread by itself: a poll can take a
 second while the worker did nothing wrong. So each latency and gap is counted net of the time
-the threads involved (the worker's loop thread and the measuring thread) sat runnable waiting
-for a CPU, read from the kernel's scheduler statistics (`/proc/<pid>/task/<tid>/schedstat`,
-run delay; for the worker summed over all its threads, see `_Waits`). What is left is time the
-worker was not serving although it could have run:
+the processes involved (the worker, the paced Claude fake of `paced_fake.py`, and this test's
+process, which measures) sat runnable waiting for a CPU, summed over all their threads and read
+from the kernel's scheduler statistics (`/proc/<pid>/task/<tid>/schedstat`, run delay; see
+`_Waits`). What is left is time the worker was not serving although it could have run:
 blocked in a system call, or computing.
 """
 import itertools
@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from src.blocking_report import ThreadClocks
 from tests.chat.chat_support import SseStream
 
 POLL_SECONDS = 0.02  # pacing of the health poller (not a wait for a condition)
@@ -82,17 +83,12 @@ def _is_memory_process(pid: int) -> bool:
         return True
 
 
-def run_delay(pid: int, tid: int | None = None) -> float:
-    """Seconds the thread has spent runnable but waiting for a CPU, since it started."""
-    with open(f"/proc/{pid}/task/{tid or pid}/schedstat", encoding="ascii") as handle:
-        return int(handle.read().split()[1]) / 1e9
-
-
-def watch(server, session_id: str, requests: list) -> Stalls:
-    """Streams a reply in `session_id` and polls `/healthz` while `requests` (callables
-    returning a status) run all at once; stops the reply at the end."""
+def watch(server, fake_pid: int, session_id: str, requests: list) -> Stalls:
+    """Streams a reply in `session_id` (from the paced fake, process `fake_pid`) and polls
+    `/healthz` while `requests` (callables returning a status) run all at once; stops the reply
+    at the end."""
     stalls, stop = Stalls(), threading.Event()
-    waited = _Waits(worker_pid(server))
+    waited = _Waits(worker_pid(server), fake_pid)
     poller = threading.Thread(target=_poll, args=(server, stalls, stop, waited), daemon=True)
     stream = SseStream(server.url, "/api/chat/stream", {"session_id": session_id,
                                                         "message": "Talk for a while."})
@@ -150,28 +146,21 @@ def where(block: dict) -> str:
 
 
 class _Waits:
-    """The run delay of every thread of the worker plus that of the calling thread. Every
-    thread of the worker counts, not only its loop thread: a thread holding the GIL while it
-    waits for a CPU keeps the loop waiting too (asleep on the GIL, which no run delay of the
-    loop thread shows). On a quiet machine all of it is near zero, so the bound stays strict."""
+    """The run delay of every thread of the worker, of the fake, and of this process, ended
+    threads included (`ThreadClocks`). Every thread counts, not only the one serving or
+    measuring: a thread holding its process's GIL while it waits for a CPU keeps the others
+    waiting too (asleep on the GIL, which their own run delay does not show). In this process
+    the uploading and reading threads share a GIL with the measuring ones. On a quiet machine
+    all of it is near zero, so the bound stays strict. Called from the poller and the reader
+    at once, hence the lock."""
 
-    def __init__(self, worker: int) -> None:
-        self._worker = worker
+    def __init__(self, *pids: int) -> None:
+        self._clocks = [ThreadClocks(pid) for pid in (*pids, os.getpid())]
+        self._lock = threading.Lock()
 
     def now(self) -> float:
-        return process_run_delay(self._worker) + run_delay(os.getpid(),
-                                                           threading.get_native_id())
-
-
-def process_run_delay(pid: int) -> float:
-    """Seconds the process's live threads have spent runnable but waiting for a CPU."""
-    total = 0.0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            total += run_delay(pid, int(tid))
-        except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile
-            continue
-    return total
+        with self._lock:
+            return sum(clock.read()[1] for clock in self._clocks)
 
 
 def _poll(server, stalls: Stalls, stop: threading.Event, waited: _Waits) -> None:

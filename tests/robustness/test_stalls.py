@@ -2,8 +2,8 @@
 (`python -m src.app`, PERSONA_WORKERS=1) serves five hostile uploads of a heavy kind at once
 (or five reads that compute: memory notes and history diffs of a persona whose updates wrote
 repetitive memories up to the hard cap, archive exports of a 20,000-message persona)
-while `/healthz` is polled and a chat streams over SSE from the Claude fake (a thread of this
-process). The worst `/healthz` answer and the worst gap between chunks beyond the fake's own
+while `/healthz` is polled and a chat streams over SSE from the Claude fake (in a process of its
+own: `paced_fake.py`). The worst `/healthz` answer and the worst gap between chunks beyond the fake's own
 pace stay within STALL_SECONDS, and gevent's blocking monitor (PERSONA_BLOCKING_REPORT) saw no
 block of the event loop that computed or slept in a system call for more than STALL_SECONDS
 (blocks are judged net of the worker's waits for a CPU or the disk, so a loaded machine cannot
@@ -11,7 +11,6 @@ fail this; docs/development.md).
 """
 import pytest
 
-from tests.fakes.claude import FakeClaude, replies
 from tests.robustness.hostile_uploads import (
     many_entry_zip,
     persona_archive,
@@ -20,10 +19,9 @@ from tests.robustness.hostile_uploads import (
     zero_card_png,
     zero_png,
 )
+from tests.robustness.paced_fake import PacedFake
 from tests.robustness.servers import ServerProcess
 from tests.robustness.stall_watch import (
-    CHUNK_SECONDS,
-    CHUNKS,
     blocks,
     stalling_blocks,
     watch,
@@ -34,14 +32,12 @@ KEY = "sk-ant-stalls-test-000000000000"
 STALL_SECONDS = 0.5
 PARALLEL = 5
 MEMORY_LINES = 7000  # two such memories take difflib seconds to compare (hostile_uploads.py)
-WORDS = [f"w{i} " for i in range(CHUNKS)]
 
 
 @pytest.fixture(scope="module")
 def fake():
-    with FakeClaude() as claude:
-        claude.default = replies.text("".join(WORDS), chunks=WORDS, event_delay=CHUNK_SECONDS)
-        yield claude
+    with PacedFake() as paced:
+        yield paced
 
 
 @pytest.fixture(scope="module")
@@ -133,13 +129,13 @@ _READS = {"memory_notes": "repetitive", "history_diff": "repetitive",
 
 
 @pytest.mark.parametrize("kind", [*_UPLOADS, *_READS])
-def test_heavy_requests_do_not_stall_the_worker(server, files, kind, request):
+def test_heavy_requests_do_not_stall_the_worker(server, fake, files, kind, request):
     persona_id, session_id = _session(server)
     target = request.getfixturevalue(_READS[kind]) if kind in _READS else None
     since = server.blocking_report.stat().st_size if server.blocking_report.exists() else 0
     requests, allowed = _reads(server, kind, target) if kind in _READS else \
         _requests(server, files, kind, persona_id)
-    stalls = watch(server, session_id, requests)
+    stalls = watch(server, fake.pid, session_id, requests)
     print(f"\n{kind}: {stalls.summary()}")
     for block in blocks(server.blocking_report, since):
         print(f"  block {block['wall']} s wall, {block['cpu']} s CPU, {block.get('stalled')} s "
