@@ -1,6 +1,6 @@
 """The SSE floor: the lean turn behind gunicorn and Flask beside the app's SSE turn (issue #23).
 
-    flock /tmp/bench.lock .venv/bin/python bench/sse_floor.py [--streams 1 8 32] [--rounds 8]
+    flock /tmp/bench.lock .venv/bin/python bench/sse_floor.py [--streams 1 8 32] [--rounds 12] [--turns 8]
 
 The app's SSE turn costs more CPU than its WebSocket turn, the lean server's does not. This
 tells how much of that is the HTTP stack (gunicorn's gevent worker, Flask's request handling)
@@ -21,9 +21,11 @@ interleaved (the order rotating round by round); a round is a burst of N streams
 wall-clock instant, each stream sending `ceil(--turns / N)` turns back to back (so a round at
 one stream has enough turns for /proc's 10 ms ticks). CPU per turn of a round: utime + stime of
 the kind's whole process tree (the lean group's processes and their children; the app's master,
-workers and memory process) from /proc over the round, divided by its turns; the table shows
-the median over the rounds (the app's chat workers alone in brackets) and the ratios of the
-medians.
+workers and memory process) from /proc over the round, divided by its turns. Two tables: the
+median over the rounds and the mean over them (all their CPU over all their turns: /proc counts
+in 10 ms ticks, so a round's figure is coarse and the mean resolves finer), each with the app's
+chat workers alone in brackets and the ratios; then the SSE cost taken apart, from the means.
+About 4 minutes with the defaults (a turn lasts about 0.3 s: ten events 20 ms apart).
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -100,24 +103,43 @@ class Floor:
         return found
 
 
-def row(streams: int, turns: int, found: dict[str, dict]) -> tuple[str, str]:
-    """The CPU table's row and the decomposition's row for one stream count."""
-    cpu = {kind: statistics.median(found[kind]["cpu"]) * 1000 for kind in KINDS}
-    workers = {kind: statistics.median(found[kind]["workers"]) * 1000 for kind in KINDS}
-    lean_ws, pywsgi, flask = cpu["lean WS"], cpu["lean SSE pywsgi"], cpu["lean SSE gunicorn+Flask"]
-    app_ws, app_sse = cpu["app WS"], cpu["app SSE"]
+def mean(values: list[float]) -> float:
+    """The mean of equal-sized rounds' figures: their CPU over their turns (finer than a
+    median of figures each counted in /proc's 10 ms ticks)."""
+    return statistics.fmean(values)
+
+
+def cpu_row(streams: int, turns: int, found: dict[str, dict],
+            of: Callable[[list[float]], float]) -> str:
+    """One CPU table row: `of` (median or mean) of the per-round CPU per turn of each kind
+    (the app's chat workers alone in brackets), the ratios and the TTFT p50s."""
+    cpu = {kind: of(found[kind]["cpu"]) * 1000 for kind in KINDS}
+    workers = {kind: of(found[kind]["workers"]) * 1000 for kind in KINDS}
+    lean_ws, pywsgi = cpu["lean WS"], cpu["lean SSE pywsgi"]
+    flask = cpu["lean SSE gunicorn+Flask"]
     cells = [f"{cpu[kind]:.2f}" for kind in list(KINDS)[:3]] + \
         [f"{cpu[kind]:.2f} ({workers[kind]:.2f})" for kind in ("app WS", "app SSE")]
-    ratio = (f"{app_sse / pywsgi:.2f} ({workers['app SSE'] / pywsgi:.2f}) | "
-             f"{app_sse / flask:.2f} ({workers['app SSE'] / flask:.2f}) | "
-             f"{app_ws / lean_ws:.2f} ({workers['app WS'] / lean_ws:.2f})")
+    ratios = [f"{cpu[app] / lean:.2f} ({workers[app] / lean:.2f})"
+              for app, lean in (("app SSE", pywsgi), ("app SSE", flask), ("app WS", lean_ws))]
     ttft = " / ".join(f"{pct(found[kind]['ttft'], 50):.0f}" for kind in KINDS)
-    table = f"| {streams} | {turns} | {' | '.join(cells)} | {ratio} | {ttft} |"
-    parts = (f"| {streams} | {app_sse - app_ws:+.2f} | {pywsgi - lean_ws:+.2f} | "
-             f"{flask - lean_ws:+.2f} | {flask - pywsgi:+.2f} | {app_sse - flask:+.2f} "
-             f"({workers['app SSE'] - flask:+.2f}) | "
-             f"{(app_sse - app_ws) - (flask - lean_ws):+.2f} |")
-    return table, parts
+    return f"| {streams} | {turns} | {' | '.join(cells + ratios)} | {ttft} |"
+
+
+def parts_row(streams: int, found: dict[str, dict]) -> str:
+    """Where the app's SSE cost goes, from the means."""
+    cpu = {kind: mean(found[kind]["cpu"]) * 1000 for kind in KINDS}
+    workers = mean(found["app SSE"]["workers"]) * 1000
+    lean_ws, pywsgi = cpu["lean WS"], cpu["lean SSE pywsgi"]
+    flask, app_ws, app_sse = cpu["lean SSE gunicorn+Flask"], cpu["app WS"], cpu["app SSE"]
+    return (f"| {streams} | {app_sse - app_ws:+.2f} | {pywsgi - lean_ws:+.2f} | "
+            f"{flask - lean_ws:+.2f} | {flask - pywsgi:+.2f} | {app_sse - flask:+.2f} "
+            f"({workers - flask:+.2f}) | {(app_sse - app_ws) - (flask - lean_ws):+.2f} |")
+
+
+CPU_HEAD = ("| streams | turns per stream and round | lean WS | lean SSE pywsgi | "
+            "lean SSE gunicorn+Flask | app WS | app SSE | app SSE ÷ lean pywsgi | "
+            "app SSE ÷ lean gunicorn+Flask | app WS ÷ lean WS | TTFT p50 ms, same order |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def start_group(stack: ExitStack, script: Path, fake_url: str, data: str, workers: int
@@ -134,13 +156,13 @@ def start_group(stack: ExitStack, script: Path, fake_url: str, data: str, worker
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 8, 32])
-    parser.add_argument("--rounds", type=int, default=8)
-    parser.add_argument("--turns", type=int, default=24, help="turns per round, at least")
+    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--turns", type=int, default=8, help="turns per round, at least")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
     load = os.getloadavg()[0]
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    started, clock = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), time.monotonic()
     with ExitStack() as stack:
         fake = Child("fake", "0.02", "10", "anthropic")
         stack.callback(fake.close)
@@ -156,33 +178,35 @@ def main() -> None:
         for client in clients:
             stack.callback(client.close)
         bench = Bench(fake, [], groups["pywsgi"] + groups["gunicorn"], clients, proc.pid)
+        print(f"started in {time.monotonic() - clock:.0f} s", file=sys.stderr, flush=True)
         bench.ensure_slots(max(args.streams))  # the sessions, a warm-up turn, the template
         floor = Floor(bench, groups, proc.pid)
         for kind in KINDS:  # warm-up: every lean session's first turn, every stack's first
             floor.round(kind, max(args.streams), 1)
-        rows = []
+        print(f"warm at {time.monotonic() - clock:.0f} s", file=sys.stderr, flush=True)
+        found = {}
         for n in args.streams:
             turns = math.ceil(args.turns / n)
-            rows.append(row(n, turns, floor.setting(n, args.rounds, turns)))
-            print(f"done: {n} streams", file=sys.stderr, flush=True)
+            found[n] = (turns, floor.setting(n, args.rounds, turns))
+            print(f"done: {n} streams at {time.monotonic() - clock:.0f} s", file=sys.stderr,
+                  flush=True)
     print(f"`bench/sse_floor.py` {started}, {os.cpu_count()} cores, {args.workers} app workers "
           f"and {args.workers} processes per lean group, fake 20 ms between events, "
           f"{args.rounds} rounds per kind, interleaved; load average {load:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after\n")
-    print("CPU per turn, ms (median of the per-round figures; the app's chat workers alone in "
-          "brackets):\n")
-    print("| streams | turns per stream and round | lean WS | lean SSE pywsgi | "
-          "lean SSE gunicorn+Flask | app WS | app SSE | app SSE ÷ lean pywsgi | "
-          "app SSE ÷ lean gunicorn+Flask | app WS ÷ lean WS | TTFT p50 ms, same order |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    print("\n".join(table for table, _ in rows))
-    print("\nWhere the app's SSE cost goes, ms per turn (medians):\n")
+    for title, of in (("median of the per-round figures", statistics.median),
+                      ("mean over all rounds", mean)):
+        print(f"CPU per turn, ms ({title}; the app's chat workers alone in brackets):\n")
+        print(CPU_HEAD)
+        print("\n".join(cpu_row(n, turns, got, of) for n, (turns, got) in found.items()))
+        print()
+    print("Where the app's SSE cost goes, ms per turn (from the means):\n")
     print("| streams | app SSE − app WS | lean pywsgi SSE − lean WS | "
           "lean gunicorn+Flask SSE − lean WS | the stack: gunicorn+Flask − pywsgi | "
           "the app's own: app SSE − lean gunicorn+Flask (workers) | "
           "app's SSE extra beyond the stack's: (app SSE − app WS) − (gunicorn+Flask − lean WS) |")
     print("|---|---|---|---|---|---|---|")
-    print("\n".join(parts for _, parts in rows))
+    print("\n".join(parts_row(n, got) for n, (_, got) in found.items()))
 
 
 if __name__ == "__main__":
