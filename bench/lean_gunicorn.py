@@ -4,20 +4,24 @@ The `gunicorn` stack of bench/lean_server.py (which is the `pywsgi` one): the ve
 `Lean.turn` (same store, same SDK client, same SSE generator `Lean.sse`) answers
 `POST /api/chat/stream` from a bare Flask app (one route: the JSON body read with
 `request.get_json()`, `Response(generator, mimetype="text/event-stream")`), served by gunicorn's
-stock gevent worker (`worker_class="gevent"`, one worker, the app's keep-alive and connection
-limit) under gunicorn's arbiter, started programmatically like the app's (`src/serve.py`). What
-this costs per turn over the pywsgi stack is what gunicorn and Flask cost any server; what the
-app's SSE turn costs over this is the app's own (issue #23, docs/performance.md "SSE floor").
-No WebSocket route: the WebSocket turn has no HTTP request per turn to measure.
+stock gevent worker (`worker_class="gevent"`, the app's keep-alive and connection limit) under
+gunicorn's arbiter, started programmatically like the app's (`src/serve.py`). What this costs
+per turn over the pywsgi stack is what gunicorn and Flask cost any server; what the app's SSE
+turn costs over this is the app's own (issue #23, docs/performance.md "SSE floor"). No
+WebSocket route: the WebSocket turn has no HTTP request per turn to measure.
 
-    python bench/lean_gunicorn.py PORT FAKE_URL DB_PATH [anthropic|openai_compatible] [plain|app-store]
+    python bench/lean_gunicorn.py PORT FAKE_URL DB_PATH [anthropic|openai_compatible] \
+        [plain|app-store] [WORKERS]
 
-The same command line and stdin protocol as lean_server.py: several processes may serve one
-PORT (gunicorn's `reuse_port`), `{"url": ...}` is printed once the worker is up, a template line
-is answered `{}` once the worker has it, `quit` (or the end of stdin) stops the arbiter. The
-arbiter (this process) reads stdin in a thread and hands each template to its worker over a
-pipe made before the fork, and the worker acknowledges on another; the worker builds the SDK
-client and the store after gunicorn's monkey-patching, as the app's workers build the app.
+The same command line and stdin protocol as lean_server.py. Several processes may serve one
+PORT (gunicorn's `reuse_port`: the kernel spreads the connections over their listeners), or one
+arbiter may run WORKERS workers (default 1) accepting from its one shared listener as the app's
+do (each new connection wakes every worker, one accepts it). `{"url": ...}` is printed once the
+workers are up, a template line is answered `{}` once every worker has it, `quit` (or the end of
+stdin) stops the arbiter. The arbiter (this process) reads stdin in a thread and hands each
+template to each worker over a pipe of its own, made before the forks, and each worker
+acknowledges on another; a worker builds the SDK client and the store after gunicorn's
+monkey-patching, as the app's workers build the app.
 """
 from __future__ import annotations
 
@@ -84,19 +88,21 @@ def flask_app(lean: Any) -> Any:
 
 
 class LeanGunicorn(BaseApplication):
-    """gunicorn's arbiter with one stock gevent worker serving `flask_app`."""
+    """gunicorn's arbiter with stock gevent workers (one each of `pipes`) serving `flask_app`."""
 
-    def __init__(self, port: int, argv: list[str], pipes: Pipes):
+    def __init__(self, port: int, argv: list[str], pipes: list[Pipes]):
         self.port, self.argv, self.pipes = port, argv, pipes
         self.lean: Any = None
+        self.forked = 0
+        self.mine = pipes[0]  # the pipes of the worker forked next (set before each fork)
         super().__init__()
 
     def load_config(self) -> None:
-        settings = {"bind": f"127.0.0.1:{self.port}", "workers": 1, "worker_class": "gevent",
-                    "reuse_port": True, "backlog": 2048, "keepalive": HEADER_SECONDS,
-                    "worker_connections": WORKER_CONNECTIONS, "graceful_timeout": 2,
-                    "loglevel": "warning", "control_socket_disable": True,
-                    "worker_exit": self._worker_exit}
+        settings = {"bind": f"127.0.0.1:{self.port}", "workers": len(self.pipes),
+                    "worker_class": "gevent", "reuse_port": True, "backlog": 2048,
+                    "keepalive": HEADER_SECONDS, "worker_connections": WORKER_CONNECTIONS,
+                    "graceful_timeout": 2, "loglevel": "warning", "control_socket_disable": True,
+                    "pre_fork": self._pre_fork, "worker_exit": self._worker_exit}
         for name, value in settings.items():
             self.cfg.set(name, value)
 
@@ -107,28 +113,35 @@ class LeanGunicorn(BaseApplication):
         from bench.lean_server import Lean
         fake_url, db_path, *rest = self.argv
         self.lean = Lean(fake_url, db_path, *(rest or ["anthropic"]))
-        gevent.spawn(self.pipes.serve, self.lean)
-        os.write(self.pipes.ack_write, b"ready\n")
+        gevent.spawn(self.mine.serve, self.lean)
+        os.write(self.mine.ack_write, b"ready\n")
         return flask_app(self.lean)
+
+    def _pre_fork(self, _arbiter: Any, _worker: Any) -> None:
+        self.mine = self.pipes[self.forked % len(self.pipes)]
+        self.forked += 1
 
     def _worker_exit(self, _arbiter: Any, _worker: Any) -> None:
         if self.lean is not None:
             self.lean.sdk.close()
 
 
-def talk(port: int, pipes: Pipes) -> None:
-    """The arbiter's stdin thread: the lean server's protocol, then a graceful stop."""
-    if pipes.answer() == "ready":
+def talk(port: int, pipes: list[Pipes]) -> None:
+    """The arbiter's stdin thread: the lean server's protocol (each line to every worker),
+    then a graceful stop."""
+    if all(each.answer() == "ready" for each in pipes):
         print(json.dumps({"url": f"http://127.0.0.1:{port}"}), flush=True)
     for line in sys.stdin:
         if line.strip() == "quit":
             break
-        print("{}" if pipes.send(line.strip()) == "ok" else '{"error": "no ack"}', flush=True)
+        acks = [each.send(line.strip()) for each in pipes]
+        print("{}" if acks == ["ok"] * len(acks) else '{"error": "no ack"}', flush=True)
     os.kill(os.getpid(), signal.SIGTERM)
 
 
 def main() -> None:
-    port, pipes = int(sys.argv[1]), Pipes()
+    port = int(sys.argv[1])
+    pipes = [Pipes() for _ in range(int(sys.argv[6]) if len(sys.argv) > 6 else 1)]
     threading.Thread(target=talk, args=(port, pipes), daemon=True).start()
     LeanGunicorn(port, sys.argv[2:6], pipes).run()
 

@@ -1,20 +1,24 @@
 """The SSE floor: the lean turn behind gunicorn and Flask beside the app's SSE turn (issue #23).
 
-    flock /tmp/bench.lock .venv/bin/python bench/sse_floor.py [--streams 1 8 32] [--rounds 12] [--turns 8]
+    flock /tmp/bench.lock .venv/bin/python bench/sse_floor.py [--streams 1 8 32] [--rounds 10] [--turns 8]
 
 The app's SSE turn costs more CPU than its WebSocket turn, the lean server's does not. This
 tells how much of that is the HTTP stack (gunicorn's gevent worker, Flask's request handling)
 and how much the app's own SSE code. Processes, as in chat_bench.py (none shares a GIL with
 another): the fake Claude (bench_procs.py fake, 20 ms between events), the app as in production
-(`python -m src.app`, `--workers` workers), two groups of lean servers with `--workers`
-processes each, every group on its own port and database: `pywsgi` (bench/lean_server.py,
-gevent.pywsgi) and `gunicorn` (bench/lean_gunicorn.py: the same `Lean` turn and SSE generator
-behind gunicorn's arbiter, one stock gevent worker and a bare Flask route), and the client
+(`python -m src.app`, `--workers` workers: one master, its workers accepting from one shared
+listener, the memory process), three groups of lean servers, every group on its own port and
+database: `pywsgi` (bench/lean_server.py, gevent.pywsgi, `--workers` processes sharing the port
+with SO_REUSEPORT), `gunicorn` (bench/lean_gunicorn.py: the same `Lean` turn and SSE generator
+behind a bare Flask route, gunicorn's arbiter and one stock gevent worker, `--workers` such
+processes sharing the port with `reuse_port`) and `shared` (the same with one arbiter and
+`--workers` workers accepting from its one listener, as the app's workers do), and the client
 processes (bench_procs.py clients, one per worker, each owning every k-th stream with a socket
 and a connection to the app and to each lean server). The lean servers take the app's system
 prompt (its first request's, the persona's name replaced by each session's).
 
-Five kinds of turn: lean WS and lean SSE (pywsgi), lean SSE (gunicorn + Flask), app WS, app SSE.
+Six kinds of turn: lean WS and lean SSE (pywsgi), lean SSE on `gunicorn` and on `shared`, app
+WS, app SSE.
 Every SSE turn is a POST on a new connection (as in chat_bench.py). One warm-up round of each
 kind at the largest stream count, then at each stream count `--rounds` rounds of each kind,
 interleaved (the order rotating round by round); a round is a burst of N streams started at one
@@ -58,8 +62,10 @@ from bench.chat_bench import LEAN, START_DELAY, Bench, pct  # noqa: E402
 LEAN_GUNICORN = ROOT / "bench" / "lean_gunicorn.py"
 # kind -> (the client's name for the turn, the group whose CPU it spends)
 KINDS = {"lean WS": ("lean", "pywsgi"), "lean SSE pywsgi": ("lean_sse", "pywsgi"),
-         "lean SSE gunicorn+Flask": ("flask", "gunicorn"), "app WS": ("ws", "app"),
-         "app SSE": ("sse", "app")}
+         "lean SSE gunicorn+Flask": ("flask", "gunicorn"),
+         "lean SSE gunicorn+Flask, shared listener": ("shared", "shared"),
+         "app WS": ("ws", "app"), "app SSE": ("sse", "app")}
+LEANS = list(KINDS)[:4]
 
 
 class Floor:
@@ -115,12 +121,11 @@ def cpu_row(streams: int, turns: int, found: dict[str, dict],
     (the app's chat workers alone in brackets), the ratios and the TTFT p50s."""
     cpu = {kind: of(found[kind]["cpu"]) * 1000 for kind in KINDS}
     workers = {kind: of(found[kind]["workers"]) * 1000 for kind in KINDS}
-    lean_ws, pywsgi = cpu["lean WS"], cpu["lean SSE pywsgi"]
-    flask = cpu["lean SSE gunicorn+Flask"]
-    cells = [f"{cpu[kind]:.2f}" for kind in list(KINDS)[:3]] + \
+    cells = [f"{cpu[kind]:.2f}" for kind in LEANS] + \
         [f"{cpu[kind]:.2f} ({workers[kind]:.2f})" for kind in ("app WS", "app SSE")]
-    ratios = [f"{cpu[app] / lean:.2f} ({workers[app] / lean:.2f})"
-              for app, lean in (("app SSE", pywsgi), ("app SSE", flask), ("app WS", lean_ws))]
+    ratios = [f"{cpu[app] / cpu[lean]:.2f} ({workers[app] / cpu[lean]:.2f})"
+              for app, lean in (("app SSE", LEANS[1]), ("app SSE", LEANS[2]),
+                                ("app SSE", LEANS[3]), ("app WS", LEANS[0]))]
     ttft = " / ".join(f"{pct(found[kind]['ttft'], 50):.0f}" for kind in KINDS)
     return f"| {streams} | {turns} | {' | '.join(cells + ratios)} | {ttft} |"
 
@@ -129,25 +134,32 @@ def parts_row(streams: int, found: dict[str, dict]) -> str:
     """Where the app's SSE cost goes, from the means."""
     cpu = {kind: mean(found[kind]["cpu"]) * 1000 for kind in KINDS}
     workers = mean(found["app SSE"]["workers"]) * 1000
-    lean_ws, pywsgi = cpu["lean WS"], cpu["lean SSE pywsgi"]
-    flask, app_ws, app_sse = cpu["lean SSE gunicorn+Flask"], cpu["app WS"], cpu["app SSE"]
+    lean_ws, pywsgi, flask, shared = (cpu[kind] for kind in LEANS)
+    app_ws, app_sse = cpu["app WS"], cpu["app SSE"]
     return (f"| {streams} | {app_sse - app_ws:+.2f} | {pywsgi - lean_ws:+.2f} | "
-            f"{flask - lean_ws:+.2f} | {flask - pywsgi:+.2f} | {app_sse - flask:+.2f} "
-            f"({workers - flask:+.2f}) | {(app_sse - app_ws) - (flask - lean_ws):+.2f} |")
+            f"{flask - pywsgi:+.2f} | {shared - flask:+.2f} | {app_sse - shared:+.2f} "
+            f"({workers - shared:+.2f}) | {(app_sse - app_ws) - (shared - lean_ws):+.2f} |")
 
 
 CPU_HEAD = ("| streams | turns per stream and round | lean WS | lean SSE pywsgi | "
-            "lean SSE gunicorn+Flask | app WS | app SSE | app SSE ÷ lean pywsgi | "
-            "app SSE ÷ lean gunicorn+Flask | app WS ÷ lean WS | TTFT p50 ms, same order |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|")
+            "lean SSE gunicorn+Flask | lean SSE gunicorn+Flask, shared listener | app WS | "
+            "app SSE | app SSE ÷ lean pywsgi | app SSE ÷ lean gunicorn+Flask | "
+            "app SSE ÷ lean shared listener | app WS ÷ lean WS | TTFT p50 ms, same order |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+PARTS_HEAD = ("| streams | app SSE − app WS | lean: pywsgi SSE − WS | "
+              "gunicorn+Flask − pywsgi | shared listener − reuse_port | "
+              "the app's own: app SSE − lean shared listener (workers) | "
+              "(app SSE − app WS) − (lean shared listener − lean WS) |\n"
+              "|---|---|---|---|---|---|---|")
 
 
-def start_group(stack: ExitStack, script: Path, fake_url: str, data: str, workers: int
-                ) -> list[Child]:
-    """`workers` lean processes of `script` on one new port, with one database in `data`."""
-    port, db = free_port(), str(Path(data) / f"{script.stem}.db")
-    group = [Child(str(port), fake_url, db, "anthropic", script=str(script))
-             for _ in range(workers)]
+def start_group(stack: ExitStack, script: Path, fake_url: str, data: str, processes: int,
+                *extra: str) -> list[Child]:
+    """`processes` lean processes of `script` (`extra`: more arguments) on one new port, with
+    one database in `data`."""
+    port, db = free_port(), str(Path(data) / f"{script.stem}{''.join(extra)}.db")
+    group = [Child(str(port), fake_url, db, "anthropic", "plain", *extra, script=str(script))
+             for _ in range(processes)]
     for child in group:
         stack.callback(child.close)
     return group
@@ -156,7 +168,7 @@ def start_group(stack: ExitStack, script: Path, fake_url: str, data: str, worker
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 8, 32])
-    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--turns", type=int, default=8, help="turns per round, at least")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
@@ -170,14 +182,18 @@ def main() -> None:
         data = stack.enter_context(tempfile.TemporaryDirectory())
         base, proc = stack.enter_context(serve_app(url, data, args.workers))
         groups = {"pywsgi": start_group(stack, LEAN, url, data, args.workers),
-                  "gunicorn": start_group(stack, LEAN_GUNICORN, url, data, args.workers)}
+                  "gunicorn": start_group(stack, LEAN_GUNICORN, url, data, args.workers),
+                  "shared": start_group(stack, LEAN_GUNICORN, url, data, 1,
+                                        str(args.workers))}
         clients = [Child("clients", base, str(i), str(args.workers),
                          groups["pywsgi"][0].hello["url"],
-                         f"flask={groups['gunicorn'][0].hello['url']}")
+                         f"flask={groups['gunicorn'][0].hello['url']}",
+                         f"shared={groups['shared'][0].hello['url']}")
                    for i in range(args.workers)]
         for client in clients:
             stack.callback(client.close)
-        bench = Bench(fake, [], groups["pywsgi"] + groups["gunicorn"], clients, proc.pid)
+        bench = Bench(fake, [], [each for group in groups.values() for each in group], clients,
+                      proc.pid)
         print(f"started in {time.monotonic() - clock:.0f} s", file=sys.stderr, flush=True)
         bench.ensure_slots(max(args.streams))  # the sessions, a warm-up turn, the template
         floor = Floor(bench, groups, proc.pid)
@@ -201,11 +217,7 @@ def main() -> None:
         print("\n".join(cpu_row(n, turns, got, of) for n, (turns, got) in found.items()))
         print()
     print("Where the app's SSE cost goes, ms per turn (from the means):\n")
-    print("| streams | app SSE − app WS | lean pywsgi SSE − lean WS | "
-          "lean gunicorn+Flask SSE − lean WS | the stack: gunicorn+Flask − pywsgi | "
-          "the app's own: app SSE − lean gunicorn+Flask (workers) | "
-          "app's SSE extra beyond the stack's: (app SSE − app WS) − (gunicorn+Flask − lean WS) |")
-    print("|---|---|---|---|---|---|---|")
+    print(PARTS_HEAD)
     print("\n".join(parts_row(n, got) for n, (_, got) in found.items()))
 
 
