@@ -44,10 +44,16 @@ def ws_turn(ws, session_id: str, message: str = "Hi!") -> float:
 
 
 class Slot:
-    """One stream's client side: a persona, a session, an open socket, an HTTP connection."""
+    """One stream's client side: a persona, a session, an open socket, an HTTP connection
+    (and those to the lean server, and an HTTP connection to each further SSE server in
+    `sse`, by name: bench/sse_floor.py's lean turn behind gunicorn and Flask)."""
 
-    def __init__(self, base: str, index: int | str, lean: str | None = None):
+    def __init__(self, base: str, index: int | str, lean: str | None = None,
+                 sse: dict[str, str] | None = None):
         self.index = index
+        self.sse = {name: http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]),
+                                                     timeout=120)
+                    for name, url in (sse or {}).items()}
         self.name = f"Bench {index}"
         self.session_id = new_session(base, self.name)
         self.ws = websocket.create_connection(base.replace("http", "ws") + "/ws/chat",
@@ -61,7 +67,9 @@ class Slot:
 
     def turn(self, kind: str) -> float:
         """One turn over `ws`, `sse`, or the lean server's WebSocket (`lean`) or SSE
-        (`lean_sse`); seconds to the first chunk."""
+        (`lean_sse`), or a POST to the SSE server named `kind`; seconds to the first chunk."""
+        if kind in self.sse:
+            return _sse_turn(self.sse[kind], str(self.index))
         if kind in ("lean", "lean_sse"):
             assert self.lean is not None and self.lean_http is not None
             if kind == "lean_sse":
@@ -74,6 +82,8 @@ class Slot:
         """Closes every connection."""
         self.ws.close()
         self.http.close()
+        for connection in self.sse.values():
+            connection.close()
         if self.lean is not None and self.lean_http is not None:
             self.lean.close()
             self.lean_http.close()
@@ -142,12 +152,14 @@ class LeanSlot:
             ws.close()
 
 
-def run_clients(base: str, offset: int, step: int, lean: str | None = None) -> None:
+def run_clients(base: str, offset: int, step: int, lean: str | None = None,
+                sse: dict[str, str] | None = None) -> None:
     """A client process of the app (`bench_procs.py clients`): owns the slots whose index is
-    `offset` modulo `step` (with a socket to the `lean` server too, if given), so the app's
-    clients have as many processes (and GILs) as the SDK baseline; each slot's first turn
-    (over the app's WebSocket) is a warm-up (`serve_slots`)."""
-    serve_slots(lambda index: Slot(base, index, lean), ["ws"], offset, step)
+    `offset` modulo `step` (with a socket to the `lean` server too, if given, and a connection
+    to each SSE server of `sse`), so the app's clients have as many processes (and GILs) as the
+    SDK baseline; each slot's first turn (over the app's WebSocket) is a warm-up
+    (`serve_slots`)."""
+    serve_slots(lambda index: Slot(base, index, lean, sse), ["ws"], offset, step)
 
 
 def run_lean_clients(urls: dict[str, str], offset: int, step: int) -> None:

@@ -4,8 +4,9 @@ Each runs in its own process so no side shares a GIL with another: `python bench
 fake` serves FakeClaude and answers commands on stdin (`latency <s>`, `bodies`, `quit`);
 `python bench/bench_procs.py sdk <fake_url>` reads a round per stdin line (the request bodies
 to send, the turns per stream, the wall-clock instant to start) and prints the times to the
-first text delta; `python bench/bench_procs.py clients <app_url> <offset> <step>` does the same
-for the app's WebSocket and SSE clients (bench_clients.run_clients), and `... lean-clients
+first text delta; `python bench/bench_procs.py clients <app_url> <offset> <step> [<lean_url>]
+[<name>=<url>...]` does the same for the app's WebSocket and SSE clients (bench_clients.run_clients;
+each named URL a further SSE server), and `... lean-clients
 <offset> <step> <name>=<url>...` for lean servers alone (run_lean_clients). All speak one JSON
 document per line.
 """
@@ -329,7 +330,9 @@ if __name__ == "__main__":
     elif sys.argv[1] == "clients":
         from bench.bench_clients import run_clients
         threading.stack_size(512 * 1024)
-        run_clients(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:6])
+        lean = next((arg for arg in sys.argv[5:6] if "=" not in arg), None)
+        run_clients(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), lean,
+                    dict(arg.split("=", 1) for arg in sys.argv[5:] if "=" in arg))
     elif sys.argv[1] == "lean-clients":
         from bench.bench_clients import run_lean_clients
         threading.stack_size(512 * 1024)

@@ -14,6 +14,9 @@ leases, inspector or settings: what is left is what any server doing this turn p
 With `app-store` the turn's storage is instead the app's own, statement for statement (the
 app's migrated database, its storage functions, the prompt record; bench/lean_store.py's
 `AppStore`): the floor of a server that does the app's storage work and nothing else of it.
+This file serves the turn with gevent.pywsgi (the `pywsgi` stack); bench/lean_gunicorn.py serves
+the same `Lean` with the same command line behind gunicorn's gevent worker and a bare Flask
+route (the `gunicorn` stack, SSE only: the app's HTTP stack as a floor).
 
     python bench/lean_server.py PORT FAKE_URL DB_PATH [anthropic|openai_compatible] [plain|app-store]
 
@@ -32,6 +35,7 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import gevent  # noqa: E402
+import gevent.queue  # noqa: E402
 from gevent.fileobject import FileObjectThread  # noqa: E402
 from gevent.pywsgi import WSGIServer  # noqa: E402
 from simple_websocket import ConnectionClosed, Server  # noqa: E402
@@ -135,7 +139,7 @@ class Lean:
             body = json.loads(environ["wsgi.input"].read())
             start_response("200 OK", [("Content-Type", "text/event-stream"),
                                       ("Cache-Control", "no-cache")])
-            return self._sse(body["session_id"], body["message"])
+            return self.sse(body["session_id"], body["message"])
         start_response("404 Not Found", [("Content-Type", "text/plain")])
         return [b"not found"]
 
@@ -155,7 +159,8 @@ class Lean:
         except ConnectionClosed:
             pass
 
-    def _sse(self, session_id: str, message: str):
+    def sse(self, session_id: str, message: str):
+        """The turn as Server-Sent Events (one record per event), for any WSGI stack."""
         queue: gevent.queue.Queue = gevent.queue.Queue()
 
         def emit(kind: str, data: dict) -> None:
@@ -183,7 +188,6 @@ def listener(port: int) -> socket.socket:
 
 
 def main() -> None:
-    import gevent.queue  # noqa: F401  (used by _sse)
     port, fake_url, db_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     lean = Lean(fake_url, db_path, sys.argv[4] if len(sys.argv) > 4 else "anthropic",
                 sys.argv[5] if len(sys.argv) > 5 else "plain")
