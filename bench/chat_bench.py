@@ -11,7 +11,8 @@ latency and stream count, rounds are interleaved, the order of SDK / lean WS / l
 SSE rotating round by round. Each SSE turn, the app's and the lean server's alike, is a POST on
 a new connection (a REST client's turn: TCP accept and HTTP parsing included), so the app's SSE
 is measured against the lean server's SSE and its WS against the lean server's WS:
-  burst  N streams started at one instant (a wall-clock deadline shared by all processes);
+  burst  N streams started at one instant (a wall-clock deadline shared by all processes),
+         each for ceil(8 / N) turns back to back (8 in a row at one stream: `ROUND_TURNS`);
   loop   N streams each sending `--loop-turns` turns back to back (a closed loop; off by default).
 The SDK sends exactly the request bodies the app sent last for the same stream (same system
 prompt and history), on warm connections, with the app's call. TTFT runs from sending to the
@@ -53,6 +54,10 @@ from bench.bench_procs import (  # noqa: E402
 from tests.support.worker_sockets import connections_per_worker  # noqa: E402
 
 KINDS = ("sdk", "lean", "lean_sse", "ws", "sse")
+# Turns a burst round runs at least, its streams' turns back to back (1 stream: 8 turns in a
+# row): CPU comes from /proc in 10 ms ticks, and one turn a round (6 turns in all) read a
+# one-stream cell to about ±1.7 ms per turn, enough to swing its ratio from 0.9 to 1.8.
+ROUND_TURNS = 8
 LEAN_OF = {"ws": "lean", "sse": "lean_sse"}  # the lean turn each app turn is measured against
 SETTLE = 3.0  # seconds of idleness after the bursts before RSS is read again
 LEAN = ROOT / "bench" / "lean_server.py"
@@ -272,7 +277,8 @@ def run_provider(provider: str, args, with_capacity: bool) -> tuple[dict, dict |
             for latency in args.latency:
                 fake.ask(f"latency {latency}")
                 for n in args.streams:
-                    run["rows"].append((latency, n, "burst", bench.setting(n, args.rounds, 1)))
+                    run["rows"].append((latency, n, "burst", bench.setting(
+                        n, args.rounds, -(-ROUND_TURNS // n))))
                     print(f"done: {provider}, {latency} s, {n} streams, burst", file=sys.stderr,
                           flush=True)
                     if args.loop_turns > 1 and latency == 0 and n > 1:
