@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
 import sys
 import time
 import urllib.request
@@ -60,6 +61,7 @@ class Slot:
                                               timeout=120)
         self.port = int(base.rsplit(":", 1)[1])
         self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        self.http_kept = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         self.lean = websocket.create_connection(lean.replace("http", "ws") + "/ws/chat",
                                                 timeout=120) if lean else None
         self.lean_http = http.client.HTTPConnection(
@@ -69,7 +71,9 @@ class Slot:
         """One turn over `ws`, `sse`, or the lean server's WebSocket (`lean`) or SSE
         (`lean_sse`), or a POST to the SSE server named `kind`; seconds to the first chunk."""
         if kind in self.sse:
-            return _sse_turn(self.sse[kind], str(self.index))
+            return _sse_turn(self.sse[kind], str(self.index), kept=kind.endswith("_kept"))
+        if kind == "sse_kept":
+            return _sse_turn(self.http_kept, self.session_id, kept=True)
         if kind in ("lean", "lean_sse"):
             assert self.lean is not None and self.lean_http is not None
             if kind == "lean_sse":
@@ -82,6 +86,7 @@ class Slot:
         """Closes every connection."""
         self.ws.close()
         self.http.close()
+        self.http_kept.close()
         for connection in self.sse.values():
             connection.close()
         if self.lean is not None and self.lean_http is not None:
@@ -89,12 +94,18 @@ class Slot:
             self.lean_http.close()
 
 
-def _sse_turn(connection: http.client.HTTPConnection, session_id: str) -> float:
+def _sse_turn(connection: http.client.HTTPConnection, session_id: str,
+              kept: bool = False) -> float:
     """POST /api/chat/stream on a new connection, as a REST client without keep-alive
-    sends it (the app's and the lean server's alike); seconds to the first `chunk`
-    event (then reads to the end)."""
-    connection.close()
-    connection.connect()  # connected before the clock starts, as the SDK's pool is
+    sends it (the app's and the lean server's alike), or with `kept` on the connection the
+    last turn left open (so a session's turns stay with one worker, as a WebSocket's do:
+    bench/sse_floor.py's `app SSE, kept connection`); seconds to the first `chunk` event
+    (then reads to the end)."""
+    if kept and connection.sock is not None and select.select([connection.sock], [], [], 0)[0]:
+        connection.close()  # readable while idle: the server closed it (its keep-alive ran out)
+    if not kept or connection.sock is None:
+        connection.close()
+        connection.connect()  # connected before the clock starts, as the SDK's pool is
     body = json.dumps({"session_id": session_id, "message": "Hi!"})
     start, first, last = time.perf_counter(), None, None
     connection.request("POST", "/api/chat/stream", body,

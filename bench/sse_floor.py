@@ -64,8 +64,11 @@ LEAN_GUNICORN = ROOT / "bench" / "lean_gunicorn.py"
 KINDS = {"lean WS": ("lean", "pywsgi"), "lean SSE pywsgi": ("lean_sse", "pywsgi"),
          "lean SSE gunicorn+Flask": ("flask", "gunicorn"),
          "lean SSE gunicorn+Flask, shared listener": ("shared", "shared"),
-         "app WS": ("ws", "app"), "app SSE": ("sse", "app")}
+         "lean SSE gunicorn+Flask, shared listener, kept connection": ("shared_kept", "shared"),
+         "app WS": ("ws", "app"), "app SSE": ("sse", "app"),
+         "app SSE, kept connection": ("sse_kept", "app")}
 LEANS = list(KINDS)[:4]
+APPS = list(KINDS)[5:]
 
 
 class Floor:
@@ -121,8 +124,8 @@ def cpu_row(streams: int, turns: int, found: dict[str, dict],
     (the app's chat workers alone in brackets), the ratios and the TTFT p50s."""
     cpu = {kind: of(found[kind]["cpu"]) * 1000 for kind in KINDS}
     workers = {kind: of(found[kind]["workers"]) * 1000 for kind in KINDS}
-    cells = [f"{cpu[kind]:.2f}" for kind in LEANS] + \
-        [f"{cpu[kind]:.2f} ({workers[kind]:.2f})" for kind in ("app WS", "app SSE")]
+    cells = [f"{cpu[kind]:.2f}" for kind in list(KINDS)[:5]] + \
+        [f"{cpu[kind]:.2f} ({workers[kind]:.2f})" for kind in APPS]
     ratios = [f"{cpu[app] / cpu[lean]:.2f} ({workers[app] / cpu[lean]:.2f})"
               for app, lean in (("app SSE", LEANS[1]), ("app SSE", LEANS[2]),
                                 ("app SSE", LEANS[3]), ("app WS", LEANS[0]))]
@@ -142,10 +145,11 @@ def parts_row(streams: int, found: dict[str, dict]) -> str:
 
 
 CPU_HEAD = ("| streams | turns per stream and round | lean WS | lean SSE pywsgi | "
-            "lean SSE gunicorn+Flask | lean SSE gunicorn+Flask, shared listener | app WS | "
-            "app SSE | app SSE ÷ lean pywsgi | app SSE ÷ lean gunicorn+Flask | "
+            "lean SSE gunicorn+Flask | lean SSE gunicorn+Flask, shared listener | same, kept "
+            "connection | app WS | "
+            "app SSE | app SSE, kept connection | app SSE ÷ lean pywsgi | app SSE ÷ lean gunicorn+Flask | "
             "app SSE ÷ lean shared listener | app WS ÷ lean WS | TTFT p50 ms, same order |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 PARTS_HEAD = ("| streams | app SSE − app WS | lean: pywsgi SSE − WS | "
               "gunicorn+Flask − pywsgi | shared listener − reuse_port | "
               "the app's own: app SSE − lean shared listener (workers) | "
@@ -188,7 +192,8 @@ def main() -> None:
         clients = [Child("clients", base, str(i), str(args.workers),
                          groups["pywsgi"][0].hello["url"],
                          f"flask={groups['gunicorn'][0].hello['url']}",
-                         f"shared={groups['shared'][0].hello['url']}")
+                         f"shared={groups['shared'][0].hello['url']}",
+                         f"shared_kept={groups['shared'][0].hello['url']}")
                    for i in range(args.workers)]
         for client in clients:
             stack.callback(client.close)
