@@ -101,9 +101,10 @@ def _sse_turn(connection: http.client.HTTPConnection, session_id: str,
     last turn left open (so a session's turns stay with one worker, as a WebSocket's do:
     bench/sse_floor.py's `app SSE, kept connection`); seconds to the first `chunk` event
     (then reads to the end)."""
-    if kept and connection.sock is not None and select.select([connection.sock], [], [], 0)[0]:
-        connection.close()  # readable while idle: the server closed it (its keep-alive ran out)
-    if not kept or connection.sock is None:
+    # An idle connection that reads as readable was closed by the server (keep-alive ran out).
+    open_ = kept and connection.sock is not None and \
+        not select.select([connection.sock], [], [], 0)[0]
+    if not open_:
         connection.close()
         connection.connect()  # connected before the clock starts, as the SDK's pool is
     body = json.dumps({"session_id": session_id, "message": "Hi!"})

@@ -17,9 +17,11 @@ processes (bench_procs.py clients, one per worker, each owning every k-th stream
 and a connection to the app and to each lean server). The lean servers take the app's system
 prompt (its first request's, the persona's name replaced by each session's).
 
-Six kinds of turn: lean WS and lean SSE (pywsgi), lean SSE on `gunicorn` and on `shared`, app
-WS, app SSE.
-Every SSE turn is a POST on a new connection (as in chat_bench.py). One warm-up round of each
+Eight kinds of turn: lean WS and lean SSE (pywsgi), lean SSE on `gunicorn` and on `shared`, app
+WS, app SSE, and the `shared` lean SSE and the app's SSE on a kept connection. Every other SSE
+turn is a POST on a new connection (as in chat_bench.py); a kept one reuses the stream's last
+connection (reconnecting before the clock starts only when the server closed it), so a
+session's turns stay with one worker, as a WebSocket's do. One warm-up round of each
 kind at the largest stream count, then at each stream count `--rounds` rounds of each kind,
 interleaved (the order rotating round by round); a round is a burst of N streams started at one
 wall-clock instant, each stream sending `ceil(--turns / N)` turns back to back (so a round at
@@ -60,15 +62,17 @@ from bench.bench_procs import (  # noqa: E402
 from bench.chat_bench import LEAN, START_DELAY, Bench, pct  # noqa: E402
 
 LEAN_GUNICORN = ROOT / "bench" / "lean_gunicorn.py"
+LEANS = ["lean WS", "lean SSE pywsgi", "lean SSE gunicorn+Flask",
+         "lean SSE gunicorn+Flask, shared listener"]
+LEAN_KEPT = "lean SSE gunicorn+Flask, shared listener, kept connection"
+APPS = ["app WS", "app SSE", "app SSE, kept connection"]
 # kind -> (the client's name for the turn, the group whose CPU it spends)
 KINDS = {"lean WS": ("lean", "pywsgi"), "lean SSE pywsgi": ("lean_sse", "pywsgi"),
          "lean SSE gunicorn+Flask": ("flask", "gunicorn"),
          "lean SSE gunicorn+Flask, shared listener": ("shared", "shared"),
-         "lean SSE gunicorn+Flask, shared listener, kept connection": ("shared_kept", "shared"),
+         LEAN_KEPT: ("shared_kept", "shared"),
          "app WS": ("ws", "app"), "app SSE": ("sse", "app"),
          "app SSE, kept connection": ("sse_kept", "app")}
-LEANS = list(KINDS)[:4]
-APPS = list(KINDS)[5:]
 
 
 class Floor:
@@ -124,7 +128,7 @@ def cpu_row(streams: int, turns: int, found: dict[str, dict],
     (the app's chat workers alone in brackets), the ratios and the TTFT p50s."""
     cpu = {kind: of(found[kind]["cpu"]) * 1000 for kind in KINDS}
     workers = {kind: of(found[kind]["workers"]) * 1000 for kind in KINDS}
-    cells = [f"{cpu[kind]:.2f}" for kind in list(KINDS)[:5]] + \
+    cells = [f"{cpu[kind]:.2f}" for kind in [*LEANS, LEAN_KEPT]] + \
         [f"{cpu[kind]:.2f} ({workers[kind]:.2f})" for kind in APPS]
     ratios = [f"{cpu[app] / cpu[lean]:.2f} ({workers[app] / cpu[lean]:.2f})"
               for app, lean in (("app SSE", LEANS[1]), ("app SSE", LEANS[2]),

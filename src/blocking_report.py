@@ -10,10 +10,10 @@ delay of all its threads (runnable, waiting for a CPU: `/proc/self/task/<tid>/sc
 every thread counts, since one that waits for a CPU while holding the GIL keeps the loop
 waiting: the monitor's own thread too, which holds the GIL while it reads these counters) and
 the time the loop thread was seen in a disk wait (state `D`). `others_cpu`, the CPU the
-worker's other threads used meanwhile, says whether one of them held the GIL computing. A block that
-computes has `cpu` close to `wall`; one that sleeps in a system call (a lock, a pipe, a
-sleep) has `stalled` close to `wall` without `cpu`; a loop that only waited for a core or a
-disk has neither, so a test can fail on what the worker did and never on the machine's load.
+worker's other threads used meanwhile, says whether one of them held the GIL computing. A
+block that computes has `cpu` close to `wall`; one that sleeps in a system call (a lock, a
+pipe, a sleep) has `stalled` close to `wall` without `cpu`; a loop that only waited for a core
+or a disk has neither, so a test can fail on what the worker did and never on the machine's load.
 """
 from __future__ import annotations
 

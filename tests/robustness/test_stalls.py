@@ -2,9 +2,9 @@
 (`python -m src.app`, PERSONA_WORKERS=1) serves five hostile uploads of a heavy kind at once
 (or five reads that compute: memory notes and history diffs of a persona whose updates wrote
 repetitive memories up to the hard cap, archive exports of a 20,000-message persona)
-while `/healthz` is polled and a chat streams over SSE from the Claude fake (in a process of its
-own: `paced_fake.py`). The worst `/healthz` answer and the worst gap between chunks beyond the fake's own
-pace stay within STALL_SECONDS, and gevent's blocking monitor (PERSONA_BLOCKING_REPORT) saw no
+while `/healthz` is polled and a chat streams over SSE from the Claude fake (in a process of
+its own: `paced_fake.py`). The worst `/healthz` answer and the worst gap between chunks beyond
+the fake's own pace stay within STALL_SECONDS, and gevent's blocking monitor (PERSONA_BLOCKING_REPORT) saw no
 block of the event loop that computed or slept in a system call for more than STALL_SECONDS
 (blocks are judged net of the worker's waits for a CPU or the disk, so a loaded machine cannot
 fail this; docs/development.md).

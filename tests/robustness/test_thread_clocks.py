@@ -2,6 +2,7 @@
 process's threads ran and waited stays counted after they end. Summed over the live threads
 only, the figure fell when a thread ended; a gap measured across that end was charged the
 ended thread's waits as if the server had stalled (a stall test failed that way under load)."""
+import os
 import threading
 import time
 
@@ -33,7 +34,6 @@ def test_an_ended_thread_still_counts():
 
 
 def test_another_process_is_read_by_pid():
-    import os
     clocks = ThreadClocks(os.getpid())
     first = clocks.read()
     began = time.thread_time()
