@@ -125,7 +125,7 @@ def mean(values: list[float]) -> float:
 def cpu_row(streams: int, turns: int, found: dict[str, dict],
             of: Callable[[list[float]], float]) -> str:
     """One CPU table row: `of` (median or mean) of the per-round CPU per turn of each kind
-    (the app's chat workers alone in brackets), the ratios and the TTFT p50s."""
+    (the app's chat workers alone in brackets), the ratios and the TTFT p50/p95s."""
     cpu = {kind: of(found[kind]["cpu"]) * 1000 for kind in KINDS}
     workers = {kind: of(found[kind]["workers"]) * 1000 for kind in KINDS}
     cells = [f"{cpu[kind]:.2f}" for kind in [*LEANS, LEAN_KEPT]] + \
@@ -133,7 +133,8 @@ def cpu_row(streams: int, turns: int, found: dict[str, dict],
     ratios = [f"{cpu[app] / cpu[lean]:.2f} ({workers[app] / cpu[lean]:.2f})"
               for app, lean in (("app SSE", LEANS[1]), ("app SSE", LEANS[2]),
                                 ("app SSE", LEANS[3]), ("app WS", LEANS[0]))]
-    ttft = " / ".join(f"{pct(found[kind]['ttft'], 50):.0f}" for kind in KINDS)
+    ttft = " / ".join(f"{pct(found[kind]['ttft'], 50):.0f}/{pct(found[kind]['ttft'], 95):.0f}"
+                      for kind in KINDS)
     return f"| {streams} | {turns} | {' | '.join(cells + ratios)} | {ttft} |"
 
 
@@ -152,7 +153,7 @@ CPU_HEAD = ("| streams | turns per stream and round | lean WS | lean SSE pywsgi 
             "lean SSE gunicorn+Flask | lean SSE gunicorn+Flask, shared listener | same, kept "
             "connection | app WS | "
             "app SSE | app SSE, kept connection | app SSE ÷ lean pywsgi | app SSE ÷ lean gunicorn+Flask | "
-            "app SSE ÷ lean shared listener | app WS ÷ lean WS | TTFT p50 ms, same order |\n"
+            "app SSE ÷ lean shared listener | app WS ÷ lean WS | TTFT p50/p95 ms, same order |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 PARTS_HEAD = ("| streams | app SSE − app WS | lean: pywsgi SSE − WS | "
               "gunicorn+Flask − pywsgi | shared listener − reuse_port | "
