@@ -6,8 +6,9 @@ Each of `--a` and `--b` is a git revision (exported with `git archive` into a te
 directory) or `.` (this working tree). One fake Claude (bench_procs.py fake, 20 ms between
 events) serves both apps (`python -m src.app`, 2 workers each, own data directories); each app
 has its own client processes. Rounds alternate A and B (the order flipping every round) at each
-stream count; CPU is utime + stime of each app's whole process tree from /proc over its own
-rounds, divided by its turns, beside its chat workers' alone (their own rounds) and its memory
+stream count, each stream sending ceil(8 / N) turns a round (chat_bench.py's `ROUND_TURNS`);
+CPU is the run time of each app's whole process tree (`bench_procs.cpu_seconds`: the threads'
+schedstat, in nanoseconds) over its own rounds, divided by its turns, beside its chat workers' alone (their own rounds) and its memory
 process's (src/memory_process.py, over all rounds at that stream count, per turn of the app).
 `--a-env`/`--b-env NAME=VALUE` set environment variables of one app (e.g. the same tree with
 `PERSONA_MEMORY_PROCESS=0`). `--context-limit N` sets both apps' context limit, and with it how
@@ -41,7 +42,7 @@ from bench.bench_procs import (  # noqa: E402
     cpu_seconds,
     serve_app,
 )
-from bench.chat_bench import Bench  # noqa: E402
+from bench.chat_bench import ROUND_TURNS, Bench  # noqa: E402
 
 
 def export(revision: str, into: str) -> Path:
@@ -106,13 +107,14 @@ def _compare(benches: dict, n: int, rounds: int, mode: str) -> None:
     memory = {name: app_parts(bench.pid)["memory"] for name, bench in benches.items()}
     memory_before = {name: cpu_seconds(pids) for name, pids in memory.items()}
     ttfts: dict[str, list[float]] = {"A": [], "B": []}
+    turns_each = -(-ROUND_TURNS // n)  # as chat_bench.py
     for i in range(rounds):
         for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
-            got, spent = benches[name].round(mode, n, 1)
+            got, spent = benches[name].round(mode, n, turns_each)
             ttfts[name] += got
             cpu[name] += spent
             workers[name] += benches[name].workers_cpu
-    turns = rounds * n
+    turns = rounds * n * turns_each
 
     def ms(values: dict, name: str) -> float:
         return values[name] / turns * 1000

@@ -17,7 +17,7 @@ is measured against the lean server's SSE and its WS against the lean server's W
 The SDK sends exactly the request bodies the app sent last for the same stream (same system
 prompt and history), on warm connections, with the app's call. TTFT runs from sending to the
 first text chunk. CPU per turn: the SDK processes' own over their rounds; the lean servers' and
-the app's whole process tree (utime + stime from /proc) over theirs, divided by the turns (the
+the app's whole process tree (run time from /proc, `bench_procs.cpu_seconds`) over theirs, divided by the turns (the
 app's titles and cortex updates included). RSS of the app before the first burst and 3 s after
 the last. Then (first provider only) the capacity phases (bench_capacity.py). One table at the end.
 
@@ -55,8 +55,9 @@ from tests.support.worker_sockets import connections_per_worker  # noqa: E402
 
 KINDS = ("sdk", "lean", "lean_sse", "ws", "sse")
 # Turns a burst round runs at least, its streams' turns back to back (1 stream: 8 turns in a
-# row): CPU comes from /proc in 10 ms ticks, and one turn a round (6 turns in all) read a
-# one-stream cell to about ±1.7 ms per turn, enough to swing its ratio from 0.9 to 1.8.
+# row): CPU came from /proc in 10 ms ticks then (now the threads' nanosecond run time), and
+# one turn a round (6 turns in all) read a one-stream cell to about ±1.7 ms per turn, enough
+# to swing its ratio from 0.9 to 1.8; more turns a round also average more turns' noise.
 ROUND_TURNS = 8
 LEAN_OF = {"ws": "lean", "sse": "lean_sse"}  # the lean turn each app turn is measured against
 SETTLE = 3.0  # seconds of idleness after the bursts before RSS is read again

@@ -9,7 +9,7 @@ bench/lean_store.py `AppStore`). One fake Claude (bench_procs.py fake, 20 ms bet
 serves both; the client processes (bench_procs.py lean-clients, as many as the workers) each
 own every k-th stream with a socket to each group, and every stream's first turn on each is a
 warm-up. At each stream count, rounds of bursts (every stream starts at one wall-clock instant)
-alternate between the groups, the order flipping every round. CPU per turn: utime + stime of
+alternate between the groups, the order flipping every round. CPU per turn: the run time (`bench_procs.cpu_seconds`) of
 each group's process tree from /proc over its own rounds, divided by its turns; TTFT: sending
 the frame to the first text chunk, p50 and p95. The ratio app-store ÷ plain is the share of
 the app's CPU per turn its storage work explains over the lean server's. No process shares a

@@ -4,10 +4,10 @@
 
 Starts `python -m src.app` (with a fake Claude in its own process), runs `--turns` WebSocket
 turns on as many sockets (so both workers, the memory process's title runners and cortex
-worker have had work), waits `--settle` seconds, then reads utime + stime of the master, each
+worker have had work), waits `--settle` seconds, then reads the CPU of the master, each
 gunicorn worker (with its helpers) and the memory process from /proc over `--seconds`, and
-prints milliseconds of CPU per second for each (also from the scheduler's nanosecond count,
-which an idle process needs: utime and stime are counted in 10 ms ticks). `--turns 0` measures a freshly booted app.
+prints milliseconds of CPU per second for each: utime + stime (10 ms ticks) and the scheduler's
+nanosecond count (`bench_procs.cpu_seconds`), which an idle process needs. `--turns 0` measures a freshly booted app.
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from bench.bench_procs import (  # noqa: E402
     app_parts,
     cpu_seconds,
     serve_app,
+    tick_seconds,
     tree_pids,
     worker_pids,
 )
@@ -54,29 +55,15 @@ def _parts(master: int) -> dict[str, list[int]]:
     return parts
 
 
-def run_seconds(pids: list[int]) -> float:
-    """CPU time of the threads of `pids` alive now, from the scheduler's own count
-    (/proc/<pid>/task/<tid>/schedstat, nanoseconds): utime and stime come in clock ticks
-    (10 ms), too coarse for an idle process."""
-    total = 0
-    for pid in pids:
-        for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
-            try:
-                total += int(task.read_text().split()[0])
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-    return total / 1e9
-
-
 def measure(master: int, seconds: float) -> dict[str, tuple[float, float]]:
     """Milliseconds of CPU per second of each part over `seconds`: (utime + stime, schedstat)."""
     parts = _parts(master)
-    before = {name: (cpu_seconds(pids), run_seconds(pids)) for name, pids in parts.items()}
+    before = {name: (tick_seconds(pids), cpu_seconds(pids)) for name, pids in parts.items()}
     start = time.monotonic()
     time.sleep(seconds)
     elapsed = time.monotonic() - start
-    return {name: ((cpu_seconds(pids) - before[name][0]) * 1000 / elapsed,
-                   (run_seconds(pids) - before[name][1]) * 1000 / elapsed)
+    return {name: ((tick_seconds(pids) - before[name][0]) * 1000 / elapsed,
+                   (cpu_seconds(pids) - before[name][1]) * 1000 / elapsed)
             for name, pids in parts.items()}
 
 

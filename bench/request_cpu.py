@@ -6,7 +6,7 @@
 session that does not exist (on a new connection, as an SSE turn starts: everything an SSE turn
 costs before its reply, up to the session lookup, and the 404), and the same chat sent as a
 WebSocket frame on an open socket. The difference between the last two is what an SSE turn
-costs more than a WebSocket turn before any reply exists. CPU from /proc (utime + stime).
+costs more than a WebSocket turn before any reply exists. CPU from /proc (`bench_procs.cpu_seconds`).
 """
 from __future__ import annotations
 

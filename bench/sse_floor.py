@@ -25,11 +25,11 @@ session's turns stay with one worker, as a WebSocket's do. One warm-up round of 
 kind at the largest stream count, then at each stream count `--rounds` rounds of each kind,
 interleaved (the order rotating round by round); a round is a burst of N streams started at one
 wall-clock instant, each stream sending `ceil(--turns / N)` turns back to back (so a round at
-one stream has enough turns for /proc's 10 ms ticks). CPU per turn of a round: utime + stime of
-the kind's whole process tree (the lean group's processes and their children; the app's master,
+one stream averages several turns). CPU per turn of a round: the run time
+(`bench_procs.cpu_seconds`, nanoseconds) of the kind's whole process tree (the lean group's processes and their children; the app's master,
 workers and memory process) from /proc over the round, divided by its turns. Two tables: the
-median over the rounds and the mean over them (all their CPU over all their turns: /proc counts
-in 10 ms ticks, so a round's figure is coarse and the mean resolves finer), each with the app's
+median over the rounds and the mean over them (all their CPU over all their turns; until the
+ninth session /proc's 10 ms ticks made a round's figure coarse and the mean resolved finer), each with the app's
 chat workers alone in brackets and the ratios; then the SSE cost taken apart, from the means.
 About 4 minutes with the defaults (a turn lasts about 0.3 s: ten events 20 ms apart).
 """
@@ -118,7 +118,7 @@ class Floor:
 
 def mean(values: list[float]) -> float:
     """The mean of equal-sized rounds' figures: their CPU over their turns (finer than a
-    median of figures each counted in /proc's 10 ms ticks)."""
+    median of figures each noisy on its own)."""
     return statistics.fmean(values)
 
 

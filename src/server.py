@@ -103,7 +103,7 @@ class Worker(GeventWorker):
     def _tune_memory(self) -> None:
         """The worker's heap settings (`worker_memory.py`): fewer malloc arenas, the boot's
         objects frozen, and the heap trimmed once no reply has streamed for a second (the
-        trimmer sleeps until a reply starts)."""
+        trimmer sleeps until the last reply ends)."""
         from flask import Flask
 
         from .utils.provider import get_chat_service, get_db
@@ -113,6 +113,7 @@ class Worker(GeventWorker):
             hub = get_chat_service(self.wsgi).hub
             trimmer = IdleTrim(hub.busy, release=get_db(self.wsgi).shrink_idle)
             hub.on_start(trimmer.poke)
+            hub.on_idle(trimmer.idle)
             trimmer.start()
         settle_heap()
 

@@ -12,8 +12,10 @@ Three knobs, all applied in a gunicorn worker once its app is built (`server.Wor
   spell, the app frees what it caches (the idle SQLite connections' page caches), a full
   collection frees the spell's reference cycles (which the raised threshold lets wait), and
   `malloc_trim(0)` gives glibc's free heap back: CPython's allocator hands emptied arenas to
-  glibc, which keeps them until asked. It looks every `CHECK_SECONDS` only during a spell:
-  between spells it sleeps until a reply starts (`poke`, `GenerationHub.on_start`).
+  glibc, which keeps them until asked. It wakes twice a spell, when the last reply ends
+  (`idle`, `GenerationHub.on_idle`) and `IDLE_SECONDS` later unless a reply started meanwhile
+  (`poke`, `GenerationHub.on_start`): looking twice a second during a spell cost a one-stream
+  chat turn about 0.2 ms of CPU (issue #23, ninth session).
 Every call is a no-op where glibc's functions are missing (another libc).
 """
 from __future__ import annotations
@@ -23,7 +25,6 @@ import ctypes.util
 import gc
 import logging
 import threading
-import time
 from collections.abc import Callable
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,6 @@ GEN0_THRESHOLD = 50_000
 ARENAS = 2
 M_ARENA_MAX = -8
 IDLE_SECONDS = 1.0
-CHECK_SECONDS = 0.5
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -74,17 +74,18 @@ def trim() -> bool:
 
 
 class IdleTrim:
-    """Trims the heap once `busy()` has been false for `IDLE_SECONDS` after a reply started
-    (`poke`), after `release()` (which frees what the app itself keeps, e.g. SQLite page
-    caches)."""
+    """Trims the heap once `busy()` has been false for `IDLE_SECONDS` since the last reply
+    ended (`idle`), after `release()` (which frees what the app itself keeps, e.g. SQLite page
+    caches); a reply started meanwhile (`poke`) puts it off until the next end."""
 
     def __init__(self, busy: Callable[[], bool], idle_seconds: float = IDLE_SECONDS,
-                 check_seconds: float = CHECK_SECONDS, release: Callable[[], None] = lambda: None):
+                 release: Callable[[], None] = lambda: None):
         self._busy = busy
         self._release = release
-        self._idle_seconds, self._check_seconds = idle_seconds, check_seconds
+        self._idle_seconds = idle_seconds
         self._stop = threading.Event()
-        self._started = threading.Event()  # a reply started since the spell's last look
+        self._started = threading.Event()  # a reply started since the last end
+        self._idle = threading.Event()  # the last reply ended, not yet looked at
         self._thread = threading.Thread(target=self._run, name="idle-trim", daemon=True)
         self.trims = 0
         self.trimmed = threading.Event()  # set after each trim
@@ -94,34 +95,33 @@ class IdleTrim:
         self._thread.start()
 
     def poke(self) -> None:
-        """A reply started: a busy spell begins (or goes on)."""
+        """A reply started: the spell goes on."""
+        self._idle.clear()
         self._started.set()
+
+    def idle(self) -> None:
+        """The last reply ended: trim in `idle_seconds` unless one starts before."""
+        self._idle.set()
 
     def stop(self) -> None:
         """Stops watching."""
         self._stop.set()
+        self._idle.set()
         self._started.set()
         self._thread.join(5)
 
     def _run(self) -> None:
         while True:
-            self._started.wait()  # no reply since the last trim: nothing to look at
+            self._idle.wait()
             if self._stop.is_set():
                 return
-            if self._until_idle():
-                self._trim()
-
-    def _until_idle(self) -> bool:
-        """Looks every `check_seconds` until no reply has run for `idle_seconds` (True) or
-        the trimmer stops (False)."""
-        idle_since = time.monotonic()
-        while not self._stop.wait(self._check_seconds):
-            if self._started.is_set() or self._busy():
-                self._started.clear()
-                idle_since = time.monotonic()
-            elif time.monotonic() - idle_since >= self._idle_seconds:
-                return True
-        return False
+            self._idle.clear()
+            self._started.clear()
+            if self._started.wait(self._idle_seconds) or self._busy():
+                continue  # a reply started: its end says when to look again
+            if self._stop.is_set():
+                return
+            self._trim()
 
     def _trim(self) -> None:
         try:

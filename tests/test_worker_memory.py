@@ -1,5 +1,5 @@
 """The worker's heap knobs: the idle trim runs once after a busy spell, and never while busy;
-between spells it sleeps until a reply starts (`poke`)."""
+it wakes only when the last reply ends (`idle`)."""
 import gc
 import threading
 
@@ -11,31 +11,47 @@ DEADLINE = 10.0
 
 def test_the_heap_is_trimmed_once_after_a_busy_spell_ends():
     state = {"busy": True}
-    seen_busy = threading.Event()
+    looked = threading.Event()
 
     def busy() -> bool:
-        if state["busy"]:
-            seen_busy.set()
+        looked.set()
         return state["busy"]
 
-    trimmer = IdleTrim(busy, idle_seconds=0.0, check_seconds=0.01)
+    trimmer = IdleTrim(busy, idle_seconds=0.0)
     trimmer.start()
     try:
         trimmer.poke()  # a reply starts
-        assert seen_busy.wait(DEADLINE)
+        trimmer.idle()  # an end heard while another reply still streams
+        assert looked.wait(DEADLINE)
         assert trimmer.trims == 0  # nothing while replies stream
         state["busy"] = False
+        trimmer.idle()  # the last reply ended
         assert trimmer.trimmed.wait(DEADLINE)
-        seen_busy.clear()
-        state["busy"] = True  # a second busy spell, after the trimmer went back to sleep
-        trimmer.poke()  # its start wakes the trimmer
-        assert seen_busy.wait(DEADLINE)
         trimmer.trimmed.clear()
+        state["busy"] = True  # a second busy spell
+        trimmer.poke()
         state["busy"] = False
+        trimmer.idle()
         assert trimmer.trimmed.wait(DEADLINE)
     finally:
         trimmer.stop()
     assert trimmer.trims == 2
+
+
+def test_between_spells_the_trimmer_looks_only_when_the_last_reply_ends():
+    """No look at all while replies stream or nothing runs: a wake is CPU a chat turn pays."""
+    looks = []
+    trimmer = IdleTrim(lambda: looks.append(1) or False, idle_seconds=0.0)
+    trimmer.start()
+    try:
+        for _ in range(3):
+            trimmer.poke()
+        assert trimmer.trims == 0 and not looks
+        trimmer.idle()
+        assert trimmer.trimmed.wait(DEADLINE)
+    finally:
+        trimmer.stop()
+    assert len(looks) == 1
 
 
 def test_a_reply_started_after_an_idle_spell_wakes_the_trimmer(tmp_path):
@@ -45,8 +61,9 @@ def test_a_reply_started_after_an_idle_spell_wakes_the_trimmer(tmp_path):
     from src.utils.storage import Database
     db = Database(str(tmp_path / "app.db"))
     hub = GenerationHub(db)
-    trimmer = IdleTrim(hub.busy, idle_seconds=0.0, check_seconds=0.01)
+    trimmer = IdleTrim(hub.busy, idle_seconds=0.0)
     hub.on_start(trimmer.poke)
+    hub.on_idle(trimmer.idle)
     trimmer.start()
     gate = threading.Event()
 
@@ -64,6 +81,46 @@ def test_a_reply_started_after_an_idle_spell_wakes_the_trimmer(tmp_path):
         db.close()
 
 
+def test_the_hub_says_idle_when_its_last_reply_ends_not_before(tmp_path):
+    from src.utils.services import chat_events as events
+    from src.utils.services.generations import Generation, GenerationHub
+    from src.utils.storage import Database
+    db = Database(str(tmp_path / "app.db"))
+    hub = GenerationHub(db)
+    idle = threading.Event()
+    hub.on_idle(idle.set)
+    gates = {2: threading.Event(), 4: threading.Event()}
+    ended = {2: threading.Event(), 4: threading.Event()}
+
+    def work(generation: Generation) -> None:
+        gates[generation.reply_id].wait(DEADLINE)
+        generation.finish(events.done(generation.reply_id, "", {}, "end_turn", {}))
+        ended[generation.reply_id].set()
+    try:
+        hub.launch(Generation("s", 1, 2), work)
+        hub.launch(Generation("t", 3, 4), work)
+        gates[2].set()
+        assert ended[2].wait(DEADLINE)
+        _until(lambda: hub.local(2) is None)  # its thread has left the hub
+        assert hub.busy() and not idle.is_set()
+        gates[4].set()
+        assert idle.wait(DEADLINE)
+        assert not hub.busy()
+    finally:
+        hub.close()
+        db.close()
+
+
+def _until(condition) -> None:
+    """Waits (polling, bounded by DEADLINE) until `condition()` holds."""
+    pause = threading.Event()
+    for _ in range(int(DEADLINE / 0.005)):
+        if condition():
+            return
+        pause.wait(0.005)
+    raise AssertionError("condition not reached")
+
+
 def test_settling_the_heap_freezes_the_boot_and_raises_the_generation_0_threshold():
     before = gc.get_threshold()
     try:
@@ -78,21 +135,13 @@ def test_settling_the_heap_freezes_the_boot_and_raises_the_generation_0_threshol
 
 
 def test_after_a_busy_spell_the_app_releases_its_caches_before_the_trim():
-    state = {"busy": True}
-    seen_busy, released = threading.Event(), threading.Event()
-
-    def busy() -> bool:
-        if state["busy"]:
-            seen_busy.set()
-        return state["busy"]
-
-    trimmer = IdleTrim(busy, idle_seconds=0.0, check_seconds=0.01, release=released.set)
+    released = threading.Event()
+    trimmer = IdleTrim(lambda: False, idle_seconds=0.0, release=released.set)
     trimmer.start()
     try:
         trimmer.poke()
-        assert seen_busy.wait(DEADLINE)
         assert not released.is_set()
-        state["busy"] = False
+        trimmer.idle()
         assert trimmer.trimmed.wait(DEADLINE)
         assert released.is_set()
     finally:

@@ -146,6 +146,7 @@ class GenerationHub:
         self._closed = threading.Event()
         self._sleeping = False
         self._on_start: list[Callable[[], object]] = []
+        self._on_idle: list[Callable[[], object]] = []
 
     def launch(self, generation: Generation, work: Callable[[Generation], None]) -> None:
         """Runs `work(generation)` in its own thread (a greenlet under gevent); the generation
@@ -168,6 +169,10 @@ class GenerationHub:
         """Calls `callback()` each time a reply starts (the worker's idle trim sleeps until
         then, `worker_memory.IdleTrim`)."""
         self._on_start.append(callback)
+
+    def on_idle(self, callback: Callable[[], object]) -> None:
+        """Calls `callback()` each time the last running reply ends (`worker_memory.IdleTrim`)."""
+        self._on_idle.append(callback)
 
     def busy(self) -> bool:
         """True while this process generates any reply."""
@@ -247,7 +252,11 @@ class GenerationHub:
             with self._lock:
                 self._running.pop(generation.reply_id, None)
                 self._threads.discard(thread)
+                idle = not self._running
             self._db.close_thread()
+            if idle:
+                for callback in self._on_idle:
+                    callback()
 
     def _sync(self) -> None:
         """Every `SYNC_SECONDS` while replies run: reads the marks other processes left on
