@@ -54,6 +54,7 @@ from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.poll_loop import PollLoop
 from .services.prompt_inspector import PromptInspector
+from .services.reply_bells import ReplyBells
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
@@ -138,12 +139,14 @@ def build_services(config: Config) -> Services:
     settings = _settings_service(config, db, secrets, key_checks)
     api_client = _api_client(config, settings)
     cleanup = PersonaCleanup(db, cortex, data_dir)
-    personas = PersonaService(db, cortex, cleanup)
+    bells = ReplyBells(os.path.join(data_dir, "locks"))
+    personas = PersonaService(db, cortex, cleanup, ring=bells.ring)
     memory_process = bool(config.get("MEMORY_PROCESS"))
     doorbell = Doorbell(os.path.join(data_dir, "locks", "memory.bell"))
     ring = doorbell.ring if memory_process else None
     memory = _memory(config, db, cortex, api_client, settings.cache, ring)
-    sessions = SessionService(db, retracted=memory.cortex_trigger.notice_retractions)
+    sessions = SessionService(db, retracted=memory.cortex_trigger.notice_retractions,
+                              ring=bells.ring)
     leases = SessionLeases(data_dir)
     titles = TitleGenerator(db, api_client, sessions, settings, memory.job_owner,
                             inline=not memory_process, ring=ring)
@@ -151,7 +154,7 @@ def build_services(config: Config) -> Services:
                        trigger=memory.cortex_trigger.check_and_trigger,
                        retracted=memory.cortex_trigger.notice_retractions,
                        status=memory.cortex_trigger.status,
-                       hub=GenerationHub(db, float(config["REPLY_CHECKPOINT_SECONDS"])))
+                       hub=GenerationHub(db, float(config["REPLY_CHECKPOINT_SECONDS"]), bells))
     return Services(
         data_dir=data_dir,
         run_worker=bool(config.get("CORTEX_WORKER")),

@@ -2,7 +2,7 @@
 outside the generating process follows (a page showing it, a follower tailing the row), and only
 at the checkpoint for the others, so a turn nobody else watches writes its row twice, not four
 times a second. The checkpoint here is an hour, so any mid-stream write comes from a mark.
-While its process runs no reply the sync thread sleeps, and a reply's start wakes it."""
+While its process runs no reply the sync thread sleeps, and a ring wakes it."""
 import sqlite3
 import threading
 from contextlib import closing
@@ -10,6 +10,7 @@ from contextlib import closing
 import pytest
 
 from src.utils import provider
+from src.utils.services.reply_bells import ReplyBells
 from tests.chat.chat_support import ChatSocketClient, eventually, live_config
 from tests.fakes.claude import replies
 
@@ -52,18 +53,20 @@ def test_only_the_reply_a_page_shows_gets_its_text_written_while_streaming(
 
 
 def _idle_after_a_reply(app, server, sid: str) -> None:
-    """One whole reply, then the app's sync thread asleep: nothing runs in its process."""
+    """One whole reply, then nothing running in the app's process (its sync thread waits for
+    its next look, an hour away here, or for a reply to start)."""
     with ChatSocketClient(server.ws_url) as ws:
         ws.send(type="chat", session_id=sid, message="Hi")
         ws.until("done")
     hub = provider.services_of(app).chat.hub
-    eventually(lambda: hub.sleeping)
+    eventually(lambda: not hub.busy())
 
 
 def test_a_page_elsewhere_gets_the_text_of_a_reply_started_after_an_idle_spell(
         app, server, client, script, make_session, rows):
-    """The sync thread sleeps while no reply runs; a reply that starts wakes it, so a mark left
-    from another process (a page showing the reply) is seen, not slept through."""
+    """After an idle spell the sync thread waits (for its next look or a reply's start); the
+    ring of a mark left from another process (a page showing the reply) wakes it, so the mark
+    is seen, not slept through."""
     gate = threading.Event()
     script.reply(replies.text("".join(WORDS), chunks=WORDS),
                  replies.gated(replies.text("".join(WORDS), chunks=WORDS), gate))
@@ -80,8 +83,9 @@ def test_a_page_elsewhere_gets_the_text_of_a_reply_started_after_an_idle_spell(
 
 def test_a_stop_from_elsewhere_ends_a_reply_started_after_an_idle_spell(
         app, server, script, make_session, rows, data_dir):
-    """A stop requested by another process is a mark on the row, read by the sync thread that
-    the reply's start woke."""
+    """A stop requested by another process is a mark on the row and a ring of the generating
+    processes' bells (`reply_bells.py`), heard by the sync thread that the reply's start woke
+    (the checkpoint is an hour: without the ring nothing would look)."""
     gate = threading.Event()
     script.reply(replies.text("".join(WORDS), chunks=WORDS),
                  replies.gated(replies.text("".join(WORDS), chunks=WORDS), gate))
@@ -95,6 +99,7 @@ def test_a_stop_from_elsewhere_ends_a_reply_started_after_an_idle_spell(
                 other.execute("UPDATE messages SET stop_reason = 'stop_requested' "
                               "WHERE id = ?", (reply_id,))
                 other.commit()
+            ReplyBells(str(data_dir / "locks")).ring()  # as that process's stop rings
             assert ws.until("done")[-1]["stop_reason"] == "cancelled"
     finally:
         gate.set()

@@ -128,7 +128,10 @@ class ChatService(ChatTree):
         if local is not None:
             local.cancel.set()
             return True
-        return message_store.request_stop(self._db.conn(), row.id)
+        if not message_store.request_stop(self._db.conn(), row.id):
+            return False
+        self.hub.ring()  # its process looks at the mark now (`reply_bells.py`)
+        return True
 
     def settle(self, session_id: str) -> None:
         """Ends replies left streaming by a process that died (kept, marked incomplete)."""

@@ -11,9 +11,11 @@ follower or a page showing the reply leaves a `followed` mark on its row) and ev
 transaction for all replies due, so most short replies are written twice only: empty at the
 start, whole at the end. Followers count what they have sent in characters of the reply, so a
 resumed stream never repeats text. A stop requested from another process is a mark on the row
-that the same sync thread notices. While the process runs no reply the sync thread sleeps
-without a timeout (marks can only be left on replies that run) and `launch` wakes it, so an
-idle worker spends nothing on it.
+that the same sync thread notices: whoever leaves a mark rings the generating processes'
+bells (`reply_bells.py`), and the sync thread looks at once; without a ring it looks only when
+a flush is due (with no bells, as in tests that build a bare hub, every `SYNC_SECONDS`). While
+the process runs no reply the sync thread sleeps without a timeout (marks can only be left on
+replies that run) and `launch` wakes it, so an idle worker spends nothing on it.
 Only threads, locks and events are used, so this works under gthread and gevent workers.
 """
 import logging
@@ -30,6 +32,7 @@ from ..storage.db import transaction
 from ..text import scrub
 from . import chat_events as events
 from .chat_events import ChatEvent
+from .reply_bells import ReplyBells
 from .reply_feed import ReplyFeed
 
 log = logging.getLogger(__name__)
@@ -125,6 +128,12 @@ class Generation:
             return self._length > self._flushed and (
                 self.followed or now - self._flushed_at >= checkpoint)
 
+    def next_flush(self, checkpoint: float) -> float:
+        """When (monotonic) the row is due a flush at the latest: at once while followed
+        elsewhere (then every `SYNC_SECONDS`), else `checkpoint` after the last one."""
+        with self._lock:
+            return self._flushed_at + (SYNC_SECONDS if self.followed else checkpoint)
+
     def flushed(self, length: int, now: float) -> None:
         """Records that the row holds the first `length` characters since `now`."""
         with self._lock:
@@ -135,9 +144,12 @@ class Generation:
 class GenerationHub:
     """The replies this process generates, their threads, and the watcher for remote stops."""
 
-    def __init__(self, db: Database, checkpoint: float = CHECKPOINT_SECONDS):
+    def __init__(self, db: Database, checkpoint: float = CHECKPOINT_SECONDS,
+                 bells: ReplyBells | None = None):
         self._db = db
         self._checkpoint = checkpoint
+        self._bells = bells
+        self._rang = threading.Event()  # a mark was left on some reply (or the hub closes)
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)  # notified when a reply starts, at close
         self._running: dict[int, Generation] = {}
@@ -157,10 +169,13 @@ class GenerationHub:
             self._running[generation.reply_id] = generation
             self._threads.add(thread)
             self._work.notify()
-            if self._watcher is None:
+            first = self._watcher is None
+            if first:
                 self._watcher = threading.Thread(target=self._sync, name="reply-sync",
                                                  daemon=True)
                 self._watcher.start()
+        if first and self._bells is not None:
+            self._bells.listen(self._rang.set)
         thread.start()
         for callback in self._on_start:
             callback()
@@ -173,6 +188,11 @@ class GenerationHub:
     def on_idle(self, callback: Callable[[], object]) -> None:
         """Calls `callback()` each time the last running reply ends (`worker_memory.IdleTrim`)."""
         self._on_idle.append(callback)
+
+    def ring(self) -> None:
+        """Tells the generating processes (this one too) that a mark was left on a reply."""
+        if self._bells is not None:
+            self._bells.ring()
 
     def busy(self) -> bool:
         """True while this process generates any reply."""
@@ -217,7 +237,8 @@ class GenerationHub:
             if row is not None and row.streaming:
                 row = settle(row)
             if not marked and row is not None and row.streaming:
-                message_store.mark_followed(self._db.conn(), [reply_id])
+                if message_store.mark_followed(self._db.conn(), [reply_id]):
+                    self.ring()
                 marked = True  # its process keeps the row's text current from its next sync
             if row is not None and len(row.content) > offset:
                 yield events.chunk(row.content[offset:])
@@ -230,6 +251,7 @@ class GenerationHub:
     def close(self, timeout: float = 10.0) -> None:
         """Stops every reply of this process and waits for their threads."""
         self._closed.set()
+        self._rang.set()
         with self._lock:
             self._work.notify_all()
             running = list(self._running.values())
@@ -238,6 +260,8 @@ class GenerationHub:
             generation.cancel.set()
         for thread in threads:
             thread.join(timeout)
+        if self._bells is not None:
+            self._bells.close()
 
     def _run(self, generation: Generation, work: Callable[[Generation], None],
              thread: cooperative.Task) -> None:
@@ -259,16 +283,23 @@ class GenerationHub:
                     callback()
 
     def _sync(self) -> None:
-        """Every `SYNC_SECONDS` while replies run: reads the marks other processes left on
-        this process's replies (a stop, a follower, the row gone: its session was deleted, in
-        any process, and the upstream request is closed rather than paid for to the end), then
-        flushes the new text of those that are due (`Generation.due`) in one transaction.
-        With no reply running it waits for `launch` (or `close`) instead."""
+        """While replies run: reads the marks other processes left on this process's replies
+        (a stop, a follower, the row gone: its session was deleted, in any process, and the
+        upstream request is closed rather than paid for to the end), then flushes the new text
+        of those that are due (`Generation.due`) in one transaction; at once after a ring,
+        else when the next flush is due. With no reply running at that look it waits for
+        `launch` (or `close`) instead; replies ending do not wake it (back-to-back turns
+        would each cost it a wake: it goes to sleep at its next look)."""
         conn = self._db.conn()
         try:
-            while not self._closed.wait(SYNC_SECONDS):
+            while not self._closed.is_set():
                 running = self._replies_or_wait()
                 if not running:
+                    continue
+                self._rang.wait(self._until_look(running))
+                self._rang.clear()
+                running = self._replies()
+                if self._closed.is_set() or not running:
                     continue
                 try:
                     self._check_marks(conn, running)
@@ -277,6 +308,19 @@ class GenerationHub:
                     log.exception("Could not flush the replies in progress")
         finally:
             self._db.close_thread()
+
+    def _until_look(self, running: list[Generation]) -> float:
+        """Seconds until the sync thread looks unless rung: every `SYNC_SECONDS` without
+        bells (nothing rings), else when the first flush falls due (a reply with nothing new
+        to flush, hence no newer flush time, is looked at every `SYNC_SECONDS`, as before)."""
+        if self._bells is None:
+            return SYNC_SECONDS
+        soonest = min(g.next_flush(self._checkpoint) for g in running)
+        return min(max(soonest - time.monotonic(), SYNC_SECONDS), self._checkpoint)
+
+    def _replies(self) -> list[Generation]:
+        with self._lock:
+            return list(self._running.values())
 
     def _replies_or_wait(self) -> list[Generation]:
         """The replies running now; with none, first sleeps until one starts or the hub

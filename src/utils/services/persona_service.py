@@ -6,6 +6,7 @@ seeded as id 'default' at start-up; it can be edited but never deleted.
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from ..cortex import CortexService
@@ -27,11 +28,14 @@ READ_ONLY = ("id", "created_at", "updated_at", "avatar_url")
 class PersonaService:
     """Creates, reads, updates and deletes personas; keeps their cortex directories in step."""
 
-    def __init__(self, db: Database, cortex_service: CortexService, cleanup: PersonaCleanup, default_file: Path = DEFAULT_PERSONA_FILE):
+    def __init__(self, db: Database, cortex_service: CortexService, cleanup: PersonaCleanup,
+                 default_file: Path = DEFAULT_PERSONA_FILE,
+                 ring: Callable[[], None] = lambda: None):
         self._db = db
         self._cortex = cortex_service
         self._cleanup = cleanup
         self._default_file = default_file
+        self._ring = ring  # tells the processes generating replies that rows went
 
     def list(self) -> list[Persona]:
         """All personas, the default one first."""
@@ -88,6 +92,7 @@ class PersonaService:
             if not store.delete_persona(self._db.conn(), persona_id):
                 raise not_found("persona", persona_id)
             deletions.record(self._db.conn(), persona_id)
+        self._ring()  # the replies of its sessions stop now (their rows are gone)
         self._cleanup.purge(persona_id)
         log.info("Deleted persona %s", persona_id)
 

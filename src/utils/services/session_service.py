@@ -2,7 +2,7 @@
 import logging
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..limits import SESSION_TITLE
 from ..models.sessions import Message, MessageDetail, Session
@@ -29,9 +29,11 @@ _WHITESPACE = re.compile(r"\s+")
 class SessionService:
     """Creates, lists, reads, renames and deletes sessions; reads messages page by page."""
 
-    def __init__(self, db: Database, retracted: Callable[[str], object] | None = None):
+    def __init__(self, db: Database, retracted: Callable[[str], object] | None = None,
+                 ring: Callable[[], None] = lambda: None):
         self._db = db
         self._retracted = retracted
+        self._ring = ring  # tells the processes generating replies that a mark was left
 
     def create(self, persona_id: str, greeting_index: int = 0) -> Session:
         """A new, untitled session for an existing persona; 404 when the persona is unknown."""
@@ -65,7 +67,7 @@ class SessionService:
                                            siblings=tree.siblings(conn, session_id))
         has_more = bool(page) and message_store.count_messages(
             conn, session_id, before_id=page[0].id) > 0
-        _want_text(conn, page)
+        self._want_text(conn, page)
         return {**session.model_dump(mode="json"), "messages": [m.answer() for m in page],
                 "has_more": has_more}
 
@@ -79,7 +81,7 @@ class SessionService:
         if message is None or message.session_id != session_id:
             raise not_found("message", str(message_id))
         on_branch = message_store.is_on_branch(conn, message_id)
-        _want_text(conn, [message])
+        self._want_text(conn, [message])
         return MessageDetail.model_validate(
             {**message.answer(), "memory": provenance.revisions_of_message(conn, message_id),
              "on_branch": on_branch})
@@ -139,6 +141,7 @@ class SessionService:
         session = self.summary(session_id)
         if not store.delete_session(self._db.conn(), session_id):
             raise not_found("session", session_id)
+        self._ring()  # a reply it was generating stops now (its row is gone)
         log.info("Deleted session %s", session_id)
         if self._retracted is not None:
             try:
@@ -146,6 +149,15 @@ class SessionService:
             except Exception:
                 log.exception("Could not check persona %s for memory reconciliation",
                               session.persona_id)
+
+    def _want_text(self, conn: sqlite3.Connection, shown: Sequence[Message]) -> None:
+        """Asks the process generating a reply shown here to keep its row's text current (it
+        otherwise writes it only now and then until the reply ends: generations.py), so a page
+        read again, in any process, shows the reply growing (`mark_followed` leaves a reply
+        already marked alone)."""
+        streaming = [m.id for m in shown if m.streaming]
+        if streaming and message_store.mark_followed(conn, streaming):
+            self._ring()
 
     def _require_persona(self, persona_id: str | None) -> None:
         if persona_id is None:
@@ -156,13 +168,3 @@ class SessionService:
             persona_store.get_persona(self._db.conn(), persona_id) is not None)
         if not known:
             raise not_found("persona", persona_id)
-
-
-def _want_text(conn: sqlite3.Connection, shown: list[Message]) -> None:
-    """Asks the process generating a reply shown here to keep its row's text current (it
-    otherwise writes it only now and then until the reply ends: generations.py), so a page
-    read again, in any process, shows the reply growing (`mark_followed` leaves a reply
-    already marked alone)."""
-    streaming = [m.id for m in shown if m.streaming]
-    if streaming:
-        message_store.mark_followed(conn, streaming)

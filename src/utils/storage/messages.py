@@ -261,18 +261,19 @@ def save_partial_replies(conn: sqlite3.Connection, texts: list[tuple[str, int]])
     conn.executemany("UPDATE messages SET content = ? WHERE id = ? AND streaming = 1", texts)
 
 
-def mark_followed(conn: sqlite3.Connection, message_ids: list[int]) -> None:
+def mark_followed(conn: sqlite3.Connection, message_ids: list[int]) -> bool:
     """Marks streaming replies as followed from elsewhere (their generating process then keeps
     their rows' text current); a stop mark stays, it says more. Writes only when one of them
-    has no mark yet (a page read while a reply streams would otherwise take the write lock)."""
+    has no mark yet (a page read while a reply streams would otherwise take the write lock);
+    True if it marked one (the caller rings the generating processes: `reply_bells.py`)."""
     marks = ",".join("?" * len(message_ids))
     unmarked = f"id IN ({marks}) AND streaming = 1 AND stop_reason IS NULL"
     if conn.execute(f"SELECT 1 FROM messages WHERE {unmarked} LIMIT 1",
                     message_ids).fetchone() is None:
-        return
+        return False
     with transaction(conn):
-        conn.execute(f"UPDATE messages SET stop_reason = 'followed' WHERE {unmarked}",
-                     message_ids)
+        return conn.execute(f"UPDATE messages SET stop_reason = 'followed' WHERE {unmarked}",
+                            message_ids).rowcount > 0
 
 
 def reply_marks(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, str | None]:

@@ -1,0 +1,100 @@
+"""The bells of the processes that generate replies (services/reply_bells.py): a mark left on a
+reply's row rings them, so the generating process looks at once instead of four times a second;
+a mark nobody rang for is still heard at the reply's next checkpoint."""
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from contextlib import closing
+
+import pytest
+
+from src.utils import provider
+from src.utils.services.reply_bells import ReplyBells
+from tests.chat.chat_support import ChatSocketClient, eventually, live_config
+from tests.fakes.claude import replies
+
+DEADLINE = 10.0  # bounds a failure only
+WORDS = [f"w{i} " for i in range(6)]
+
+
+def test_a_ring_from_any_process_wakes_each_listening_process(tmp_path):
+    locks = str(tmp_path / "locks")
+    heard = threading.Event()
+    listening = ReplyBells(locks)
+    listening.listen(heard.set)
+    try:
+        assert os.listdir(locks) == [f"replies-{os.getpid()}.bell"]
+        for _ in range(2):
+            heard.clear()
+            subprocess.run([sys.executable, "-c", "import sys; from src.utils.services."
+                            "reply_bells import ReplyBells; ReplyBells(sys.argv[1]).ring()",
+                            locks], check=True, cwd=os.getcwd())
+            assert heard.wait(DEADLINE)
+    finally:
+        listening.close()
+    assert os.listdir(locks) == []  # its bell goes with it
+
+
+def test_ringing_with_no_bells_or_no_listener_does_nothing(tmp_path):
+    ReplyBells(str(tmp_path / "nowhere")).ring()
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    os.mkfifo(locks / "replies-999999999.bell")  # a bell nobody answers
+    (locks / "sessions.lock").write_bytes(b"")  # not a bell
+    ReplyBells(str(locks)).ring()
+
+
+def test_the_bells_of_ended_processes_are_removed_when_another_listens(tmp_path):
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    os.mkfifo(locks / f"replies-{ended}.bell")
+    os.mkfifo(locks / "replies-1.bell")  # pid 1 runs (another user's, perhaps): kept
+    bells = ReplyBells(str(locks))
+    bells.listen(lambda: None)
+    try:
+        assert sorted(os.listdir(locks)) == sorted(["replies-1.bell",
+                                                    f"replies-{os.getpid()}.bell"])
+    finally:
+        bells.close()
+
+
+@pytest.fixture
+def app_config(app_config, claude):
+    return live_config(app_config, claude, REPLY_CHECKPOINT_SECONDS=0.5)
+
+
+def test_a_stop_mark_nobody_rang_for_is_heard_at_the_next_checkpoint(
+        server, script, make_session, data_dir):
+    """A tool that edits the row without ringing (or a process that died before it could):
+    the generating process still looks at each checkpoint of its replies."""
+    gate = threading.Event()
+    script.reply(replies.gated(replies.text("".join(WORDS), chunks=WORDS), gate))
+    sid = make_session()["id"]
+    try:
+        with ChatSocketClient(server.ws_url) as ws:
+            ws.send(type="chat", session_id=sid, message="Go")
+            reply_id = ws.until("start")[-1]["reply_id"]
+            assert ws.until("chunk")[-1]["text"] == "w0 "
+            with closing(sqlite3.connect(data_dir / "app.db")) as other:
+                other.execute("UPDATE messages SET stop_reason = 'stop_requested' "
+                              "WHERE id = ?", (reply_id,))
+                other.commit()
+            assert ws.until("done")[-1]["stop_reason"] == "cancelled"
+    finally:
+        gate.set()
+
+
+def test_after_its_replies_end_the_sync_thread_sleeps_until_the_next_starts(
+        app, server, script, make_session):
+    """Replies ending do not wake it (each turn would cost a wake); its next look, at the
+    latest a checkpoint later, finds none running and it sleeps without a timeout."""
+    script.reply(replies.text("".join(WORDS), chunks=WORDS))
+    with ChatSocketClient(server.ws_url) as ws:
+        ws.send(type="chat", session_id=make_session()["id"], message="Hi")
+        ws.until("done")
+    hub = provider.services_of(app).chat.hub
+    eventually(lambda: hub.sleeping)
