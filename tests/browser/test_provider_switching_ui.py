@@ -16,6 +16,13 @@ def saved_settings(page, server) -> dict:
     return page.request.get(server.url + "/api/settings").json()
 
 
+def saving(page):
+    """Waits for the settings PUT the next action sends to be answered: the "Saved" note of an
+    earlier save shows for 2.5 s, so seeing it proves nothing about the next one."""
+    return page.expect_response(lambda response: response.url.endswith("/api/settings")
+                                and response.request.method == "PUT")
+
+
 def test_switching_back_and_forth_and_a_new_address(page, server, claude, openai_fake):
     openai_fake.default = replies.tool_use([("ping", {"word": "pong"})])
     open_page(page, server, "/settings")
@@ -34,7 +41,8 @@ def test_switching_back_and_forth_and_a_new_address(page, server, claude, openai
     expect(model).to_have_value("gpt-4o-mini")  # the model it tested, which chats will use
     expect(page.locator("#model-options option[value='qwen2.5:7b']")).to_have_count(1)
     page.fill("#set-model", "qwen2.5:7b")
-    page.click("#provider-form button[type=submit]")
+    with saving(page):
+        page.click("#provider-form button[type=submit]")
     expect(page.locator("#provider-saved")).to_have_text("Saved")
     saved = saved_settings(page, server)
     assert (saved["provider"], saved["base_url"], saved["model"]) == (
@@ -43,7 +51,8 @@ def test_switching_back_and_forth_and_a_new_address(page, server, claude, openai
     page.select_option("#set-provider", "anthropic")
     expect(page.locator("#set-base-url")).to_have_value(claude.url)
     expect(model).to_have_value("claude-sonnet-5-5")
-    page.click("#provider-form button[type=submit]")
+    with saving(page):
+        page.click("#provider-form button[type=submit]")
     expect(page.locator("#provider-saved")).to_have_text("Saved")
     saved = saved_settings(page, server)
     assert (saved["provider"], saved["base_url"], saved["model"]) == (
@@ -56,7 +65,8 @@ def test_switching_back_and_forth_and_a_new_address(page, server, claude, openai
         expect(page.locator("#provider-key-ask")).to_be_visible()
         expect(page.locator("#provider-key")).to_be_focused()
         assert saved_settings(page, server)["base_url"] == claude.url  # nothing moved yet
-        page.click("#provider-key-none")
+        with saving(page):
+            page.click("#provider-key-none")
         expect(page.locator("#provider-saved")).to_have_text("Saved")
         expect(page.locator("#key-status")).to_contain_text("Not set")
         saved = saved_settings(page, server)

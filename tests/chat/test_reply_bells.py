@@ -25,7 +25,8 @@ def test_a_ring_from_any_process_wakes_each_listening_process(tmp_path):
     listening = ReplyBells(locks)
     listening.listen(heard.set)
     try:
-        assert os.listdir(locks) == [f"replies-{os.getpid()}.bell"]
+        (own,) = os.listdir(locks)
+        assert own.startswith(f"replies-{os.getpid()}-")
         for _ in range(2):
             heard.clear()
             subprocess.run([sys.executable, "-c", "import sys; from src.utils.services."
@@ -51,15 +52,30 @@ def test_the_bells_of_ended_processes_are_removed_when_another_listens(tmp_path)
     locks.mkdir()
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                            capture_output=True, text=True, check=True).stdout.strip()
-    os.mkfifo(locks / f"replies-{ended}.bell")
-    os.mkfifo(locks / "replies-1.bell")  # pid 1 runs (another user's, perhaps): kept
+    os.mkfifo(locks / f"replies-{ended}-1.bell")
+    os.mkfifo(locks / "replies-1-1.bell")  # pid 1 runs (another user's, perhaps): kept
     bells = ReplyBells(str(locks))
     bells.listen(lambda: None)
     try:
-        assert sorted(os.listdir(locks)) == sorted(["replies-1.bell",
-                                                    f"replies-{os.getpid()}.bell"])
+        kept = sorted(os.listdir(locks))
+        assert len(kept) == 2 and kept[0] == "replies-1-1.bell"
+        assert kept[1].startswith(f"replies-{os.getpid()}-")
     finally:
         bells.close()
+
+
+def test_two_apps_of_one_process_on_one_data_directory_each_hear_a_ring(tmp_path):
+    locks = str(tmp_path / "locks")
+    heard = [threading.Event(), threading.Event()]
+    apps = [ReplyBells(locks), ReplyBells(locks)]
+    for bells, event in zip(apps, heard, strict=True):
+        bells.listen(event.set)
+    try:
+        ReplyBells(locks).ring()
+        assert all(event.wait(DEADLINE) for event in heard)
+    finally:
+        for bells in apps:
+            bells.close()
 
 
 @pytest.fixture

@@ -4,13 +4,15 @@ Another process stops a reply, follows it or deletes its session by leaving a ma
 (`generations.py`): the generating process reads the marks of its replies. Without a ring it
 had to look four times a second while any reply ran, in every chat worker, about 0.25 ms of CPU
 a look (issue #23). Each generating process now listens on a bell of its own,
-`DATA_DIR/locks/replies-<pid>.bell` (a `Doorbell`), made when it starts its first reply, and
+`DATA_DIR/locks/replies-<pid>-<n>.bell` (a `Doorbell`; `n` tells apart two apps one process
+serves from one data directory, as tests do), made when it starts its first reply, and
 whoever leaves a mark rings every such bell (a mark names the reply, not its process; the
 processes are a handful and marks are rare). The rows stay the truth: a ring is a hint to look
 now, and the generating process still looks at each checkpoint of its replies (at most
 `CHECKPOINT_SECONDS` apart), so a mark left by anything that does not ring is heard then.
 A bell whose process is gone is removed by the next process that starts listening.
 """
+import itertools
 import logging
 import os
 from collections.abc import Callable
@@ -19,6 +21,7 @@ from ..doorbell import Doorbell
 
 log = logging.getLogger(__name__)
 PREFIX, SUFFIX = "replies-", ".bell"
+_SERIAL = itertools.count(1)
 
 
 class ReplyBells:
@@ -33,7 +36,8 @@ class ReplyBells:
         if self._own is not None:
             return
         self._remove_stale()
-        self._own = Doorbell(self._path(os.getpid()))
+        name = f"{PREFIX}{os.getpid()}-{next(_SERIAL)}{SUFFIX}"
+        self._own = Doorbell(os.path.join(self._dir, name))
         self._own.listen(on_ring)
 
     def ring(self) -> None:
@@ -57,9 +61,6 @@ class ReplyBells:
         except OSError:
             pass
 
-    def _path(self, pid: int) -> str:
-        return os.path.join(self._dir, f"{PREFIX}{pid}{SUFFIX}")
-
     def _remove_stale(self) -> None:
         """Removes the bells of processes that no longer run."""
         try:
@@ -67,7 +68,7 @@ class ReplyBells:
         except OSError:
             return
         for name in names:
-            pid = name[len(PREFIX):-len(SUFFIX)]
+            pid = name[len(PREFIX):-len(SUFFIX)].partition("-")[0]
             if not (name.startswith(PREFIX) and name.endswith(SUFFIX) and pid.isdigit()):
                 continue
             try:
