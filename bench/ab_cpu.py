@@ -1,6 +1,6 @@
 """A/B of the app's CPU per chat turn: two source trees served side by side, bursts interleaved.
 
-    .venv/bin/python bench/ab_cpu.py --a HEAD~1 --b HEAD [--streams 8 32] [--rounds 6] [--mode sse]
+    .venv/bin/python bench/ab_cpu.py --a HEAD~1 --b HEAD [--streams 8 32] [--rounds 6] [--runs 4] [--mode sse]
 
 Each of `--a` and `--b` is a git revision (exported with `git archive` into a temporary
 directory) or `.` (this working tree). One fake Claude (bench_procs.py fake, 20 ms between
@@ -16,7 +16,9 @@ often a persona's cortex update is due (every 0.75 × N messages): with a small 
 updates editing memory (BENCH_UPDATE_EDITS=1), turns coincide with updates. `--mode` picks the transport the turns use: the WebSocket
 (`ws`, the default) or `POST /api/chat/stream` (`sse`). Load on the machine slows both
 alike, so the ratio B/A is what to
-read; absolute figures need a quiet machine.
+read; absolute figures need a quiet machine. One run of two app instances moves by about ±5 %
+(A/A runs, ninth session: an instance's own speed), so `--runs K` repeats it with fresh
+apps, starting B first in every other run, and prints the geometric mean of B/A and its range.
 """
 from __future__ import annotations
 
@@ -61,6 +63,8 @@ def main() -> None:
     parser.add_argument("--b", required=True)
     parser.add_argument("--streams", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--runs", type=int, default=1,
+                        help="fresh apps per run, started B first in every other run")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--provider", default="anthropic", choices=["anthropic", OPENAI])
     parser.add_argument("--context-limit", type=int, default=None)
@@ -69,14 +73,37 @@ def main() -> None:
     parser.add_argument("--mode", default="ws", choices=["ws", "sse"])
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
+    print(f"A = {args.a} {' '.join(args.a_env)}, B = {args.b} {' '.join(args.b_env)}, "
+          f"{args.provider}, {args.mode}, {args.rounds} rounds each, {args.runs} run(s), "
+          f"context limit {args.context_limit or 'default'}, update edits "
+          f"{os.environ.get('BENCH_UPDATE_EDITS', '0')}")
+    print("| run | streams | CPU per turn A | CPU per turn B | B ÷ A | workers A / B | "
+          "memory process A / B | TTFT p50 A / B |")
+    print("|---|---|---|---|---|---|---|---|")
+    ratios: dict[int, list[float]] = {n: [] for n in args.streams}
+    for run in range(args.runs):
+        for n, ratio in _run(args, run).items():
+            ratios[n].append(ratio)
+    if args.runs > 1:
+        print("\n| streams | B ÷ A, geometric mean of the runs | lowest – highest |\n|---|---|---|")
+        for n, found in ratios.items():
+            mean = statistics.geometric_mean(found)
+            print(f"| {n} | {mean:.3f} | {min(found):.2f} – {max(found):.2f} |")
+
+
+def _run(args: argparse.Namespace, run: int) -> dict[int, float]:
+    """One run: a fake and both apps started afresh (B first in odd runs: one instance's own
+    speed, its hash seed and memory layout, moves a run by a few per cent), then the
+    interleaved rounds at each stream count; B ÷ A by stream count."""
     with ExitStack() as stack:
         fake = Child("fake", "0.02", "10", args.provider)
         stack.callback(fake.close)
         url = fake.hello["url"]
         extra = {"PERSONA_PROVIDER": args.provider, "OPENAI_BASE_URL": url,
                  "PERSONA_MODEL": OPENAI_MODEL} if args.provider == OPENAI else {}
+        sides = [("A", args.a, args.a_env), ("B", args.b, args.b_env)]
         benches = {}
-        for name, revision, env in (("A", args.a, args.a_env), ("B", args.b, args.b_env)):
+        for name, revision, env in sides[::-1] if run % 2 else sides:
             tree = export(revision, stack.enter_context(tempfile.TemporaryDirectory()))
             data = stack.enter_context(tempfile.TemporaryDirectory())
             own = {**extra, **dict(item.split("=", 1) for item in env)}
@@ -89,19 +116,11 @@ def main() -> None:
                 stack.callback(client.close)
             benches[name] = Bench(fake, [], [], clients, proc.pid)
             benches[name].ensure_slots(max(args.streams))
-        print(f"A = {args.a} {' '.join(args.a_env)}, B = {args.b} {' '.join(args.b_env)}, "
-              f"{args.provider}, {args.mode}, {args.rounds} rounds each, context limit "
-              f"{args.context_limit or 'default'}, update edits "
-              f"{os.environ.get('BENCH_UPDATE_EDITS', '0')}")
-        print("| streams | CPU per turn A | CPU per turn B | B ÷ A | workers A / B | "
-              "memory process A / B | TTFT p50 A / B |")
-        print("|---|---|---|---|---|---|---|")
-        for n in args.streams:
-            _compare(benches, n, args.rounds, args.mode)
+        return {n: _compare(benches, n, args.rounds, args.mode, run + 1) for n in args.streams}
 
 
-def _compare(benches: dict, n: int, rounds: int, mode: str) -> None:
-    """Interleaved rounds of A and B at `n` streams; prints one table row."""
+def _compare(benches: dict, n: int, rounds: int, mode: str, run: int) -> float:
+    """Interleaved rounds of A and B at `n` streams; prints one table row, returns B ÷ A."""
     cpu = {"A": 0.0, "B": 0.0}
     workers = {"A": 0.0, "B": 0.0}
     memory = {name: app_parts(bench.pid)["memory"] for name, bench in benches.items()}
@@ -121,10 +140,11 @@ def _compare(benches: dict, n: int, rounds: int, mode: str) -> None:
 
     mem = {name: cpu_seconds(pids) - memory_before[name] for name, pids in memory.items()}
     a, b = ms(cpu, "A"), ms(cpu, "B")
-    print(f"| {n} | {a:.2f} ms | {b:.2f} ms | {b / a:.2f} | {ms(workers, 'A'):.2f} / "
+    print(f"| {run} | {n} | {a:.2f} ms | {b:.2f} ms | {b / a:.2f} | {ms(workers, 'A'):.2f} / "
           f"{ms(workers, 'B'):.2f} ms | {ms(mem, 'A'):.2f} / {ms(mem, 'B'):.2f} ms | "
           f"{statistics.median(ttfts['A']) * 1000:.0f} / "
           f"{statistics.median(ttfts['B']) * 1000:.0f} ms |", flush=True)
+    return b / a
 
 
 if __name__ == "__main__":
