@@ -92,9 +92,9 @@ def main() -> None:
 
 
 def _run(args: argparse.Namespace, run: int) -> dict[int, float]:
-    """One run: a fake and both apps started afresh (B first in odd runs: one instance's own
-    speed, its hash seed and memory layout, moves a run by a few per cent), then the
-    interleaved rounds at each stream count; B ÷ A by stream count."""
+    """One run: a fake and both apps started afresh (B first in odd runs: A/A runs moved by a
+    few per cent from one pair of instances to the next), then the interleaved rounds at each
+    stream count; B ÷ A by stream count."""
     with ExitStack() as stack:
         fake = Child("fake", "0.02", "10", args.provider)
         stack.callback(fake.close)

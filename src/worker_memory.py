@@ -14,8 +14,8 @@ Three knobs, all applied in a gunicorn worker once its app is built (`server.Wor
   `malloc_trim(0)` gives glibc's free heap back: CPython's allocator hands emptied arenas to
   glibc, which keeps them until asked. It wakes twice a spell, when the last reply ends
   (`idle`, `GenerationHub.on_idle`) and `IDLE_SECONDS` later unless a reply started meanwhile
-  (`poke`, `GenerationHub.on_start`): looking twice a second during a spell cost a one-stream
-  chat turn about 0.2 ms of CPU (issue #23, ninth session).
+  (`poke`, `GenerationHub.on_start`). It looked twice a second during a spell before, and a
+  one-stream chat turn paid for those wakes (issue #23, docs/performance.md "Ninth session").
 Every call is a no-op where glibc's functions are missing (another libc).
 """
 from __future__ import annotations

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 from contextlib import closing
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from tests.chat.chat_support import ChatSocketClient, eventually, live_config
 from tests.fakes.claude import replies
 
 DEADLINE = 10.0  # bounds a failure only
+ROOT = Path(__file__).resolve().parents[2]
 WORDS = [f"w{i} " for i in range(6)]
 
 
@@ -31,7 +33,7 @@ def test_a_ring_from_any_process_wakes_each_listening_process(tmp_path):
             heard.clear()
             subprocess.run([sys.executable, "-c", "import sys; from src.utils.services."
                             "reply_bells import ReplyBells; ReplyBells(sys.argv[1]).ring()",
-                            locks], check=True, cwd=os.getcwd())
+                            locks], check=True, cwd=ROOT)
             assert heard.wait(DEADLINE)
     finally:
         listening.close()
@@ -114,3 +116,17 @@ def test_after_its_replies_end_the_sync_thread_sleeps_until_the_next_starts(
         ws.until("done")
     hub = provider.services_of(app).chat.hub
     eventually(lambda: hub.sleeping)
+
+
+def test_a_look_that_finds_the_row_current_moves_the_next_checkpoint():
+    """Unrung, the sync thread looks when a flush falls due; a reply that pauses (nothing new
+    since its last flush) moves that time on, instead of being looked at again and again."""
+    from src.utils.services.generations import Generation
+    generation = Generation("s", 1, 2)
+    start = generation.next_flush(5.0)
+    generation.caught_up(start + 3.0)  # nothing generated: the (empty) row holds it all
+    assert generation.next_flush(5.0) == start + 8.0
+    generation.append("more")
+    generation.caught_up(start + 4.0)  # text the row lacks: the checkpoint stays
+    assert generation.next_flush(5.0) == start + 8.0
+    assert generation.due(start + 8.0, 5.0) and not generation.due(start + 7.9, 5.0)

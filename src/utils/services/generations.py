@@ -129,10 +129,17 @@ class Generation:
                 self.followed or now - self._flushed_at >= checkpoint)
 
     def next_flush(self, checkpoint: float) -> float:
-        """When (monotonic) the row is due a flush at the latest: at once while followed
-        elsewhere (then every `SYNC_SECONDS`), else `checkpoint` after the last one."""
+        """When (monotonic) the row is next due a flush: `SYNC_SECONDS` after the last one
+        while followed elsewhere, else `checkpoint` after it."""
         with self._lock:
             return self._flushed_at + (SYNC_SECONDS if self.followed else checkpoint)
+
+    def caught_up(self, now: float) -> None:
+        """A look at `now` found the row holding all the text: the next checkpoint counts
+        from here (a reply that pauses is not looked at again and again for nothing)."""
+        with self._lock:
+            if self._length == self._flushed:
+                self._flushed_at = now
 
     def flushed(self, length: int, now: float) -> None:
         """Records that the row holds the first `length` characters since `now`."""
@@ -311,8 +318,7 @@ class GenerationHub:
 
     def _until_look(self, running: list[Generation]) -> float:
         """Seconds until the sync thread looks unless rung: every `SYNC_SECONDS` without
-        bells (nothing rings), else when the first flush falls due (a reply with nothing new
-        to flush, hence no newer flush time, is looked at every `SYNC_SECONDS`, as before)."""
+        bells (nothing rings), else when the first flush falls due."""
         if self._bells is None:
             return SYNC_SECONDS
         soonest = min(g.next_flush(self._checkpoint) for g in running)
@@ -343,6 +349,8 @@ class GenerationHub:
 
     def _flush(self, conn: sqlite3.Connection, running: list[Generation]) -> None:
         now = time.monotonic()
+        for generation in running:
+            generation.caught_up(now)
         due = [(g, g.text()) for g in running if g.due(now, self._checkpoint)]
         if not due:
             return

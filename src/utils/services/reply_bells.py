@@ -68,8 +68,10 @@ class ReplyBells:
         except OSError:
             return
         for name in names:
+            if not (name.startswith(PREFIX) and name.endswith(SUFFIX)):
+                continue
             pid = name[len(PREFIX):-len(SUFFIX)].partition("-")[0]
-            if not (name.startswith(PREFIX) and name.endswith(SUFFIX) and pid.isdigit()):
+            if not pid.isdigit():
                 continue
             try:
                 os.kill(int(pid), 0)
