@@ -6,7 +6,7 @@ gevent worker runs every connection on one thread). So the master also starts th
 (`memory_supervisor.py`), one per server: it claims the cortex jobs and title requests the
 workers queue in SQLite, under the same owner tokens and leases as before, and runs the
 periodic scans (idle sessions, retractions, sleep). The workers only queue, and learn of what
-finished here by looking every second (`services_root.start`).
+finished here when it rings their news bells (`utils/process_bells.py`).
 
 It is not for people to run: the master passes its pid (`--parent`), and the process ends when
 that parent does, also after a SIGKILL (Linux's parent-death signal; a check every second only
@@ -20,8 +20,6 @@ so an update in flight does not delay first chunks; when the chat is quiet it ru
 speed.
 """
 import argparse
-import ctypes
-import ctypes.util
 import logging
 import os
 import signal
@@ -29,13 +27,14 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from .parent_death import die_with_parent
+
 if TYPE_CHECKING:
     from .utils.services_root import Services
 
 PARENT_CHECK_SECONDS = 1.0
 STOP_SECONDS = 5.0  # within gunicorn's graceful timeout (10 s), with the runners' below
 RUNNER_STOP_SECONDS = 1.0
-PR_SET_PDEATHSIG = 1
 NICENESS = 10  # when the cores are busy, the chat workers' turns come first
 
 log = logging.getLogger("src.memory_process")
@@ -46,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m src.memory_process")
     parser.add_argument("--parent", type=int, required=True, help="the gunicorn master's pid")
     parent = parser.parse_args(argv).parent
-    check = None if _die_with(parent) else PARENT_CHECK_SECONDS
+    check = None if die_with_parent() else PARENT_CHECK_SECONDS
     os.nice(NICENESS)
     if os.getppid() != parent:
         return 0  # the parent ended before the death signal was armed
@@ -83,19 +82,6 @@ def _build() -> "Services":
     config = config_module.load(Flask("src.app").instance_path, None)
     configure_logging(config["LOG_LEVEL"], bool(config.get("LOG_PROMPTS")))
     return build_services({**config, "CORTEX_WORKER": True, "MEMORY_PROCESS": False})
-
-
-def _die_with(parent: int) -> bool:
-    """Asks Linux to send SIGTERM when the parent ends (SIGKILL included); True when armed.
-    Elsewhere the main loop's check of the parent pid does it."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0:
-            return True
-    except (OSError, AttributeError):
-        pass
-    log.debug("No parent-death signal here; the parent is checked every second")
-    return False
 
 
 if __name__ == "__main__":

@@ -2,11 +2,11 @@
 
 gunicorn supervises its workers only; the memory process is one more child of the master,
 kept by an `Arbiter` subclass through the master's own loop (no thread in the master, which
-forks workers): it is started with the server, looked at on every pass of the loop (about once
-a second, and at once on SIGCHLD) and started again after it died, waiting longer after each
-quick death (RESTART_DELAYS) so a process that cannot start does not spin; it is stopped with
+forks workers): it is started with the server, looked at on every pass of the loop (at once on
+SIGCHLD) and started again after it died, waiting longer after each quick death
+(RESTART_DELAYS) so a process that cannot start does not spin; it is stopped with
 the server (SIGTERM, then SIGKILL after gunicorn's graceful timeout). It ends by itself when
-the master dies, however the master dies (`memory_process._die_with`).
+the master dies, however the master dies (`parent_death.py`).
 
 Imports stay light: this runs in the master, which never builds the app.
 """
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[1]
 RESTART_DELAYS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 STEADY_SECONDS = 60.0  # a process that lived this long died of something new: restart at once
+PASS_SECONDS = 10.0  # the master's loop between signals (gunicorn's: 1 s)
 
 
 class MemoryProcess:
@@ -79,6 +80,12 @@ class MemoryProcess:
                 proc.wait()
         self.proc = None
 
+    def due_in(self) -> float:
+        """Seconds until the next start is due (`inf` while a child runs or after `terminate`)."""
+        if self._stopping or self.proc is not None:
+            return float("inf")
+        return max(0.0, self._not_before - time.monotonic())
+
     def _ended(self) -> None:
         assert self.proc is not None
         code, pid, lived = self.proc.returncode, self.proc.pid, time.monotonic() - self._started
@@ -107,6 +114,14 @@ class SupervisingArbiter(Arbiter):
         """Every pass of the master's loop: the workers, then the memory process."""
         super().manage_workers()
         self.memory.keep()
+
+    def wait_for_signals(self, timeout: float | None = 1.0) -> list[int]:
+        """Waits for a signal up to PASS_SECONDS, or until the memory process is due to start
+        again, instead of gunicorn's second: everything the master does between signals (a
+        worker that stopped telling it lives, after `timeout`, 120 s) can wait that long, and
+        each pass woke the idle server's master (issue #23). Signals (a child's end, a stop,
+        TTIN/TTOU) still end the wait at once."""
+        return super().wait_for_signals(min(PASS_SECONDS, self.memory.due_in()))
 
     def handle_chld(self) -> None:
         """Reaps the memory process by its pid before gunicorn reaps any child it finds."""

@@ -36,6 +36,7 @@ from .models.settings import MemoryRunSettings
 from .portability.backup_service import BackupService
 from .portability.chat_import import ChatImportService
 from .portability.service import CardService
+from .process_bells import ProcessBells
 from .services.access import (
     FAILURE_LIMIT,
     FAILURE_WINDOW,
@@ -54,7 +55,6 @@ from .services.persona_cleanup import PersonaCleanup
 from .services.persona_service import PersonaService
 from .services.poll_loop import PollLoop
 from .services.prompt_inspector import PromptInspector
-from .services.reply_bells import ReplyBells
 from .services.secrets import SecretStore
 from .services.session_leases import SessionLeases
 from .services.session_service import SessionService
@@ -68,7 +68,7 @@ from .storage.generations import ConfigCache
 
 log = logging.getLogger(__name__)
 Config = Mapping[str, Any]
-NEWS_SECONDS = 1.0  # how soon a chat worker's sockets hear what the memory process finished
+NEWS_SECONDS = 10.0  # a chat worker's look at finished jobs and titles without a ring
 TITLE_REST_SECONDS = 60.0  # a title runner's look without a ring (the doorbell wakes it)
 TITLE_RUNNERS = 2
 
@@ -111,6 +111,7 @@ class Services:
     chat: ChatService
     prompt_inspector: PromptInspector
     news: PollLoop  # a chat worker's look at what the memory process finished
+    news_bells: ProcessBells  # rung when a job or title finishes, heard by the chat workers
     title_runners: tuple[PollLoop, ...]  # the memory process's
     doorbell: Doorbell  # rung by chat workers when they queue, answered by the memory process
 
@@ -139,17 +140,18 @@ def build_services(config: Config) -> Services:
     settings = _settings_service(config, db, secrets, key_checks)
     api_client = _api_client(config, settings)
     cleanup = PersonaCleanup(db, cortex, data_dir)
-    bells = ReplyBells(os.path.join(data_dir, "locks"))
+    bells = ProcessBells(os.path.join(data_dir, "locks"), "replies")
+    news_bells = ProcessBells(os.path.join(data_dir, "locks"), "news")
     personas = PersonaService(db, cortex, cleanup, ring=bells.ring)
     memory_process = bool(config.get("MEMORY_PROCESS"))
     doorbell = Doorbell(os.path.join(data_dir, "locks", "memory.bell"))
     ring = doorbell.ring if memory_process else None
-    memory = _memory(config, db, cortex, api_client, settings.cache, ring)
+    memory = _memory(config, db, cortex, api_client, settings.cache, ring, news_bells.ring)
     sessions = SessionService(db, retracted=memory.cortex_trigger.notice_retractions,
                               ring=bells.ring)
     leases = SessionLeases(data_dir)
     titles = TitleGenerator(db, api_client, sessions, settings, memory.job_owner,
-                            inline=not memory_process, ring=ring)
+                            inline=not memory_process, ring=ring, told=news_bells.ring)
     chat = ChatService(db, api_client, cortex, settings, leases, titles=titles,
                        trigger=memory.cortex_trigger.check_and_trigger,
                        retracted=memory.cortex_trigger.notice_retractions,
@@ -193,7 +195,9 @@ def build_services(config: Config) -> Services:
             db, sessions, api_client,
             TokenCounter(db, api_client,
                          float(config.get("COUNT_BUDGET_SECONDS", BUDGET_SECONDS)))),
-        news=PollLoop(partial(_announce, memory.cortex_worker, titles), NEWS_SECONDS, "news"),
+        news=PollLoop(partial(_announce, memory.cortex_worker, titles),
+                      float(config.get("NEWS_SECONDS", NEWS_SECONDS)), "news"),
+        news_bells=news_bells,
         title_runners=tuple(PollLoop(titles.run_next, TITLE_REST_SECONDS, f"titles-{n}")
                             for n in range(TITLE_RUNNERS)),
         doorbell=doorbell,
@@ -219,6 +223,7 @@ def start(services: Services) -> None:
         log.warning("Marked %d reply(s) left streaming by a stopped process as incomplete",
                     settled)
     if services.memory_process:
+        services.news_bells.listen(services.news.wake)
         services.news.start()
     elif services.run_worker:
         _start_worker(services)
@@ -261,6 +266,7 @@ def stop(services: Services) -> None:
     started stops as well)."""
     services.chat.close()
     services.doorbell.close()
+    services.news_bells.close()
     services.news.stop()
     for runner in services.title_runners:
         runner.stop()
@@ -284,8 +290,9 @@ def _after_each_pass(trigger: CortexTrigger, sleep: SleepSchedule,
 
 
 def _announce(worker: CortexWorker, titles: TitleGenerator) -> bool:
-    """A chat worker's look (every NEWS_SECONDS) at the cortex jobs and titles another process
-    finished, for its sockets; never "busy"."""
+    """A chat worker's look at the cortex jobs and titles another process finished, for its
+    sockets: when the finishing process rings the news bells (`process_bells.py`), else every
+    NEWS_SECONDS; never "busy"."""
     worker.announce_foreign()
     titles.announce_finished()
     return False
@@ -355,11 +362,13 @@ def _cortex(config: Config, db: Database) -> CortexService:
 
 
 def _memory(config: Config, db: Database, cortex: CortexService, api_client: ApiClient,
-            cache: ConfigCache, ring: Callable[[], None] | None) -> _Memory:
+            cache: ConfigCache, ring: Callable[[], None] | None,
+            told: Callable[[], None]) -> _Memory:
     """Update service, worker, trigger and sleep schedule. The worker owns the jobs it claims
     through this app's `ProcessOwner` (a lock file held while the process lives, from `start`)
     and renews their lease (`CORTEX_JOB_LEASE` seconds); in a chat worker of a memory process
-    it rings that process's doorbell (`ring`) for each job it queues."""
+    it rings that process's doorbell (`ring`) for each job it queues, and whichever process
+    finishes jobs rings the chat workers' news bells (`told`)."""
 
     def app_settings() -> MemoryRunSettings:
         """`user_name` read from the default user persona (as SettingsService.values() does),
@@ -374,7 +383,7 @@ def _memory(config: Config, db: Database, cortex: CortexService, api_client: Api
                                  default_model=config["MODEL"], proposals=proposals)
     worker = CortexWorker(db, update, owner,
                           lease_seconds=float(config.get("CORTEX_JOB_LEASE", LEASE_SECONDS)),
-                          ring=ring)
+                          ring=ring, told=told)
     # The trigger reads the cortex settings and the context limit (one field checked, no user
     # persona) after every chat turn as the turn's prompt kept them (`cache`, the settings
     # service's), checked against the change counter its one statement reads.

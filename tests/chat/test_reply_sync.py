@@ -10,7 +10,7 @@ from contextlib import closing
 import pytest
 
 from src.utils import provider
-from src.utils.services.reply_bells import ReplyBells
+from src.utils.process_bells import ProcessBells
 from tests.chat.chat_support import ChatSocketClient, eventually, live_config
 from tests.fakes.claude import replies
 
@@ -84,7 +84,7 @@ def test_a_page_elsewhere_gets_the_text_of_a_reply_started_after_an_idle_spell(
 def test_a_stop_from_elsewhere_ends_a_reply_started_after_an_idle_spell(
         app, server, script, make_session, rows, data_dir):
     """A stop requested by another process is a mark on the row and a ring of the generating
-    processes' bells (`reply_bells.py`), heard by the sync thread that the reply's start woke
+    processes' bells (`process_bells.py`), heard by the sync thread that the reply's start woke
     (the checkpoint is an hour: without the ring nothing would look)."""
     gate = threading.Event()
     script.reply(replies.text("".join(WORDS), chunks=WORDS),
@@ -99,7 +99,7 @@ def test_a_stop_from_elsewhere_ends_a_reply_started_after_an_idle_spell(
                 other.execute("UPDATE messages SET stop_reason = 'stop_requested' "
                               "WHERE id = ?", (reply_id,))
                 other.commit()
-            ReplyBells(str(data_dir / "locks")).ring()  # as that process's stop rings
+            ProcessBells(str(data_dir / "locks"), "replies").ring()  # as that process's stop rings
             assert ws.until("done")[-1]["stop_reason"] == "cancelled"
     finally:
         gate.set()

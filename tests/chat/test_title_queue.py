@@ -1,8 +1,10 @@
 """Session titles are queued requests (storage/title_jobs.py, issue #23).
 
 An app served with a memory process (`MEMORY_PROCESS`, a gunicorn chat worker) only queues a
-title; the memory process claims and runs it, and the chat worker's sockets hear of it by
-looking (`announce_finished`). Here the "memory process" is a second app on the same data
+title; the memory process claims and runs it, and the chat worker's sockets hear of it when
+the memory process rings the chat workers' news bells (`process_bells.py`; the chat worker's
+own look, `NEWS_SECONDS`, is an hour here, so only the ring can tell it), as they hear of a
+cortex job it finished. Here the "memory process" is a second app on the same data
 directory, as another process would be. A request left running by a process that died does
 not keep the session from being named after its next reply.
 """
@@ -31,7 +33,7 @@ def app_config(app_config, claude):
 @pytest.fixture
 def chat_worker(app_config, app, key_hygiene):
     """An app that hands its jobs and titles to a memory process, served on a live server."""
-    worker = create_app({**app_config, "MEMORY_PROCESS": True})
+    worker = create_app({**app_config, "MEMORY_PROCESS": True, "NEWS_SECONDS": 3600.0})
     try:
         with LiveServer(worker) as live:
             yield live
@@ -58,6 +60,20 @@ def test_a_chat_worker_only_queues_the_title_and_hears_when_it_is_set(
     assert len(_title_requests(claude)) == 1
     assert rows("SELECT status, error FROM title_jobs") == [{"status": "done", "error": None}]
 
+
+
+def test_a_chat_worker_hears_of_a_cortex_job_another_process_finished(
+        chat_worker, app, make_session):
+    persona = make_session()["persona_id"]
+    memory = provider.services_of(app).cortex_worker  # the memory process's
+    with ChatSocketClient(chat_worker.ws_url) as ws:
+        ws.send(type="subscribe", persona_id=persona)
+        ws.until("subscribed")
+        job, _ = memory.enqueue(persona)
+        memory.run_pending()  # unless its own thread ran it first
+        cortex = ws.first("cortex")
+    assert (cortex["job_id"], cortex["persona_id"]) == (job.id, persona)
+    assert cortex["status"] in ("done", "failed")
 
 def test_a_title_left_running_by_a_dead_process_is_replaced_at_the_next_reply(
         server, app, claude, script, make_session, rows, data_dir):

@@ -166,18 +166,23 @@ def test_the_memory_process_stops_with_the_server(model, env, data_dir, tmp_path
     assert _gone(memory)
 
 
-def test_the_memory_process_never_outlives_a_killed_master(model, env, data_dir, tmp_path):
+def test_neither_the_memory_process_nor_a_worker_outlives_a_killed_master(model, env, data_dir,
+                                                                          tmp_path):
+    """Both get Linux's parent-death signal (`parent_death.py`): a worker no longer checks its
+    parent every second."""
     server = ServerProcess(data_dir, tmp_path / "server.log", **env)
     server.start()
     try:
         server.wait_until_up()
         memory = eventually(lambda: _memory_pid(server), DEADLINE)
+        workers = set(_children(server.proc.pid)) - {memory}
+        assert len(workers) == 2
         os.kill(server.proc.pid, signal.SIGKILL)
         server.proc.wait(DEADLINE)
-        eventually(lambda: _gone(memory), DEADLINE)
+        eventually(lambda: _gone(memory) and all(_gone(pid) for pid in workers), DEADLINE)
     finally:
         try:
-            os.killpg(server.proc.pid, signal.SIGKILL)  # the workers, which leave by themselves
+            os.killpg(server.proc.pid, signal.SIGKILL)  # whatever a failure left
         except ProcessLookupError:
             pass
         server.wait_stopped()

@@ -4,9 +4,11 @@ Jobs live in SQLite (see `storage/cortex_jobs.py`), so a queued job survives a r
 job a restart interrupted is marked failed. The worker never runs two jobs of one persona at once: the schema
 allows one running job per persona and `claim_next_job` skips personas that have one.
 With several worker processes on one data directory, a job may finish in another process: the
-background loop also looks for jobs finished elsewhere (every second) and tells this process's
-subscribers about them, so a WebSocket hears of every update of its personas. A process that
-queues jobs for another to run (a chat worker, for the memory process) rings that process's
+background loop also looks for jobs finished elsewhere (`announce_foreign`) and tells this
+process's subscribers about them, so a WebSocket hears of every update of its personas; the
+process that finishes a job rings the news bells of the others (`told`,
+utils/process_bells.py), so a chat worker looks when one finished, not every second. A
+process that queues jobs for another to run (a chat worker, for the memory process) rings that process's
 doorbell (`ring`, utils/doorbell.py), so the runner's loop sleeps until then (`start(rest=…)`)
 instead of looking every second.
 A job this worker claims carries its owner token and a lease (`lease_seconds`), renewed by a
@@ -42,9 +44,11 @@ class CortexWorker:
     def __init__(self, db: Database, update_service: CortexUpdateService, owner: ProcessOwner,
                  *, poll_seconds: float = POLL_SECONDS,
                  lease_seconds: float = LEASE_SECONDS,
-                 ring: Callable[[], None] | None = None) -> None:
+                 ring: Callable[[], None] | None = None,
+                 told: Callable[[], None] | None = None) -> None:
         self._db = db
         self._ring = ring
+        self._told = told
         self._rest = FOREIGN_POLL_SECONDS
         self._update = update_service
         self._owner = owner
@@ -69,6 +73,7 @@ class CortexWorker:
         failed = jobs.fail_interrupted_jobs(conn, self._owner.is_alive, now)
         if failed:
             log.warning("Marked %d interrupted cortex update job(s) as failed", len(failed))
+            self._tell()
         for job_id in failed:
             retry = jobs.retry_interrupted(conn, job_id)
             if retry is not None:
@@ -193,7 +198,13 @@ class CortexWorker:
                 "status": "done" if result["success"] else "failed",
                 "files": result.get("files") or [], "error": result.get("error")})
         self._announce(finished)
+        self._tell()
         return finished
+
+    def _tell(self) -> None:
+        """Rings the other processes' news bells: a job finished (they announce it)."""
+        if self._told is not None:
+            self._told()
 
     def _update_job(self, job: CortexJob) -> dict[str, Any]:
         """Reconciliation first (when a retraction waits), then the job's new messages."""

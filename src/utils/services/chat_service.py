@@ -130,7 +130,7 @@ class ChatService(ChatTree):
             return True
         if not message_store.request_stop(self._db.conn(), row.id):
             return False
-        self.hub.ring()  # its process looks at the mark now (`reply_bells.py`)
+        self.hub.ring()  # its process looks at the mark now (`process_bells.py`)
         return True
 
     def settle(self, session_id: str) -> None:

@@ -4,7 +4,8 @@ A chat turn only queues the request (`storage/title_jobs.py`, one row); who runs
 how the app is served. Under gunicorn the memory process claims it (`run_next`, with an owner
 token and a lease like a cortex job; the queuing worker rings its doorbell, `ring`, so it
 takes the request at once without looking for one) and each chat worker learns of the titles it set by
-looking every second (`announce_finished`); an app without a memory process (tests, the
+looking when the memory process rings their news bells (`told`, utils/process_bells.py), or
+on its own every `NEWS_SECONDS` (`announce_finished`); an app without a memory process (tests, the
 threaded live server) runs it in a thread of its own (`inline`). A title is a nicety: failures
 are logged and the session simply stays untitled (it is queued again after a later reply), and
 nothing ever waits for one. Listeners (the WebSocket) hear about each title that was applied.
@@ -43,9 +44,11 @@ class TitleGenerator:
     def __init__(self, db: Database, api_client: ApiClient, sessions: SessionService,
                  settings: SettingsService, owner: ProcessOwner, *,
                  inline: bool = True, lease_seconds: float = LEASE_SECONDS,
-                 ring: Callable[[], None] | None = None):
+                 ring: Callable[[], None] | None = None,
+                 told: Callable[[], None] | None = None):
         self._db = db
         self._ring = ring
+        self._told = told
         self._api = api_client
         self._sessions = sessions
         self._settings = settings
@@ -174,6 +177,8 @@ class TitleGenerator:
         if session is not None:
             self._announced.append(job.id)
             self._listeners.notify(session)
+            if self._told is not None:
+                self._told()  # the other processes' sockets hear of it now
 
 
 def _earlier(stamp: str) -> str:

@@ -12,7 +12,7 @@ transaction for all replies due, so most short replies are written twice only: e
 start, whole at the end. Followers count what they have sent in characters of the reply, so a
 resumed stream never repeats text. A stop requested from another process is a mark on the row
 that the same sync thread notices: whoever leaves a mark rings the generating processes'
-bells (`reply_bells.py`), and the sync thread looks at once; without a ring it looks only when
+bells (`process_bells.py`), and the sync thread looks at once; without a ring it looks only when
 a flush is due (with no bells, as in tests that build a bare hub, every `SYNC_SECONDS`). While
 the process runs no reply the sync thread sleeps without a timeout (marks can only be left on
 replies that run) and `launch` wakes it, so an idle worker spends nothing on it.
@@ -27,12 +27,12 @@ from collections.abc import Callable, Iterator
 from .. import cooperative
 from ..api_request import CancelSignal
 from ..models.sessions import Message
+from ..process_bells import ProcessBells
 from ..storage import Database, messages as message_store
 from ..storage.db import transaction
 from ..text import scrub
 from . import chat_events as events
 from .chat_events import ChatEvent
-from .reply_bells import ReplyBells
 from .reply_feed import ReplyFeed
 
 log = logging.getLogger(__name__)
@@ -152,7 +152,7 @@ class GenerationHub:
     """The replies this process generates, their threads, and the watcher for remote stops."""
 
     def __init__(self, db: Database, checkpoint: float = CHECKPOINT_SECONDS,
-                 bells: ReplyBells | None = None):
+                 bells: ProcessBells | None = None):
         self._db = db
         self._checkpoint = checkpoint
         self._bells = bells

@@ -3,8 +3,8 @@
 Used for what crosses processes through SQLite: the memory process's title runners (a step
 runs one queued title; they rest long and are woken by the doorbell a chat worker rings when it
 queues one, `wake`) and each chat worker's look at what the memory process finished (a step
-announces cortex jobs and titles to this process's sockets; every second: the memory process
-has no way to wake the workers).
+announces cortex jobs and titles to this process's sockets; woken by the news bell the
+finishing process rings, utils/process_bells.py, and now and then without one).
 """
 import logging
 import threading

@@ -265,7 +265,7 @@ def mark_followed(conn: sqlite3.Connection, message_ids: list[int]) -> bool:
     """Marks streaming replies as followed from elsewhere (their generating process then keeps
     their rows' text current); a stop mark stays, it says more. Writes only when one of them
     has no mark yet (a page read while a reply streams would otherwise take the write lock);
-    True if it marked one (the caller rings the generating processes: `reply_bells.py`)."""
+    True if it marked one (the caller rings the generating processes: `process_bells.py`)."""
     marks = ",".join("?" * len(message_ids))
     unmarked = f"id IN ({marks}) AND streaming = 1 AND stop_reason IS NULL"
     if conn.execute(f"SELECT 1 FROM messages WHERE {unmarked} LIMIT 1",

@@ -1,6 +1,6 @@
-"""The bells of the processes that generate replies (services/reply_bells.py): a mark left on a
-reply's row rings them, so the generating process looks at once instead of four times a second;
-a mark nobody rang for is still heard at the reply's next checkpoint."""
+"""Process bells (utils/process_bells.py): a mark left on a reply's row rings the generating
+processes, so they look at once instead of four times a second, and a mark nobody rang for is
+still heard at the reply's next checkpoint; a bell of one kind hears no ring of another."""
 import os
 import sqlite3
 import subprocess
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from src.utils import provider
-from src.utils.services.reply_bells import ReplyBells
+from src.utils.process_bells import ProcessBells
 from tests.chat.chat_support import ChatSocketClient, eventually, live_config
 from tests.fakes.claude import replies
 
@@ -24,15 +24,15 @@ WORDS = [f"w{i} " for i in range(6)]
 def test_a_ring_from_any_process_wakes_each_listening_process(tmp_path):
     locks = str(tmp_path / "locks")
     heard = threading.Event()
-    listening = ReplyBells(locks)
+    listening = ProcessBells(locks, "replies")
     listening.listen(heard.set)
     try:
         (own,) = os.listdir(locks)
         assert own.startswith(f"replies-{os.getpid()}-")
         for _ in range(2):
             heard.clear()
-            subprocess.run([sys.executable, "-c", "import sys; from src.utils.services."
-                            "reply_bells import ReplyBells; ReplyBells(sys.argv[1]).ring()",
+            subprocess.run([sys.executable, "-c", "import sys; from src.utils.process_bells import "
+                            "ProcessBells; ProcessBells(sys.argv[1], 'replies').ring()",
                             locks], check=True, cwd=ROOT)
             assert heard.wait(DEADLINE)
     finally:
@@ -41,12 +41,12 @@ def test_a_ring_from_any_process_wakes_each_listening_process(tmp_path):
 
 
 def test_ringing_with_no_bells_or_no_listener_does_nothing(tmp_path):
-    ReplyBells(str(tmp_path / "nowhere")).ring()
+    ProcessBells(str(tmp_path / "nowhere"), "replies").ring()
     locks = tmp_path / "locks"
     locks.mkdir()
     os.mkfifo(locks / "replies-999999999.bell")  # a bell nobody answers
     (locks / "sessions.lock").write_bytes(b"")  # not a bell
-    ReplyBells(str(locks)).ring()
+    ProcessBells(str(locks), "replies").ring()
 
 
 def test_the_bells_of_ended_processes_are_removed_when_another_listens(tmp_path):
@@ -56,7 +56,7 @@ def test_the_bells_of_ended_processes_are_removed_when_another_listens(tmp_path)
                            capture_output=True, text=True, check=True).stdout.strip()
     os.mkfifo(locks / f"replies-{ended}-1.bell")
     os.mkfifo(locks / "replies-1-1.bell")  # pid 1 runs (another user's, perhaps): kept
-    bells = ReplyBells(str(locks))
+    bells = ProcessBells(str(locks), "replies")
     bells.listen(lambda: None)
     try:
         kept = sorted(os.listdir(locks))
@@ -69,15 +69,30 @@ def test_the_bells_of_ended_processes_are_removed_when_another_listens(tmp_path)
 def test_two_apps_of_one_process_on_one_data_directory_each_hear_a_ring(tmp_path):
     locks = str(tmp_path / "locks")
     heard = [threading.Event(), threading.Event()]
-    apps = [ReplyBells(locks), ReplyBells(locks)]
+    apps = [ProcessBells(locks, "replies"), ProcessBells(locks, "replies")]
     for bells, event in zip(apps, heard, strict=True):
         bells.listen(event.set)
     try:
-        ReplyBells(locks).ring()
+        ProcessBells(locks, "replies").ring()
         assert all(event.wait(DEADLINE) for event in heard)
     finally:
         for bells in apps:
             bells.close()
+
+
+
+def test_a_ring_reaches_only_the_bells_of_its_kind(tmp_path):
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    os.mkfifo(locks / "replies-1-1.bell")
+    reader = os.open(locks / "replies-1-1.bell", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        ProcessBells(str(locks), "news").ring()
+        assert os.read(reader, 16) == b""  # nothing written (no writer: end of file)
+        ProcessBells(str(locks), "replies").ring()
+        assert os.read(reader, 16) == b"!"
+    finally:
+        os.close(reader)
 
 
 @pytest.fixture
