@@ -46,15 +46,17 @@ def ws_turn(ws, session_id: str, message: str = "Hi!") -> float:
 
 class Slot:
     """One stream's client side: a persona, a session, an open socket, an HTTP connection
-    (and those to the lean server, and an HTTP connection to each further SSE server in
-    `sse`, by name: bench/sse_floor.py's lean turn behind gunicorn and Flask)."""
+    (and those to the lean server, an HTTP connection to each further SSE server in `sse`, by
+    name: bench/sse_floor.py's lean turn behind gunicorn and Flask, and a WebSocket to each
+    further lean server in `ws`, by name: bench/floor_store.py's two floors)."""
 
     def __init__(self, base: str, index: int | str, lean: str | None = None,
-                 sse: dict[str, str] | None = None):
+                 sse: dict[str, str] | None = None, ws: dict[str, str] | None = None):
         self.index = index
         self.sse = {name: http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]),
                                                      timeout=120)
                     for name, url in (sse or {}).items()}
+        self.others = LeanSlot(index, ws or {}) if ws else None
         self.name = f"Bench {index}"
         self.session_id = new_session(base, self.name)
         self.ws = websocket.create_connection(base.replace("http", "ws") + "/ws/chat",
@@ -69,7 +71,10 @@ class Slot:
 
     def turn(self, kind: str) -> float:
         """One turn over `ws`, `sse`, or the lean server's WebSocket (`lean`) or SSE
-        (`lean_sse`), or a POST to the SSE server named `kind`; seconds to the first chunk."""
+        (`lean_sse`), or a POST to the SSE server named `kind`, or a frame to the further
+        lean server named `kind`; seconds to the first chunk."""
+        if self.others is not None and kind in self.others.sockets:
+            return self.others.turn(kind)
         if kind in self.sse:
             return _sse_turn(self.sse[kind], str(self.index), kept=kind.endswith("_kept"))
         if kind == "sse_kept":
@@ -89,6 +94,8 @@ class Slot:
         self.http_kept.close()
         for connection in self.sse.values():
             connection.close()
+        if self.others is not None:
+            self.others.close()
         if self.lean is not None and self.lean_http is not None:
             self.lean.close()
             self.lean_http.close()
@@ -165,13 +172,14 @@ class LeanSlot:
 
 
 def run_clients(base: str, offset: int, step: int, lean: str | None = None,
-                sse: dict[str, str] | None = None) -> None:
+                sse: dict[str, str] | None = None, ws: dict[str, str] | None = None) -> None:
     """A client process of the app (`bench_procs.py clients`): owns the slots whose index is
-    `offset` modulo `step` (with a socket to the `lean` server too, if given, and a connection
-    to each SSE server of `sse`), so the app's clients have as many processes (and GILs) as the
-    SDK baseline; each slot's first turn (over the app's WebSocket) is a warm-up
-    (`serve_slots`)."""
-    serve_slots(lambda index: Slot(base, index, lean, sse), ["ws"], offset, step)
+    `offset` modulo `step` (with a socket to the `lean` server too, if given, a connection to
+    each SSE server of `sse` and a socket to each lean server of `ws`), so the app's clients
+    have as many processes (and GILs) as the SDK baseline; each slot's first turn over the
+    app's WebSocket and on each server of `ws` is a warm-up (`serve_slots`)."""
+    serve_slots(lambda index: Slot(base, index, lean, sse, ws), ["ws", *(ws or {})], offset,
+                step)
 
 
 def run_lean_clients(urls: dict[str, str], offset: int, step: int) -> None:

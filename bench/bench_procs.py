@@ -6,7 +6,8 @@ fake` serves FakeClaude and answers commands on stdin (`latency <s>`, `bodies`, 
 to send, the turns per stream, the wall-clock instant to start) and prints the times to the
 first text delta; `python bench/bench_procs.py clients <app_url> <offset> <step> [<lean_url>]
 [<name>=<url>...]` does the same for the app's WebSocket and SSE clients (bench_clients.run_clients;
-each named URL a further SSE server), and `... lean-clients
+each named URL a further SSE server, or with `ws:` before the name a further lean server's
+WebSocket), and `... lean-clients
 <offset> <step> <name>=<url>...` for lean servers alone (run_lean_clients). All speak one JSON
 document per line.
 """
@@ -354,8 +355,10 @@ if __name__ == "__main__":
         from bench.bench_clients import run_clients
         threading.stack_size(512 * 1024)
         lean = next((arg for arg in sys.argv[5:6] if "=" not in arg), None)
+        named = [arg.split("=", 1) for arg in sys.argv[5:] if "=" in arg]
         run_clients(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), lean,
-                    dict(arg.split("=", 1) for arg in sys.argv[5:] if "=" in arg))
+                    {name: url for name, url in named if not name.startswith("ws:")},
+                    {name[3:]: url for name, url in named if name.startswith("ws:")})
     elif sys.argv[1] == "lean-clients":
         from bench.bench_clients import run_lean_clients
         threading.stack_size(512 * 1024)

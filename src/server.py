@@ -42,6 +42,7 @@ from gunicorn.sock import ssl_context
 from gunicorn.workers.ggevent import GeventWorker
 
 from .parent_death import die_with_parent
+from .utils.api_request.sdk import warm_up
 from .worker_balance import BalancedServer, Seat, Table
 from .worker_memory import release_heap
 
@@ -91,10 +92,11 @@ class Worker(GeventWorker):
         and the boot's full garbage collection (`settle_heap`, over 0.1 s of CPU) stall no
         connection, and on a loaded machine that collection alone was reported as a block.
         gevent's resolver is made here too: made on the first upstream request, it imported its
-        modules inside the event loop (0.18 s of CPU, 0.5 s stalled on a loaded machine)."""
+        modules inside the event loop (0.18 s of CPU, 0.5 s stalled on a loaded machine); and
+        the SDK's TLS context and lazily imported modules (`api_request.sdk.warm_up`: the first
+        turn after a boot stalled its worker 50-80 ms)."""
         self._tune_memory()
         self._pool_connections()
-        gevent.get_hub().resolver  # noqa: B018 (made for its imports: see above)
         path = os.environ.get("PERSONA_BLOCKING_REPORT")
         stop_monitor: Callable[[], None] | None = None
         if path:
@@ -116,6 +118,8 @@ class Worker(GeventWorker):
         from .utils.provider import get_chat_service, get_db
         from .worker_memory import IdleTrim, limit_arenas, settle_heap
         limit_arenas()
+        gevent.get_hub().resolver  # noqa: B018 (made for its imports: see `run`)
+        warm_up()  # likewise; both before the heap is settled, so what they import is frozen
         if isinstance(self.wsgi, Flask):  # else the app failed to build: gunicorn's error app
             hub = get_chat_service(self.wsgi).hub
             trimmer = IdleTrim(hub.busy, release=get_db(self.wsgi).shrink_idle)

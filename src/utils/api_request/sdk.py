@@ -78,6 +78,18 @@ def shared_tls_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
+def warm_up() -> None:
+    """Does at a worker's boot what the first upstream request would otherwise do inside the
+    event loop, where it stalled every connection of the worker for 50-80 ms (gevent's blocking
+    monitor at 20 ms, issue #23): the shared TLS context (and the modules its making imports),
+    and the OpenTelemetry propagators the SDK's tracing loads at its first request."""
+    shared_tls_context()
+    try:
+        import opentelemetry.propagate  # noqa: F401 (what `anthropic._tracing` imports lazily)
+    except Exception:  # as the SDK: requests then carry no trace context, nothing fails
+        log.debug("No OpenTelemetry propagators to load ahead", exc_info=True)
+
+
 def sdk_options(api_key: str, base_url: str | None, timeout: Any, max_retries: int,
                 max_retry_wait: float = MAX_RETRY_WAIT,
                 event_hooks: dict | None = None) -> dict[str, Any]:
