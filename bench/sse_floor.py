@@ -1,6 +1,6 @@
 """The SSE floor: the lean turn behind gunicorn and Flask beside the app's SSE turn (issue #23).
 
-    flock /tmp/bench.lock .venv/bin/python bench/sse_floor.py [--streams 1 8 32] [--rounds 10] [--turns 8]
+    flock /tmp/bench.lock .venv/bin/python bench/sse_floor.py [--streams 1 8 32] [--rounds 10] [--turns 8] [--store app-store]
 
 The app's SSE turn costs more CPU than its WebSocket turn, the lean server's does not. This
 tells how much of that is the HTTP stack (gunicorn's gevent worker, Flask's request handling)
@@ -15,7 +15,11 @@ processes sharing the port with `reuse_port`) and `shared` (the same with one ar
 `--workers` workers accepting from its one listener, as the app's workers do), and the client
 processes (bench_procs.py clients, one per worker, each owning every k-th stream with a socket
 and a connection to the app and to each lean server). The lean servers take the app's system
-prompt (its first request's, the persona's name replaced by each session's).
+prompt (its first request's, the persona's name replaced by each session's). With `--store
+app-store` every lean group stores its turns with the app's own storage (bench/lean_store.py
+`AppStore`, as bench/floor_store.py's second floor), so the `shared` group is the lean turn
+on the app's HTTP stack and the app's storage at once: what is left of the app's SSE turn over
+it is the app's own chat code.
 
 Eight kinds of turn: lean WS and lean SSE (pywsgi), lean SSE on `gunicorn` and on `shared`, app
 WS, app SSE, and the `shared` lean SSE and the app's SSE on a kept connection. Every other SSE
@@ -163,11 +167,11 @@ PARTS_HEAD = ("| streams | app SSE − app WS | lean: pywsgi SSE − WS | "
 
 
 def start_group(stack: ExitStack, script: Path, fake_url: str, data: str, processes: int,
-                *extra: str) -> list[Child]:
-    """`processes` lean processes of `script` (`extra`: more arguments) on one new port, with
-    one database in `data`."""
+                store: str, *extra: str) -> list[Child]:
+    """`processes` lean processes of `script` with `store` (`extra`: more arguments) on one
+    new port, with one database in `data`."""
     port, db = free_port(), str(Path(data) / f"{script.stem}{''.join(extra)}.db")
-    group = [Child(str(port), fake_url, db, "anthropic", "plain", *extra, script=str(script))
+    group = [Child(str(port), fake_url, db, "anthropic", store, *extra, script=str(script))
              for _ in range(processes)]
     for child in group:
         stack.callback(child.close)
@@ -180,6 +184,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--turns", type=int, default=8, help="turns per round, at least")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--store", choices=["plain", "app-store"], default="plain",
+                        help="the lean groups' storage (bench/lean_store.py)")
     args = parser.parse_args()
     threading.stack_size(512 * 1024)
     load = os.getloadavg()[0]
@@ -190,9 +196,10 @@ def main() -> None:
         url = fake.hello["url"]
         data = stack.enter_context(tempfile.TemporaryDirectory())
         base, proc = stack.enter_context(serve_app(url, data, args.workers))
-        groups = {"pywsgi": start_group(stack, LEAN, url, data, args.workers),
-                  "gunicorn": start_group(stack, LEAN_GUNICORN, url, data, args.workers),
-                  "shared": start_group(stack, LEAN_GUNICORN, url, data, 1,
+        groups = {"pywsgi": start_group(stack, LEAN, url, data, args.workers, args.store),
+                  "gunicorn": start_group(stack, LEAN_GUNICORN, url, data, args.workers,
+                                          args.store),
+                  "shared": start_group(stack, LEAN_GUNICORN, url, data, 1, args.store,
                                         str(args.workers))}
         clients = [Child("clients", base, str(i), str(args.workers),
                          groups["pywsgi"][0].hello["url"],
@@ -218,7 +225,8 @@ def main() -> None:
                   flush=True)
     print(f"`bench/sse_floor.py` {started}, {os.cpu_count()} cores, {args.workers} app workers "
           f"and {args.workers} processes per lean group, fake 20 ms between events, "
-          f"{args.rounds} rounds per kind, interleaved; load average {load:.2f} before, "
+          f"{args.rounds} rounds per kind, interleaved, lean storage {args.store}; load average "
+          f"{load:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after\n")
     for title, of in (("median of the per-round figures", statistics.median),
                       ("mean over all rounds", mean)):
