@@ -42,7 +42,6 @@ from gunicorn.sock import ssl_context
 from gunicorn.workers.ggevent import GeventWorker
 
 from .parent_death import die_with_parent
-from .utils.api_request.sdk import warm_up
 from .worker_balance import BalancedServer, Seat, Table
 from .worker_memory import release_heap
 
@@ -115,6 +114,7 @@ class Worker(GeventWorker):
         trimmer sleeps until the last reply ends)."""
         from flask import Flask
 
+        from .utils.api_request.sdk import warm_up  # here: the master never loads the SDK
         from .utils.provider import get_chat_service, get_db
         from .worker_memory import IdleTrim, limit_arenas, settle_heap
         limit_arenas()

@@ -166,6 +166,16 @@ def test_the_memory_process_stops_with_the_server(model, env, data_dir, tmp_path
     assert _gone(memory)
 
 
+
+def test_the_master_never_loads_the_sdk(model, env, data_dir, tmp_path):
+    """The master forks the workers and supervises; the SDK and its compiled dependencies
+    (pydantic-core, jiter) are the workers' (a worker module imported at the top of
+    `server.py` once put 53 MiB into the master)."""
+    with ServerProcess(data_dir, tmp_path / "server.log", **env) as server:
+        maps = Path(f"/proc/{server.proc.pid}/maps").read_text()
+    loaded = {line.rsplit("/", 1)[-1] for line in maps.splitlines() if ".so" in line}
+    assert not {name for name in loaded if name.startswith(("_pydantic_core", "jiter"))}
+
 def test_neither_the_memory_process_nor_a_worker_outlives_a_killed_master(model, env, data_dir,
                                                                           tmp_path):
     """Both get Linux's parent-death signal (`parent_death.py`): a worker no longer checks its
