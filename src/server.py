@@ -119,8 +119,9 @@ class Worker(GeventWorker):
         from .worker_memory import IdleTrim, limit_arenas, settle_heap
         limit_arenas()
         gevent.get_hub().resolver  # noqa: B018 (made for its imports: see `run`)
-        warm_up()  # likewise; both before the heap is settled, so what they import is frozen
         if isinstance(self.wsgi, Flask):  # else the app failed to build: gunicorn's error app
+            # likewise, before the heap is settled, so what it imports is frozen
+            warm_up(_provider(self.wsgi) == "openai_compatible")
             hub = get_chat_service(self.wsgi).hub
             trimmer = IdleTrim(hub.busy, release=get_db(self.wsgi).shrink_idle)
             hub.on_start(trimmer.poke)
@@ -249,6 +250,19 @@ class Worker(GeventWorker):
             self._pending[host] -= 1
             if self._pending[host] <= 0:
                 del self._pending[host]
+
+
+def _provider(app: Any) -> str | None:
+    """The provider the settings name now, read at a worker's boot for its warm-up (None when
+    they cannot be read: the warm-up is a nicety, the worker boots either way). The boot's
+    connection is handed back: the main greenlet serves no request."""
+    from .utils.provider import get_db, get_settings_service
+    try:
+        return get_settings_service(app).values().provider
+    except Exception:
+        return None
+    finally:
+        get_db(app).close_thread()
 
 
 def _upgrade(req: Request) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import email.utils
 import functools
 import logging
+import platform
 import socket
 import ssl
 import time
@@ -78,16 +79,22 @@ def shared_tls_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-def warm_up() -> None:
+def warm_up(openai_compatible: bool = False) -> None:
     """Does at a worker's boot what the first upstream request would otherwise do inside the
-    event loop, where it stalled every connection of the worker for 50-80 ms (gevent's blocking
-    monitor at 20 ms, issue #23): the shared TLS context (and the modules its making imports),
-    and the OpenTelemetry propagators the SDK's tracing loads at its first request."""
+    event loop, where it stalled every connection of the worker (gevent's blocking monitor at
+    20 ms, issue #23): the shared TLS context (and the modules its making imports), the
+    platform both SDKs name in their headers (`uname -p` in a subprocess, once), and the
+    OpenTelemetry propagators the SDK's tracing loads at its first request: 50-80 ms. With
+    `openai_compatible` (the configured provider) also the `openai` SDK, which an app on
+    Anthropic never loads (13 MiB): its import stalled the first turn about 0.4 s."""
     shared_tls_context()
+    platform.platform()
     try:
         import opentelemetry.propagate  # noqa: F401 (what `anthropic._tracing` imports lazily)
     except Exception:  # as the SDK: requests then carry no trace context, nothing fails
         log.debug("No OpenTelemetry propagators to load ahead", exc_info=True)
+    if openai_compatible:
+        import openai  # noqa: F401
 
 
 def sdk_options(api_key: str, base_url: str | None, timeout: Any, max_retries: int,
