@@ -56,7 +56,7 @@ class Slot:
         self.sse = {name: http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1]),
                                                      timeout=120)
                     for name, url in (sse or {}).items()}
-        self.others = LeanSlot(index, ws or {}) if ws else None
+        self.others = LeanSlot(index, ws) if ws else None
         self.name = f"Bench {index}"
         self.session_id = new_session(base, self.name)
         self.ws = websocket.create_connection(base.replace("http", "ws") + "/ws/chat",

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 WARM_TURNS = 25
@@ -45,11 +46,9 @@ def run_process(kind: str, path: str, first: int, streams: int, rounds: int) -> 
     from gevent import monkey
     monkey.patch_all()
     import gevent
-    sys.path.insert(0, str(ROOT))
-    from bench.lean_store import AppStore, PlainStore
-    from src.utils.api_request.types import SentRequest
 
-    store = AppStore(path) if kind == "app" else PlainStore(path)
+    store = open_store(kind, path)  # puts the repository on the path too
+    from src.utils.api_request.types import SentRequest
 
     def turn(key: str) -> None:
         opened = store.start(key, "Hi!")
@@ -85,19 +84,19 @@ def measure(kind: str, processes: int, streams: int, rounds: int) -> float:
     return sum(figures) / len(figures)
 
 
-def create(kind: str, path: str) -> None:
-    """The database, made (and for `app` migrated) once, before the processes share it."""
+def open_store(kind: str, path: str) -> Any:
+    """`kind`'s store on `path` (made, and for `app` migrated, if new)."""
     sys.path.insert(0, str(ROOT))
     from bench.lean_store import AppStore, PlainStore
-    AppStore(path) if kind == "app" else PlainStore(path)
+    return AppStore(path) if kind == "app" else PlainStore(path)
 
 
 def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         run_process(sys.argv[2], sys.argv[3], *map(int, sys.argv[4:7]))
         return
-    if sys.argv[1:2] == ["--create"]:
-        create(sys.argv[2], sys.argv[3])
+    if sys.argv[1:2] == ["--create"]:  # once, before the processes share the database
+        open_store(sys.argv[2], sys.argv[3])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2)
