@@ -21,13 +21,14 @@ the app's whole process tree (run time from /proc, `bench_procs.cpu_seconds`) ov
 app's titles and cortex updates included). RSS of the app before the first burst and 3 s after
 the last. Then (first provider only) the capacity phases (bench_capacity.py). One table at the end.
 
-    flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, ≤ 10 minutes
+    flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, about 8 minutes
     ... --providers anthropic --streams 1 8 --rounds 2 --no-capacity  # a quick look
 """
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -59,6 +60,10 @@ KINDS = ("sdk", "lean", "lean_sse", "ws", "sse")
 # one turn a round (6 turns in all) read a one-stream cell to about ±1.7 ms per turn, enough
 # to swing its ratio from 0.9 to 1.8; more turns a round also average more turns' noise.
 ROUND_TURNS = 8
+# Interleaved rounds per setting. With six, one cell's CPU ratio moved by ±15 % between runs
+# 20 minutes apart (docs/performance.md, tenth session); the table prints each ratio's
+# standard error over the rounds, so a miss can be told from the noise.
+ROUNDS = 10
 LEAN_OF = {"ws": "lean", "sse": "lean_sse"}  # the lean turn each app turn is measured against
 SETTLE = 3.0  # seconds of idleness after the bursts before RSS is read again
 LEAN = ROOT / "bench" / "lean_server.py"
@@ -142,7 +147,7 @@ class Bench:
         """Interleaved rounds at one stream count; samples and CPU per kind."""
         self.ensure_slots(streams)
         samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
-        cpu = dict.fromkeys(KINDS, 0.0)
+        rounds_cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}
         workers = {"ws": 0.0, "sse": 0.0}
         memory = app_parts(self.pid)["memory"]
         memory_before = cpu_seconds(memory)
@@ -151,14 +156,30 @@ class Bench:
             for kind in KINDS[shift:] + KINDS[:shift]:
                 ttfts, spent = self.round(kind, streams, turns)
                 samples[kind].extend(ttfts)
-                cpu[kind] += spent
+                rounds_cpu[kind].append(spent)
                 if kind in workers:
                     workers[kind] += self.workers_cpu
         turns_each = rounds * streams * turns
-        per_turn = {kind: cpu[kind] / turns_each for kind in KINDS}
+        per_turn = {kind: sum(rounds_cpu[kind]) / turns_each for kind in KINDS}
         per_turn.update({f"workers_{kind}": workers[kind] / turns_each for kind in workers},
                         memory=(cpu_seconds(memory) - memory_before) / (2 * turns_each))
-        return {"samples": samples, "cpu": per_turn}
+        spread = {kind: ratio_error(rounds_cpu[kind], rounds_cpu[LEAN_OF[kind]])
+                  for kind in LEAN_OF}
+        return {"samples": samples, "cpu": per_turn, "spread": spread}
+
+
+def ratio_error(app: list[float], lean: list[float], draws: int = 2000) -> float:
+    """The standard error of sum(app) / sum(lean), by resampling the rounds (each app round
+    with the lean round of the same rotation): one cell's ratio moves by about this much
+    from run to run, so a bound missed by less than it is not yet a measured miss."""
+    if len(app) < 2:
+        return 0.0
+    pick = random.Random(23)
+    ratios = []
+    for _ in range(draws):
+        rounds = [pick.randrange(len(app)) for _ in app]
+        ratios.append(sum(app[i] for i in rounds) / sum(lean[i] for i in rounds))
+    return statistics.stdev(ratios)
 
 
 def _json(value) -> str:
@@ -186,7 +207,8 @@ def row_line(provider: str, latency: float, streams: int, mode: str, result: dic
     p = {kind: (pct(s[kind], 50), pct(s[kind], 95)) for kind in KINDS}
     cells = [f"{p[kind][0]:.0f}/{p[kind][1]:.0f} ({_ratio(*p[kind], *p['sdk'])}; "
              f"{_ratio(*p[kind], *p[LEAN_OF[kind]])})" for kind in ("ws", "sse")]
-    ratios = " / ".join(f"{cpu[kind] / cpu[LEAN_OF[kind]]:.2f}" for kind in ("ws", "sse"))
+    ratios = " / ".join(f"{cpu[kind] / cpu[LEAN_OF[kind]]:.2f} ±{result['spread'][kind]:.2f}"
+                        for kind in ("ws", "sse"))
     return (f"| {provider} | {latency * 1000:.0f} ms | {streams} | {mode} | "
             f"{p['sdk'][0]:.0f}/{p['sdk'][1]:.0f} | {p['lean'][0]:.0f}/{p['lean'][1]:.0f} | "
             f"{p['lean_sse'][0]:.0f}/{p['lean_sse'][1]:.0f} | "
@@ -207,7 +229,7 @@ def table(runs: list[dict], capacity: dict | None, args) -> str:
              "lean SSE p50/p95 ms | app WS p50/p95 (÷SDK; ÷lean WS) | "
              "app SSE p50/p95 (÷SDK; ÷lean SSE) | "
              "CPU per turn SDK / lean WS / lean SSE / WS / SSE | "
-             "workers WS / SSE / memory process | app CPU ÷ lean, WS / SSE |",
+             "workers WS / SSE / memory process | app CPU ÷ lean (± standard error), WS / SSE |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in runs:
         lines += [row_line(run["provider"], *row) for row in run["rows"]]
@@ -217,7 +239,9 @@ def table(runs: list[dict], capacity: dict | None, args) -> str:
                  "(master, workers, their helpers and the memory process: titles and cortex "
                  "updates included); then the chat workers' alone (with their helpers) over the "
                  "WS and the SSE rounds, and the memory process's over the whole setting per "
-                 "app turn (WS and SSE together).")
+                 "app turn (WS and SSE together). The ± after each CPU ratio is its standard "
+                 "error over the rounds (resampled, each app round with the lean round of the "
+                 "same rotation).")
     for run in runs:
         before, after = run["rss_before"], run["rss_after"]
         lines.append(f"{run['provider']}: RSS (VmRSS, master, workers and memory process) {before:.0f} MiB before "
@@ -307,7 +331,8 @@ def main() -> None:
     parser.add_argument("--streams", type=int, nargs="+", default=[1, 8, 32, 50])
     parser.add_argument("--latency", type=float, nargs="+", default=[0.0],
                         help="seconds the fake waits before the first event")
-    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds per setting")
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help="interleaved rounds per setting")
     parser.add_argument("--loop-turns", type=int, default=0,
                         help="turns per stream in a closed-loop round (0: no loops)")
     parser.add_argument("--event-delay", type=float, default=0.02)
