@@ -8,8 +8,11 @@ events) serves both apps (`python -m src.app`, 2 workers each, own data director
 has its own client processes. Rounds alternate A and B (the order flipping every round) at each
 stream count, each stream sending ceil(8 / N) turns a round (chat_bench.py's `ROUND_TURNS`);
 CPU is the run time of each app's whole process tree (`bench_procs.cpu_seconds`: the threads'
-schedstat, in nanoseconds) over its own rounds, divided by its turns, beside its chat workers' alone (their own rounds) and its memory
-process's (src/memory_process.py, over all rounds at that stream count, per turn of the app).
+schedstat, in nanoseconds) over all rounds at that stream count, its own and the other's (what
+its turns ask of its memory process runs while later rounds do; until the eleventh session only
+its own rounds counted, which missed what ran in the other app's), divided by its turns, beside
+its chat workers' alone (their own rounds) and its memory process's (src/memory_process.py, over
+all rounds at that stream count, per turn of the app).
 `--a-env`/`--b-env NAME=VALUE` set environment variables of one app (e.g. the same tree with
 `PERSONA_MEMORY_PROCESS=0`). `--context-limit N` sets both apps' context limit, and with it how
 often a persona's cortex update is due (every 0.75 × N messages): with a small N and the fake's
@@ -121,19 +124,22 @@ def _run(args: argparse.Namespace, run: int) -> dict[int, float]:
 
 def _compare(benches: dict, n: int, rounds: int, mode: str, run: int) -> float:
     """Interleaved rounds of A and B at `n` streams; prints one table row, returns B ÷ A."""
-    cpu = {"A": 0.0, "B": 0.0}
     workers = {"A": 0.0, "B": 0.0}
     memory = {name: app_parts(bench.pid)["memory"] for name, bench in benches.items()}
     memory_before = {name: cpu_seconds(pids) for name, pids in memory.items()}
+    whole_before = {name: cpu_seconds(bench.app_pids()) for name, bench in benches.items()}
     ttfts: dict[str, list[float]] = {"A": [], "B": []}
     turns_each = -(-ROUND_TURNS // n)  # as chat_bench.py
     for i in range(rounds):
         for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
-            got, spent = benches[name].round(mode, n, turns_each)
+            got, _ = benches[name].round(mode, n, turns_each)
             ttfts[name] += got
-            cpu[name] += spent
             workers[name] += benches[name].workers_cpu
     turns = rounds * n * turns_each
+    # Each app's turns carry all it ran in the setting: what a turn asks of the memory process
+    # (titles, cortex updates) runs while later rounds do, the other app's among them.
+    cpu = {name: cpu_seconds(bench.app_pids()) - whole_before[name]
+           for name, bench in benches.items()}
 
     def ms(values: dict, name: str) -> float:
         return values[name] / turns * 1000

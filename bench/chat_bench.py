@@ -17,8 +17,10 @@ is measured against the lean server's SSE and its WS against the lean server's W
 The SDK sends exactly the request bodies the app sent last for the same stream (same system
 prompt and history), on warm connections, with the app's call. TTFT runs from sending to the
 first text chunk. CPU per turn: the SDK processes' own over their rounds; the lean servers' and
-the app's whole process tree (run time from /proc, `bench_procs.cpu_seconds`) over theirs, divided by the turns (the
-app's titles and cortex updates included). RSS of the app before the first burst and 3 s after
+the app's master and workers (run time from /proc, `bench_procs.cpu_seconds`) over theirs, plus
+an equal share, per turn of either kind, of what the server ran outside them (the app's memory
+process: its titles and cortex updates; anything either ran between its rounds), divided by the
+turns (`share_background`). RSS of the app before the first burst and 3 s after
 the last. Then (first provider only) the capacity phases (bench_capacity.py). One table at the end.
 
     flock /tmp/bench.lock .venv/bin/python bench/chat_bench.py      # the default, about 8 minutes
@@ -115,13 +117,13 @@ class Bench:
 
     def round(self, kind: str, streams: int, turns: int) -> tuple[list[float], float]:
         """One round of `kind` on slots 0..streams-1; (TTFTs, CPU spent: the SDK processes'
-        own for `sdk`, the lean servers' for `lean` and `lean_sse`, the app's whole process
-        tree for `ws` and `sse`)."""
+        own for `sdk`, the lean servers' for `lean` and `lean_sse`, the app's master and workers
+        for `ws` and `sse`: its memory process works in the background, `setting` shares it)."""
         at = time.time() + START_DELAY
         if kind == "sdk":
             return self._sdk_round(streams, turns, at)
         lean = kind.startswith("lean")
-        pids = [each.proc.pid for each in self.leans] if lean else tree_pids(self.pid)
+        pids = self.lean_pids() if lean else self.app_pids(in_rounds=True)
         workers = [] if lean else app_parts(self.pid)["workers"]
         cpu, cpu_workers = cpu_seconds(pids), cpu_seconds(workers)
         for client in self.clients:
@@ -132,6 +134,15 @@ class Bench:
         if not lean:
             self._refresh_bodies()
         return ttfts, spent
+
+    def app_pids(self, in_rounds: bool = False) -> list[int]:
+        """The app's processes: all of them, or (`in_rounds`) the master and the workers."""
+        memory = set(app_parts(self.pid)["memory"]) if in_rounds else set()
+        return [pid for pid in tree_pids(self.pid) if pid not in memory]
+
+    def lean_pids(self) -> list[int]:
+        """The lean servers' processes."""
+        return [each.proc.pid for each in self.leans]
 
     def _sdk_round(self, streams: int, turns: int, at: float) -> tuple[list[float], float]:
         """The baseline's TTFTs and the CPU its processes spent on them."""
@@ -151,6 +162,7 @@ class Bench:
         workers = {"ws": 0.0, "sse": 0.0}
         memory = app_parts(self.pid)["memory"]
         memory_before = cpu_seconds(memory)
+        totals_before = {"app": cpu_seconds(self.app_pids()), "lean": cpu_seconds(self.lean_pids())}
         for i in range(rounds):
             shift = i % len(KINDS)
             for kind in KINDS[shift:] + KINDS[:shift]:
@@ -159,6 +171,10 @@ class Bench:
                 rounds_cpu[kind].append(spent)
                 if kind in workers:
                     workers[kind] += self.workers_cpu
+        totals = {"app": cpu_seconds(self.app_pids()) - totals_before["app"],
+                  "lean": cpu_seconds(self.lean_pids()) - totals_before["lean"]}
+        for group, kinds in (("app", ("ws", "sse")), ("lean", ("lean", "lean_sse"))):
+            share_background(totals[group], [rounds_cpu[kind] for kind in kinds])
         turns_each = rounds * streams * turns
         per_turn = {kind: sum(rounds_cpu[kind]) / turns_each for kind in KINDS}
         per_turn.update({f"workers_{kind}": workers[kind] / turns_each for kind in workers},
@@ -166,6 +182,20 @@ class Bench:
         spread = {kind: ratio_error(rounds_cpu[kind], rounds_cpu[LEAN_OF[kind]])
                   for kind in LEAN_OF}
         return {"samples": samples, "cpu": per_turn, "spread": spread}
+
+
+def share_background(total: float, rounds: list[list[float]]) -> None:
+    """Adds to every round of a server's kinds an equal share of what the server ran outside
+    them in the setting (`total` minus their rounds): the app's memory process (its titles and
+    cortex updates, due after turns of either kind, run while the next rounds do: with the
+    rotation, most of what WebSocket turns asked for ran in SSE rounds and what SSE turns
+    asked for in the SDK's, where nobody counted it) and whatever either server ran between
+    its rounds, so each of its turns carries the same part of it."""
+    inside = sum(sum(kind) for kind in rounds)
+    count = sum(len(kind) for kind in rounds)
+    share = max(total - inside, 0.0) / count if count else 0.0
+    for kind in rounds:
+        kind[:] = [spent + share for spent in kind]
 
 
 def ratio_error(app: list[float], lean: list[float], draws: int = 2000) -> float:
@@ -235,9 +265,10 @@ def table(runs: list[dict], capacity: dict | None, args) -> str:
         lines += [row_line(run["provider"], *row) for row in run["rows"]]
     lines.append("\nCPU per turn: the SDK processes' own (its HTTP stack, every event parsed), the "
                  "lean servers' (bench/lean_server.py) over their WS and their SSE rounds, "
-                 "and the app's whole process tree "
-                 "(master, workers, their helpers and the memory process: titles and cortex "
-                 "updates included); then the chat workers' alone (with their helpers) over the "
+                 "and the app's master and workers over its WS and SSE rounds, each server's "
+                 "turns with an equal share of everything else it ran in the setting (the "
+                 "app's memory process: titles and cortex updates; the work between rounds); "
+                 "then the chat workers' alone (with their helpers) over the "
                  "WS and the SSE rounds, and the memory process's over the whole setting per "
                  "app turn (WS and SSE together). The ± after each CPU ratio is its standard "
                  "error over the rounds (resampled, each app round with the lean round of the "

@@ -30,8 +30,11 @@ kind at the largest stream count, then at each stream count `--rounds` rounds of
 interleaved (the order rotating round by round); a round is a burst of N streams started at one
 wall-clock instant, each stream sending `ceil(--turns / N)` turns back to back (so a round at
 one stream averages several turns). CPU per turn of a round: the run time
-(`bench_procs.cpu_seconds`, nanoseconds) of the kind's whole process tree (the lean group's processes and their children; the app's master,
-workers and memory process) from /proc over the round, divided by its turns. Two tables: the
+(`bench_procs.cpu_seconds`, nanoseconds) of the kind's group (the lean group's processes and
+their children; the app's master and workers) from /proc over the round, divided by its turns,
+plus an equal share of what the group ran outside its kinds' rounds in the setting (the app's
+memory process, its titles and cortex updates, runs while later rounds do;
+`chat_bench.share_background`). Two tables: the
 median over the rounds and the mean over them (all their CPU over all their turns; until the
 ninth session /proc's 10 ms ticks made a round's figure coarse and the mean resolved finer), each with the app's
 chat workers alone in brackets and the ratios; then the SSE cost taken apart, from the means.
@@ -63,7 +66,7 @@ from bench.bench_procs import (  # noqa: E402
     serve_app,
     tree_pids,
 )
-from bench.chat_bench import LEAN, START_DELAY, Bench, pct  # noqa: E402
+from bench.chat_bench import LEAN, START_DELAY, Bench, pct, share_background  # noqa: E402
 
 LEAN_GUNICORN = ROOT / "bench" / "lean_gunicorn.py"
 LEANS = ["lean WS", "lean SSE pywsgi", "lean SSE gunicorn+Flask",
@@ -85,10 +88,13 @@ class Floor:
     def __init__(self, bench: Bench, groups: dict[str, list[Child]], app_pid: int):
         self.bench, self.groups, self.app_pid = bench, groups, app_pid
 
-    def pids(self, group: str) -> tuple[list[int], list[int]]:
-        """The group's whole process tree, and (the app only) its chat workers."""
+    def pids(self, group: str, in_rounds: bool = True) -> tuple[list[int], list[int]]:
+        """The group's whole process tree (for the app `in_rounds`: without its memory process,
+        whose background work `setting` shares out), and (the app only) its chat workers."""
         if group == "app":
-            return tree_pids(self.app_pid), app_parts(self.app_pid)["workers"]
+            parts = app_parts(self.app_pid)
+            memory = set(parts["memory"]) if in_rounds else set()
+            return [pid for pid in tree_pids(self.app_pid) if pid not in memory], parts["workers"]
         return [pid for child in self.groups[group] for pid in tree_pids(child.proc.pid)], []
 
     def round(self, kind: str, streams: int, turns: int) -> tuple[list[float], float, float]:
@@ -110,6 +116,8 @@ class Floor:
         the workers' (app kinds) and the TTFTs."""
         found: dict[str, dict] = {kind: {"cpu": [], "workers": [], "ttft": []} for kind in KINDS}
         order = list(KINDS)
+        groups = sorted({group for _, group in KINDS.values()})
+        before = {group: cpu_seconds(self.pids(group, in_rounds=False)[0]) for group in groups}
         for i in range(rounds):
             shift = i % len(order)
             for kind in order[shift:] + order[:shift]:
@@ -117,6 +125,10 @@ class Floor:
                 found[kind]["ttft"] += ttfts
                 found[kind]["cpu"].append(cpu)
                 found[kind]["workers"].append(workers)
+        for group in groups:  # figures per turn: the group's whole CPU over a round's turns
+            total = cpu_seconds(self.pids(group, in_rounds=False)[0]) - before[group]
+            share_background(total / (streams * turns),
+                             [found[kind]["cpu"] for kind, (_, of) in KINDS.items() if of == group])
         return found
 
 

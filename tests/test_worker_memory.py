@@ -1,5 +1,5 @@
 """The worker's heap knobs: the idle trim runs once after a busy spell, and never while busy;
-it wakes only when the last reply ends (`idle`)."""
+it wakes only when the last reply ends (`idle`), and trims only a heap that grew."""
 import gc
 import threading
 
@@ -17,7 +17,7 @@ def test_the_heap_is_trimmed_once_after_a_busy_spell_ends():
         looked.set()
         return state["busy"]
 
-    trimmer = IdleTrim(busy, idle_seconds=0.0)
+    trimmer = IdleTrim(busy, idle_seconds=0.0, growth=0)
     trimmer.start()
     try:
         trimmer.poke()  # a reply starts
@@ -41,7 +41,7 @@ def test_the_heap_is_trimmed_once_after_a_busy_spell_ends():
 def test_between_spells_the_trimmer_looks_only_when_the_last_reply_ends():
     """No look at all while replies stream or nothing runs: a wake is CPU a chat turn pays."""
     looks = []
-    trimmer = IdleTrim(lambda: looks.append(1) or False, idle_seconds=0.0)
+    trimmer = IdleTrim(lambda: looks.append(1) or False, idle_seconds=0.0, growth=0)
     trimmer.start()
     try:
         for _ in range(3):
@@ -61,7 +61,7 @@ def test_a_reply_started_after_an_idle_spell_wakes_the_trimmer(tmp_path):
     from src.utils.storage import Database
     db = Database(str(tmp_path / "app.db"))
     hub = GenerationHub(db)
-    trimmer = IdleTrim(hub.busy, idle_seconds=0.0)
+    trimmer = IdleTrim(hub.busy, idle_seconds=0.0, growth=0)
     hub.on_start(trimmer.poke)
     hub.on_idle(trimmer.idle)
     trimmer.start()
@@ -136,7 +136,7 @@ def test_settling_the_heap_freezes_the_boot_and_raises_the_generation_0_threshol
 
 def test_after_a_busy_spell_the_app_releases_its_caches_before_the_trim():
     released = threading.Event()
-    trimmer = IdleTrim(lambda: False, idle_seconds=0.0, release=released.set)
+    trimmer = IdleTrim(lambda: False, idle_seconds=0.0, release=released.set, growth=0)
     trimmer.start()
     try:
         trimmer.poke()
@@ -230,3 +230,48 @@ def test_a_burst_above_the_held_connections_finds_them_all_pooled_the_next_time(
         assert {id(conn) for conn in second} == {id(conn) for conn in first}
     finally:
         db.close()
+
+
+def test_a_spell_that_left_the_heap_as_it_was_is_not_trimmed():
+    """A trim (the caches released, a full collection, malloc_trim) cost a worker 1-2 ms after
+    one person's turn and gave nothing back: a heap that did not grow is left alone."""
+    released = threading.Event()
+    trimmer = IdleTrim(lambda: False, idle_seconds=0.0, release=released.set, growth=64 << 20)
+    trimmer.start()
+    try:
+        trimmer.poke()
+        trimmer.idle()
+        assert trimmer.decided.wait(DEADLINE)
+    finally:
+        trimmer.stop()
+    assert (trimmer.trims, trimmer.skips) == (0, 1)
+    assert not released.is_set()
+
+
+def test_a_spell_that_grew_the_heap_is_trimmed_and_the_next_counts_from_that_trim():
+    trimmer = IdleTrim(lambda: False, idle_seconds=0.0, growth=4 << 20)
+    trimmer.start()
+    kept = []
+    try:
+        kept = [bytearray(1024) for _ in range(16 * 1024)]  # 16 MiB of heap, touched
+        trimmer.poke()
+        trimmer.idle()
+        assert trimmer.decided.wait(DEADLINE)
+        assert (trimmer.trims, trimmer.skips) == (1, 0)
+        trimmer.decided.clear()
+        trimmer.poke()  # a second spell: the heap still holds what it held at the trim
+        trimmer.idle()
+        assert trimmer.decided.wait(DEADLINE)
+    finally:
+        trimmer.stop()
+    assert (trimmer.trims, trimmer.skips) == (1, 1)
+    assert len(kept) == 16 * 1024
+
+
+def test_the_resident_heap_is_read_from_proc():
+    before = worker_memory.resident_heap()
+    kept = bytearray(32 << 20)  # zero-filled: every page touched
+    after = worker_memory.resident_heap()
+    assert before is not None and after is not None
+    assert after - before >= 16 << 20
+    assert len(kept) == 32 << 20
