@@ -110,8 +110,8 @@ class Worker(GeventWorker):
 
     def _tune_memory(self) -> None:
         """The worker's heap settings (`worker_memory.py`): fewer malloc arenas, the boot's
-        objects frozen, and the heap trimmed once no reply has streamed for a second (the
-        trimmer sleeps until the last reply ends)."""
+        objects frozen, and the heap trimmed once no reply has streamed for a second if it
+        grew since the last trim (the trimmer sleeps until the last reply ends)."""
         from flask import Flask
 
         from .utils.api_request.sdk import warm_up  # here: the master never loads the SDK
