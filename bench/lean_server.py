@@ -145,9 +145,6 @@ class Lean:
 
     def _websocket(self, environ) -> None:
         ws = Server(environ)
-        sock = getattr(ws, "sock", None)
-        if sock is not None:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def emit(kind: str, data: dict) -> None:
             ws.send(json.dumps({"type": kind, **data}, ensure_ascii=False))
@@ -178,10 +175,15 @@ class Lean:
 
 
 def listener(port: int) -> socket.socket:
-    """A listening socket on `port` that other lean processes may share."""
+    """A listening socket on `port` that other lean processes may share. Its connections
+    inherit TCP_NODELAY from it, as the app's inherit it from gunicorn's listener: a chunk is a
+    small write that must not wait for an ACK, on the WebSocket and on SSE alike (until the
+    eleventh session only the WebSocket had it, so the lean SSE turn ran with Nagle's
+    algorithm and the app's without)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(2048)
     return sock
