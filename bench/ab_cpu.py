@@ -125,6 +125,8 @@ def _run(args: argparse.Namespace, run: int) -> dict[int, float]:
 def _compare(benches: dict, n: int, rounds: int, mode: str, run: int) -> float:
     """Interleaved rounds of A and B at `n` streams; prints one table row, returns B ÷ A."""
     workers = {"A": 0.0, "B": 0.0}
+    for bench in benches.values():  # the warm-up sessions' titles and earlier updates are done
+        bench.quiet()
     memory = {name: app_parts(bench.pid)["memory"] for name, bench in benches.items()}
     memory_before = {name: cpu_seconds(pids) for name, pids in memory.items()}
     whole_before = {name: cpu_seconds(bench.app_pids()) for name, bench in benches.items()}
@@ -136,8 +138,11 @@ def _compare(benches: dict, n: int, rounds: int, mode: str, run: int) -> float:
             ttfts[name] += got
             workers[name] += benches[name].workers_cpu
     turns = rounds * n * turns_each
+    for bench in benches.values():
+        bench.quiet()
     # Each app's turns carry all it ran in the setting: what a turn asks of the memory process
-    # (titles, cortex updates) runs while later rounds do, the other app's among them.
+    # (titles, cortex updates) runs while later rounds do, the other app's among them, and
+    # until the app is quiet again.
     cpu = {name: cpu_seconds(bench.app_pids()) - whole_before[name]
            for name, bench in benches.items()}
 

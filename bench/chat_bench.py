@@ -68,6 +68,9 @@ ROUND_TURNS = 8
 ROUNDS = 10
 LEAN_OF = {"ws": "lean", "sse": "lean_sse"}  # the lean turn each app turn is measured against
 SETTLE = 3.0  # seconds of idleness after the bursts before RSS is read again
+# A setting starts and ends once the app is quiet: under QUIET_CPU seconds of CPU in each of
+# three QUIET_STEP intervals in a row (an idle app runs about 0.1 ms in one), at most QUIET_LIMIT.
+QUIET_STEP, QUIET_CPU, QUIET_LIMIT = 0.5, 0.002, 60.0
 LEAN = ROOT / "bench" / "lean_server.py"
 START_DELAY = 0.1  # seconds from handing out a round to its start: every process is ready
 
@@ -135,6 +138,19 @@ class Bench:
             self._refresh_bodies()
         return ttfts, spent
 
+    def quiet(self) -> None:
+        """Waits (up to `QUIET_LIMIT` seconds) until the app has run less than `QUIET_CPU` in
+        each of three `QUIET_STEP` intervals in a row: what earlier turns asked of it in the
+        background (the warm-up sessions' titles, cortex updates, the idle trim) is done, so a
+        setting counts the background work of its own turns and no one else's."""
+        quiet_steps, last = 0, cpu_seconds(self.app_pids())
+        deadline = time.monotonic() + QUIET_LIMIT
+        while quiet_steps < 3 and time.monotonic() < deadline:
+            time.sleep(QUIET_STEP)
+            now = cpu_seconds(self.app_pids())
+            quiet_steps = quiet_steps + 1 if now - last < QUIET_CPU else 0
+            last = now
+
     def app_pids(self, in_rounds: bool = False) -> list[int]:
         """The app's processes: all of them, or (`in_rounds`) the master and the workers."""
         memory = set(app_parts(self.pid)["memory"]) if in_rounds else set()
@@ -160,6 +176,7 @@ class Bench:
         samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
         rounds_cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}
         workers = {"ws": 0.0, "sse": 0.0}
+        self.quiet()
         memory = app_parts(self.pid)["memory"]
         memory_before = cpu_seconds(memory)
         totals_before = {"app": cpu_seconds(self.app_pids()), "lean": cpu_seconds(self.lean_pids())}
@@ -171,6 +188,7 @@ class Bench:
                 rounds_cpu[kind].append(spent)
                 if kind in workers:
                     workers[kind] += self.workers_cpu
+        self.quiet()  # what these turns asked for in the background is theirs
         totals = {"app": cpu_seconds(self.app_pids()) - totals_before["app"],
                   "lean": cpu_seconds(self.lean_pids()) - totals_before["lean"]}
         for group, kinds in (("app", ("ws", "sse")), ("lean", ("lean", "lean_sse"))):

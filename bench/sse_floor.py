@@ -92,9 +92,7 @@ class Floor:
         """The group's whole process tree (for the app `in_rounds`: without its memory process,
         whose background work `setting` shares out), and (the app only) its chat workers."""
         if group == "app":
-            parts = app_parts(self.app_pid)
-            memory = set(parts["memory"]) if in_rounds else set()
-            return [pid for pid in tree_pids(self.app_pid) if pid not in memory], parts["workers"]
+            return self.bench.app_pids(in_rounds), app_parts(self.app_pid)["workers"]
         return [pid for child in self.groups[group] for pid in tree_pids(child.proc.pid)], []
 
     def round(self, kind: str, streams: int, turns: int) -> tuple[list[float], float, float]:
