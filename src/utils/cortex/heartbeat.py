@@ -1,7 +1,10 @@
 """A lease renewed while work runs: cortex jobs (worker.py) and session titles (chat_titles.py).
 
 The owner of a running row renews its lease every third of it, on its own connection and
-thread, so a process that hangs or dies lets its row's lease run out and recovery take it.
+thread, so a process that hangs or dies lets its row's lease run out and recovery take it. The
+connection is opened at the first renewal: most jobs end long before it (a lease is a minute,
+a cortex update with a fast model a fraction of a second), and opening one costs 1-2 ms of CPU
+(its PRAGMAs and the schema), which every job paid for nothing (issue #23).
 """
 import logging
 import sqlite3
@@ -35,14 +38,17 @@ class Heartbeat:
         self._thread.join()
 
     def _beat(self) -> None:
-        conn = connect(self._db_path)
+        conn: sqlite3.Connection | None = None
         try:
             while not self._stop.wait(self._lease / 3):
                 try:
+                    if conn is None:
+                        conn = connect(self._db_path)
                     if not self._renew(conn):
                         log.warning("%s lost its lease; its result will not apply", self._what)
                         return
                 except Exception:
                     log.exception("Could not renew the lease of %s", self._what)
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
