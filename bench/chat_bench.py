@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,17 +140,8 @@ class Bench:
         return ttfts, spent
 
     def quiet(self) -> None:
-        """Waits (up to `QUIET_LIMIT` seconds) until the app has run less than `QUIET_CPU` in
-        each of three `QUIET_STEP` intervals in a row: what earlier turns asked of it in the
-        background (the warm-up sessions' titles, cortex updates, the idle trim) is done, so a
-        setting counts the background work of its own turns and no one else's."""
-        quiet_steps, last = 0, cpu_seconds(self.app_pids())
-        deadline = time.monotonic() + QUIET_LIMIT
-        while quiet_steps < 3 and time.monotonic() < deadline:
-            time.sleep(QUIET_STEP)
-            now = cpu_seconds(self.app_pids())
-            quiet_steps = quiet_steps + 1 if now - last < QUIET_CPU else 0
-            last = now
+        """Waits until the app is quiet (`wait_quiet`)."""
+        wait_quiet(self.app_pids)
 
     def app_pids(self, in_rounds: bool = False) -> list[int]:
         """The app's processes: all of them, or (`in_rounds`) the master and the workers."""
@@ -200,6 +192,20 @@ class Bench:
         spread = {kind: ratio_error(rounds_cpu[kind], rounds_cpu[LEAN_OF[kind]])
                   for kind in LEAN_OF}
         return {"samples": samples, "cpu": per_turn, "spread": spread}
+
+
+def wait_quiet(pids: Callable[[], list[int]]) -> None:
+    """Waits (up to `QUIET_LIMIT` seconds) until the processes `pids()` have run less than
+    `QUIET_CPU` in each of three `QUIET_STEP` intervals in a row: what earlier turns asked of
+    the app in the background (the warm-up sessions' titles, cortex updates, the idle trim) is
+    done, so a setting counts the background work of its own turns and no one else's."""
+    quiet_steps, last = 0, cpu_seconds(pids())
+    deadline = time.monotonic() + QUIET_LIMIT
+    while quiet_steps < 3 and time.monotonic() < deadline:
+        time.sleep(QUIET_STEP)
+        now = cpu_seconds(pids())
+        quiet_steps = quiet_steps + 1 if now - last < QUIET_CPU else 0
+        last = now
 
 
 def share_background(total: float, rounds: list[list[float]]) -> None:

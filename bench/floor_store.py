@@ -12,7 +12,8 @@ warm-up. At each stream count, rounds of bursts (every stream starts at one wall
 alternate between the groups, the order flipping every round. CPU per turn: the run time (`bench_procs.cpu_seconds`) of
 each group's process tree from /proc over all rounds at that stream count (what an app turn
 asks of its memory process runs while later rounds do; until the eleventh session only its
-own rounds counted), divided by its turns; TTFT: sending
+own rounds counted; with `--app` each setting starts and ends once the app is quiet,
+`chat_bench.wait_quiet`, since the twelfth session), divided by its turns; TTFT: sending
 the frame to the first text chunk, p50 and p95. The ratio app-store ÷ plain is the share of
 the app's CPU per turn its storage work explains over the lean server's. No process shares a
 GIL with another: the fake, the groups, the clients and this driver each have their own.
@@ -45,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_clients import bodies_by_slot, system_text  # noqa: E402
 from bench.bench_procs import Child, cpu_seconds, free_port, serve_app, tree_pids  # noqa: E402
-from bench.chat_bench import LEAN, ROUND_TURNS, START_DELAY, pct  # noqa: E402
+from bench.chat_bench import LEAN, ROUND_TURNS, START_DELAY, pct, wait_quiet  # noqa: E402
 
 GROUPS = ("plain", "app-store")
 APP = "ws"  # the app's group: its turns go over its WebSocket
@@ -94,11 +95,18 @@ def compare(groups: dict[str, int | list[Child]], clients: list[Child], streams:
     """Interleaved rounds of the groups at `streams` (the order rotating); one table row."""
     kinds = list(groups)
     ttfts: dict[str, list[float]] = {kind: [] for kind in kinds}
+    app = [group for group in groups.values() if isinstance(group, int)]
+
+    def quiet() -> None:  # the app's background work (titles, cortex updates) is done
+        if app:
+            wait_quiet(lambda: tree_pids(app[0]))
+    quiet()
     before = {kind: cpu_seconds(group_pids(groups[kind])) for kind in kinds}
     for i in range(rounds):
         for kind in kinds[i % len(kinds):] + kinds[:i % len(kinds)]:
             got, _ = burst(group_pids(groups[kind]), clients, kind, streams, turns)
             ttfts[kind] += got
+    quiet()
     # A group's turns carry all it ran in the setting, not only in its own rounds: what an app
     # turn asks of its memory process (titles, cortex updates) runs while later rounds do.
     cpu = {kind: cpu_seconds(group_pids(groups[kind])) - before[kind] for kind in kinds}

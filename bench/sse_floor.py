@@ -34,7 +34,8 @@ one stream averages several turns). CPU per turn of a round: the run time
 their children; the app's master and workers) from /proc over the round, divided by its turns,
 plus an equal share of what the group ran outside its kinds' rounds in the setting (the app's
 memory process, its titles and cortex updates, runs while later rounds do;
-`chat_bench.share_background`). Two tables: the
+`chat_bench.share_background`; each setting starts and ends once the app is quiet,
+`Bench.quiet`). Two tables: the
 median over the rounds and the mean over them (all their CPU over all their turns; until the
 ninth session /proc's 10 ms ticks made a round's figure coarse and the mean resolved finer), each with the app's
 chat workers alone in brackets and the ratios; then the SSE cost taken apart, from the means.
@@ -115,6 +116,7 @@ class Floor:
         found: dict[str, dict] = {kind: {"cpu": [], "workers": [], "ttft": []} for kind in KINDS}
         order = list(KINDS)
         groups = sorted({group for _, group in KINDS.values()})
+        self.bench.quiet()  # the warm-up's titles and the last setting's updates are done
         before = {group: cpu_seconds(self.pids(group, in_rounds=False)[0]) for group in groups}
         for i in range(rounds):
             shift = i % len(order)
@@ -123,6 +125,7 @@ class Floor:
                 found[kind]["ttft"] += ttfts
                 found[kind]["cpu"].append(cpu)
                 found[kind]["workers"].append(workers)
+        self.bench.quiet()  # what these turns asked of the app in the background is theirs
         for group in groups:  # figures per turn: the group's whole CPU over a round's turns
             total = cpu_seconds(self.pids(group, in_rounds=False)[0]) - before[group]
             share_background(total / (streams * turns),
