@@ -6,8 +6,8 @@ fell 21 / 11 or 10 / 22 over 2 workers, and a burst over them queued on the full
 the other idled (docs/performance.md, "Worker model").
 
 So the workers keep their counts in a table in shared memory (`Table`: an anonymous `mmap` the
-master makes before it forks; a `Seat` per worker holding its pid, its open WebSockets and the
-connections it accepted so far). A worker stores its counts on every accept and when a
+master makes before it forks; a `Seat` per worker holding its pid, its open WebSockets, the
+connections it accepted so far and when its WebSocket count last changed). A worker stores its counts on every accept and when a
 WebSocket opens and closes (`server.Worker.handle_request`): plain stores into the map, no system
 call and no lock, since each seat has one writer (a stale read only misjudges one accept). Only
 WebSockets count: they stay, while a request's connection (REST, an SSE reply, keep-alive) is
@@ -24,6 +24,15 @@ when the pause ends, that worker has accepted nothing meanwhile (stopped, stuck 
 computation, its pool full), the waiting connection is accepted anyway: a worker that accepts
 nothing delays a connection by one pause at most. An idle server runs no timer.
 
+A worker steps aside only within `STEER_SECONDS` of a WebSocket count changing (a socket opened
+or closed in any worker, or a worker took its seat): while sockets are being opened, the next
+connection is likely one of them, and steering it keeps them balanced; once the counts rest,
+what arrives are requests (REST, SSE replies), and an imbalance that no new WebSocket corrects
+would otherwise send every one of them to the lighter worker for as long as it lasts. Measured
+(twelfth session): with 26 / 24 sockets open and idle, every SSE reply of a burst went to one
+worker while the other idled. The workers compare `time.monotonic_ns()` readings, which Linux
+takes from one clock for every process.
+
 Seats are handed out by gunicorn's server hooks in the master (`Table.hooks`): a new worker gets
 the lowest seat no live worker holds (so a restarted worker takes its dead predecessor's), and a
 reaped worker's seat is cleared. A worker takes its seat (writes its pid) when it starts
@@ -34,6 +43,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -45,8 +55,10 @@ from gunicorn.arbiter import Arbiter
 # loaded machine the lighter worker always takes the connection before the pause ends.
 PAUSE_SECONDS = float(os.environ.get("PERSONA_BALANCE_PAUSE") or 0.01)
 MARGIN = 2  # WebSockets a worker may hold beyond the least-loaded other before it steps aside
-PID, SOCKETS, ACCEPTED = range(3)
-FIELDS = 3
+# How long after a WebSocket count changed a worker steps aside (the tests set it).
+STEER_SECONDS = float(os.environ.get("PERSONA_BALANCE_STEER") or 1.0)
+PID, SOCKETS, ACCEPTED, CHANGED = range(4)
+FIELDS = 4
 CELL_BYTES = 8
 
 # A seat of another worker as read when stepping aside: (its first cell, its accept count then).
@@ -106,6 +118,7 @@ class Seat:
         """The worker accepts from now on: the others compare themselves with it."""
         self._cells[self._base + SOCKETS] = self._sockets
         self._cells[self._base + ACCEPTED] = self._accepted
+        self._cells[self._base + CHANGED] = time.monotonic_ns()
         self._cells[self._base + PID] = os.getpid()
 
     def leave(self) -> None:
@@ -121,11 +134,13 @@ class Seat:
         """A WebSocket began (its upgrade request arrived)."""
         self._sockets += 1
         self._cells[self._base + SOCKETS] = self._sockets
+        self._cells[self._base + CHANGED] = time.monotonic_ns()
 
     def socket_closed(self) -> None:
         """A WebSocket ended."""
         self._sockets -= 1
         self._cells[self._base + SOCKETS] = self._sockets
+        self._cells[self._base + CHANGED] = time.monotonic_ns()
 
     def lighter(self) -> Mark | None:
         """The least-loaded other accepting worker, if it holds at least `MARGIN` fewer
@@ -135,6 +150,12 @@ class Seat:
             if base != self._base and cells[base + PID] and cells[base + SOCKETS] < least:
                 least, found = cells[base + SOCKETS], base
         return None if found < 0 else (found, cells[found + ACCEPTED])
+
+    def counts_changed_within(self, seconds: float) -> bool:
+        """Whether any accepting worker's WebSocket count changed in the last `seconds`."""
+        cells, since = self._cells, time.monotonic_ns() - int(seconds * 1e9)
+        return any(cells[base + PID] and cells[base + CHANGED] > since
+                   for base in range(0, len(cells), FIELDS))
 
     def moved(self, mark: Mark) -> bool:
         """Whether the worker of `mark` accepted a connection since the mark was read."""
@@ -152,9 +173,10 @@ class BalancedServer(StreamServer):
 
     def _do_read(self) -> None:
         """The listener is readable: accept (gevent's own `_do_read`), unless another worker
-        holds `MARGIN` fewer WebSockets; then wait a pause for it to take the connection."""
+        holds `MARGIN` fewer WebSockets and a count changed within `STEER_SECONDS`; then wait a
+        pause for it to take the connection."""
         mark = self._seat.lighter()
-        if mark is None:
+        if mark is None or not self._seat.counts_changed_within(STEER_SECONDS):
             super()._do_read()  # type: ignore[misc]
             return
         self.stop_accepting()

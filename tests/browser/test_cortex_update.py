@@ -102,3 +102,29 @@ def test_a_memory_note_stays_in_the_timeline_and_opens_its_own_diff(page, server
     expect(page.locator("#diff .diff-add")).to_have_text(NOTE.strip())
     expect(page.locator("#history-list .history-item[aria-current=true]")).to_contain_text(
         "Noted the cat Pixel.")
+
+
+def test_a_refresh_that_fails_after_an_update_is_told_not_thrown(page, server, app, model):
+    """The page reloads the file, its history and the pending proposals once an update ends;
+    when one of those requests gets no answer (here the proposals', cut off in the browser)
+    the person is told, and no unhandled rejection reaches the page (the page fixture fails
+    the test on any page error: before, one was thrown, and a test whose page closed while
+    that refresh was in flight failed so at teardown)."""
+    session = page.request.post(server.url + "/api/sessions", data={"persona_id": "default"}).json()
+    model.chat.append(replies.text("How lovely!"))
+    stream = page.request.post(server.url + "/api/chat/stream",
+                               data={"session_id": session["id"], "message": "I adopted Pixel!"})
+    assert "event: done" in stream.text()
+    model.update.extend(_update_replies(_memory(page, server)))
+    open_page(page, server, "/settings")
+    page.route("**/cortex/proposals?status=pending", lambda route: route.abort())
+
+    page.get_by_role("button", name="Update now").click()
+    expect(page.locator("#cx-status")).to_have_attribute("data-state", "running")
+    finished = provider.get_cortex_worker(app).run_pending()
+    assert [job.status for job in finished] == ["done"]
+
+    expect(page.locator("#cx-status")).to_have_text("Memory updated: memory.md changed.")
+    expect(page.locator("#toast.toast-error")).to_have_text(
+        "The server could not be reached. Check that it is running.")
+    expect(page.locator("#cortex-text")).to_have_value(_memory(page, server))

@@ -7,9 +7,11 @@ server (`subscribed` answered), as a client opening chats one after another does
 balancing, whichever worker wakes first takes most of them (7 / 1 for 8 sockets). Deadlines only
 bound failures; nothing here asserts a duration.
 """
+import http.client
 import os
 import signal
-from contextlib import ExitStack
+import time
+from contextlib import ExitStack, contextmanager
 
 import pytest
 
@@ -22,13 +24,25 @@ SOCKETS = 24
 # Seconds a worker steps aside: far above any wake-up delay of a loaded machine (with 0.5, a
 # full suite on the 2-core machine once saw the lighter worker miss it: a spread of 3).
 PAUSE = 1.5
+# Seconds a worker steers after a socket count changed: far above the gaps between the sockets
+# these tests open one after another (each a change), however loaded the machine.
+STEER = 30.0
+# The same for the one test that lets the counts rest (sleeping past it is its very condition).
+SHORT_STEER = 0.5
+REQUESTS = 24
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    data = tmp_path_factory.mktemp("balance")
+    with _server(tmp_path_factory.mktemp("balance"), STEER) as proc:
+        yield proc
+
+
+@contextmanager
+def _server(data, steer: float):
     with ServerProcess(data / "data", data / "server.log", PERSONA_WORKERS="2",
-                       PERSONA_BALANCE_PAUSE=str(PAUSE)) as proc:
+                       PERSONA_BALANCE_PAUSE=str(PAUSE),
+                       PERSONA_BALANCE_STEER=str(steer)) as proc:
         eventually(lambda: len(accepting_workers(proc.proc.pid, proc.port)) == 2)
         proc.persona = proc.call("POST", "/api/personas", {"name": "Mia"})[2]["id"]
         yield proc
@@ -104,3 +118,37 @@ def test_a_replaced_worker_takes_its_predecessors_seat_and_its_share(server, soc
         _open(server, sockets)
     held = _held(server)
     assert _spread(held) <= MARGIN, held
+
+
+def _kept_request(server, stack: ExitStack) -> None:
+    """A plain request whose connection stays open (keep-alive) once it is answered."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    stack.callback(connection.close)
+    connection.request("GET", "/healthz")
+    response = connection.getresponse()
+    response.read()
+    assert response.status == 200
+
+
+def test_an_imbalance_at_rest_does_not_send_every_request_to_one_worker(tmp_path):
+    """Two sockets held by one worker (the other stopped while they opened), then the counts
+    rest: the fuller worker steps aside only within the steering time of a change, so the
+    requests after it are shared by the listener again. Before, every one of them went to the
+    lighter worker for as long as the sockets stayed open (SSE bursts on one worker, measured)."""
+    with _server(tmp_path, SHORT_STEER) as server, ExitStack() as stack:
+        _open(server, stack)
+        held = _held(server)
+        fuller = next(pid for pid, count in held.items() if count)
+        lighter = next(pid for pid in held if pid != fuller)
+        os.kill(lighter, signal.SIGSTOP)
+        try:
+            _open(server, stack)
+        finally:
+            os.kill(lighter, signal.SIGCONT)
+        assert _held(server) == {fuller: MARGIN, lighter: 0}
+        time.sleep(SHORT_STEER + 0.2)  # the counts at rest: the condition under test
+        for _ in range(REQUESTS):
+            _kept_request(server, stack)
+        held = _held(server)
+        assert held[fuller] + held[lighter] == MARGIN + REQUESTS, held
+        assert held[fuller] > MARGIN, held  # it took some of the requests

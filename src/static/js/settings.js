@@ -74,11 +74,14 @@ channel?.addEventListener('message', ({ data }) => {
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible' && personaId) refreshFiles(FILES).catch(report);
 });
+async function refreshAfter(job) {
+  await refreshFiles((job.files || []).filter((name) => FILES.includes(name)));
+  await Promise.all([proposals.load(), sleep.status(), sleep.loadArchive()]);
+}
+
 const jobs = new CortexJobs({
-  onFinished: async (job) => {
-    await refreshFiles((job.files || []).filter((name) => FILES.includes(name)));
-    await Promise.all([proposals.load(), sleep.status(), sleep.loadArchive()]);
-  },
+  // A refresh that fails (the server gone meanwhile) is told, not left as an unhandled rejection.
+  onFinished: (job) => refreshAfter(job).catch(report),
   onReview: (proposalId) => proposals.reveal(proposalId).catch(report),
 });
 const general = new GeneralSettings();
