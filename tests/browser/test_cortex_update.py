@@ -22,7 +22,8 @@ def _memory(page, server) -> str:
     return page.request.get(server.url + "/api/personas/default/cortex/memory.md").json()["content"]
 
 
-def test_update_now_shows_progress_and_the_change(page, server, app, model):
+def _chatted_then_settings(page, server, model) -> None:
+    """One exchange with the default persona, an update ready on the fake, the settings open."""
     session = page.request.post(server.url + "/api/sessions", data={"persona_id": "default"}).json()
     model.chat.append(replies.text("How lovely!"))
     stream = page.request.post(server.url + "/api/chat/stream",
@@ -30,6 +31,10 @@ def test_update_now_shows_progress_and_the_change(page, server, app, model):
     assert "event: done" in stream.text()
     model.update.extend(_update_replies(_memory(page, server)))
     open_page(page, server, "/settings")
+
+
+def test_update_now_shows_progress_and_the_change(page, server, app, model):
+    _chatted_then_settings(page, server, model)
 
     page.get_by_role("button", name="Update now").click()
     status = page.locator("#cx-status")
@@ -110,13 +115,7 @@ def test_a_refresh_that_fails_after_an_update_is_told_not_thrown(page, server, a
     the person is told, and no unhandled rejection reaches the page (the page fixture fails
     the test on any page error: before, one was thrown, and a test whose page closed while
     that refresh was in flight failed so at teardown)."""
-    session = page.request.post(server.url + "/api/sessions", data={"persona_id": "default"}).json()
-    model.chat.append(replies.text("How lovely!"))
-    stream = page.request.post(server.url + "/api/chat/stream",
-                               data={"session_id": session["id"], "message": "I adopted Pixel!"})
-    assert "event: done" in stream.text()
-    model.update.extend(_update_replies(_memory(page, server)))
-    open_page(page, server, "/settings")
+    _chatted_then_settings(page, server, model)
     page.route("**/cortex/proposals?status=pending", lambda route: route.abort())
 
     page.get_by_role("button", name="Update now").click()
