@@ -97,3 +97,18 @@ def test_the_preview_marks_pinned_lines_instead_of_showing_their_markers(page, s
     expect(preview).not_to_contain_text("<!-- /pin -->")
     expect(preview).to_contain_text("<!-- pinn --> not a pin.")
     expect(preview.locator(":scope > ul li")).to_have_text(["Likes tea."])
+
+
+def test_a_history_reload_that_fails_after_a_save_is_told_not_thrown(page, server):
+    """The save went through; the history reload after it got no answer (cut off in the
+    browser): the person is told, and no unhandled rejection reaches the page (the page fixture
+    fails the test on any page error)."""
+    open_page(page, server, "/settings")
+    text = "# Memories\n\n- Jonas likes green tea.\n"
+    page.fill("#cortex-text", text)
+    page.route("**/cortex/memory.md/history", lambda route: route.abort())
+    page.click("#cortex-save")
+    expect(page.locator("#cortex-status")).to_contain_text("Saved as version #")
+    expect(page.locator("#toast.toast-error")).to_have_text(
+        "The server could not be reached. Check that it is running.")
+    assert page.request.get(server.url + FILE_URL).json()["content"] == text

@@ -39,7 +39,7 @@ const history = new CortexHistory({
 const editor = new CortexEditor({
   onSaved: (filename) => {
     announce(filename);
-    return history.load(personaId, filename, 'latest');
+    return history.load(personaId, filename, 'latest').catch(report);
   },
   onIncoming: (filename) => history.load(personaId, filename, 'latest').catch(report),
   onSelect: (filename) => {
