@@ -95,11 +95,11 @@ def compare(groups: dict[str, int | list[Child]], clients: list[Child], streams:
     """Interleaved rounds of the groups at `streams` (the order rotating); one table row."""
     kinds = list(groups)
     ttfts: dict[str, list[float]] = {kind: [] for kind in kinds}
-    app = [group for group in groups.values() if isinstance(group, int)]
+    app = next((group for group in groups.values() if isinstance(group, int)), None)
 
     def quiet() -> None:  # the app's background work (titles, cortex updates) is done
-        if app:
-            wait_quiet(lambda: tree_pids(app[0]))
+        if app is not None:
+            wait_quiet(lambda: tree_pids(app))
     quiet()
     before = {kind: cpu_seconds(group_pids(groups[kind])) for kind in kinds}
     for i in range(rounds):

@@ -7,9 +7,10 @@ the other idled (docs/performance.md, "Worker model").
 
 So the workers keep their counts in a table in shared memory (`Table`: an anonymous `mmap` the
 master makes before it forks; a `Seat` per worker holding its pid, its open WebSockets, the
-connections it accepted so far and when its WebSocket count last changed). A worker stores its counts on every accept and when a
-WebSocket opens and closes (`server.Worker.handle_request`): plain stores into the map, no system
-call and no lock, since each seat has one writer (a stale read only misjudges one accept). Only
+connections it accepted so far and when its WebSocket count last changed). A worker stores
+its counts on every accept and when a WebSocket opens and closes
+(`server.Worker.handle_request`): plain stores into the map, no system call and no lock, since
+each seat has one writer (a stale read only misjudges one accept). Only
 WebSockets count: they stay, while a request's connection (REST, an SSE reply, keep-alive) is
 spread afresh by the listener on every accept; counting those too made the fuller worker step
 aside for most of an SSE burst's connections, which then waited for a busy lighter worker (SSE
