@@ -56,7 +56,7 @@ def test_building_on_a_fresh_directory_creates_nothing_and_starts_no_thread(app_
     config = _config(app_config, DATA_DIR=str(tmp_path / "fresh"), CORTEX_WORKER=True)
     services, threads, _ = _built(config)
     try:
-        assert set(threading.enumerate()) == threads
+        assert set(threading.enumerate()) <= threads  # none new (an earlier one may end)
         assert not os.path.exists(config["DATA_DIR"])
     finally:
         stop(services)
@@ -67,7 +67,7 @@ def test_building_on_a_previous_runs_directory_changes_nothing(app_config, data_
     provider.shutdown_services(create_app(app_config))  # a previous run left its files
     services, threads, disk = _built(_config(app_config, CORTEX_WORKER=True))
     try:
-        assert set(threading.enumerate()) == threads
+        assert set(threading.enumerate()) <= threads  # none new (an earlier one may end)
         assert _disk(data_dir) == disk
     finally:
         stop(services)
