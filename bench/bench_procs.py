@@ -13,6 +13,7 @@ document per line.
 """
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import os
@@ -36,6 +37,7 @@ from tests.support.worker_sockets import worker_pids  # noqa: E402
 KEY = "sk-ant-bench-0000000000000000"
 OPENAI = "openai_compatible"
 OPENAI_MODEL = "llama3.2:3b"
+FREEZE_EVERY = 100  # requests the fake answers between freezes of its heap (`freeze_heap`)
 WORDS = ("Thanks for telling me about the trip. The mountains in autumn sound wonderful, and I "
          "remember you wanted to see the lake at sunrise. Did the weather hold?")
 
@@ -58,6 +60,18 @@ def _update_reply(body: dict, replies):
                                          "insert_text": "- Talked about the trip.\n"})])
 
 
+def freeze_heap(collect: bool = True) -> None:
+    """Puts every object alive now out of the garbage collector's reach, as the app's workers
+    do at boot (`worker_memory.settle_heap`). Without it, each bench process (the fake, the
+    SDK baseline, the lean server) stalled now and then for a full collection of its heap, its
+    imports and what it keeps: 60-130 ms every half a minute or so, a whole round's first
+    tokens late in whatever kind of round it fell in (docs/performance.md, "Thirteenth
+    session")."""
+    if collect:
+        gc.collect()
+    gc.freeze()
+
+
 def run_fake(event_delay: float, chunks: int, provider: str = "anthropic") -> None:
     """FakeClaude (or FakeOpenAI for `openai_compatible`) in this process: chat replies paced
     at `event_delay`, titles and cortex updates answered at once; stdin commands change the
@@ -72,7 +86,11 @@ def run_fake(event_delay: float, chunks: int, provider: str = "anthropic") -> No
     latency = [0.0]
     chat = replies.text(WORDS, chunks=_chunks(chunks), event_delay=event_delay)
 
+    answered = itertools.count(1)
+
     def answer(body):
+        if next(answered) % FREEZE_EVERY == 0:
+            freeze_heap(collect=False)  # the requests it keeps (all of them) are never scanned
         if body.get("max_tokens") == TITLE_MAX_TOKENS:
             return replies.text("A title")
         if body.get("tools"):
@@ -139,6 +157,7 @@ def run_sdk(fake_url: str, provider: str = "anthropic") -> None:
         client, ttft = anthropic.Anthropic(api_key=KEY, base_url=fake_url, max_retries=0,
                                            timeout=120.0), sdk_ttft
     with client as sdk, ThreadPoolExecutor(256) as pool:
+        freeze_heap()
         print("{}", flush=True)
         for line in sys.stdin:
             job = json.loads(line)
@@ -152,6 +171,7 @@ def run_sdk(fake_url: str, provider: str = "anthropic") -> None:
             results = list(pool.map(go, job["bodies"]))
             print(json.dumps({"ttfts": [t for each in results for t in each],
                               "cpu": time.process_time() - cpu}), flush=True)
+            freeze_heap(collect=False)  # what the first rounds imported and cached
 
 
 class Child:

@@ -67,9 +67,12 @@ class Pipes:
         """In the worker (a greenlet): sets each template line the arbiter sends."""
         from gevent.fileobject import FileObjectPosix
 
+        from src.worker_memory import settle_heap
+
         with FileObjectPosix(self.command_read, "rb", close=False) as commands:
             for line in commands:
                 lean.template = json.loads(line)
+                settle_heap()  # as lean_server.py: after boot and after the warm-up turns
                 os.write(self.ack_write, b"ok\n")
 
 
@@ -111,8 +114,10 @@ class LeanGunicorn(BaseApplication):
         import gevent
 
         from bench.lean_server import Lean
+        from src.worker_memory import settle_heap
         fake_url, db_path, *rest = self.argv
         self.lean = Lean(fake_url, db_path, *(rest or ["anthropic"]))
+        settle_heap()
         gevent.spawn(self.mine.serve, self.lean)
         os.write(self.mine.ack_write, b"ready\n")
         return flask_app(self.lean)

@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.lean_store import AppStore, PlainStore  # noqa: E402
 from src.utils.api_request import openai_raw, raw_stream  # noqa: E402
 from src.utils.api_request.types import SentRequest  # noqa: E402
+from src.worker_memory import settle_heap  # noqa: E402
 
 KEY = "sk-ant-bench-0000000000000000"
 STORES = {"plain": PlainStore, "app-store": AppStore}
@@ -195,11 +196,13 @@ def main() -> None:
                 sys.argv[5] if len(sys.argv) > 5 else "plain")
     server = WSGIServer(listener(port), lean.app, log=None, error_log=None)
     server.start()
+    settle_heap()  # the app's workers' heap settings (worker_memory.py), for a fair comparison
     print(json.dumps({"url": f"http://127.0.0.1:{port}"}), flush=True)
     for line in FileObjectThread(sys.stdin):
         if line.strip() == "quit":
             break
         lean.template = json.loads(line)
+        settle_heap()  # after the warm-up turns: what they imported and cached
         print("{}", flush=True)
     server.stop(timeout=1)
     lean.sdk.close()
