@@ -61,12 +61,13 @@ def _update_reply(body: dict, replies):
 
 
 def freeze_heap(collect: bool = True) -> None:
-    """Puts every object alive now out of the garbage collector's reach, as the app's workers
-    do at boot (`worker_memory.settle_heap`). Without it, each bench process (the fake, the
-    SDK baseline, the lean server) stalled now and then for a full collection of its heap, its
-    imports and what it keeps: 60-130 ms every half a minute or so, a whole round's first
-    tokens late in whatever kind of round it fell in (docs/performance.md, "Thirteenth
-    session")."""
+    """Puts every object alive now out of the garbage collector's reach, the freeze of the app
+    workers' `worker_memory.settle_heap` without its rarer generation-0 collections: the fake
+    and the raw-SDK baseline keep CPython's own thresholds (the lean servers, compared with the
+    app on CPU, take `settle_heap` whole). Without it, each of them stalled now and then for a
+    full collection of its heap, its imports and what it keeps: 60-130 ms every half a minute
+    or so, a whole round's first tokens late in whatever kind of round it fell in
+    (docs/performance.md, "Thirteenth session")."""
     if collect:
         gc.collect()
     gc.freeze()

@@ -3,8 +3,8 @@
 The owner of a running row renews its lease every third of it, on its own connection and
 thread, so a process that hangs or dies lets its row's lease run out and recovery take it. The
 connection is opened at the first renewal: most jobs end long before it (a lease is a minute,
-a cortex update with a fast model a fraction of a second), and opening one costs 1-2 ms of CPU
-(its PRAGMAs and the schema), which every job paid for nothing (issue #23).
+a cortex update with a fast model a fraction of a second), and opening one costs 0.4-1.1 ms of CPU
+(its PRAGMAs and the schema, measured), which every job paid for nothing (issue #23).
 """
 import logging
 import sqlite3
