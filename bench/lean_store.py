@@ -13,10 +13,21 @@ row is read before it), the final transaction (`messages.finish_reply` and the p
 `prompt_record.store`) and the cortex trigger's one statement (`cortex_input.trigger_state`).
 No followers, leases, events, titles, caches or cortex files. tests/chat/test_floor_statements.py
 keeps its statements equal to an app turn's.
+
+Two variants of it are floors for storing the same rows in fewer commits (bench/store_cpu.py
+`--stores`; tests/chat/test_floor_variants.py checks they leave the rows `AppStore` leaves):
+`MergedStore` runs the start's reads inside its write transaction and the trigger's read inside
+the final one (two transactions a turn instead of seven), `GroupedStore` commits the final
+writes of the turns that end together in one transaction (a group commit: each page those
+turns share is written to the WAL once).
 """
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,13 +155,14 @@ class AppStore:
         history for the prompt, as an app turn runs them."""
         session_id, persona_id = self.session(key)
         conn = self.db.conn()
-        row = sessions.get_session_row(conn, session_id)
-        assert row is not None
-        messages.streaming_reply(conn, session_id)
-        with self.db.transaction():
-            user, reply = messages.add_exchange(conn, session_id, text)
-        generations.read(conn)
-        history = messages.history_for_prompt(conn, session_id, self.limit, user["id"])
+        with self._reads_around():
+            row = sessions.get_session_row(conn, session_id)
+            assert row is not None
+            messages.streaming_reply(conn, session_id)
+            with self.db.transaction():  # joins the one `_reads_around` opened, if any
+                user, reply = messages.add_exchange(conn, session_id, text)
+            generations.read(conn)
+            history = messages.history_for_prompt(conn, session_id, self.limit, user["id"])
         return Opened(session_id, user["id"], reply["id"], [m.turn() for m in history], conn,
                       persona_id)
 
@@ -160,14 +172,17 @@ class AppStore:
         system blocks were `system`) and the cortex trigger's check."""
         conn = turn.conn
         try:
-            with self.db.transaction():
-                stored = messages.finish_reply(conn, turn.reply_id, text, "complete",
-                                               "end_turn", None, (REVISIONS, []))
-                if stored is not None and sent is not None:
-                    prompt_record.store(conn, turn.reply_id, _capture(sent, system), usage)
-            cortex_input.trigger_state(conn, turn.persona_id)
+            with self._reads_around():
+                with self.db.transaction():
+                    _final_writes(conn, turn, text, sent, usage, system)
+                cortex_input.trigger_state(conn, turn.persona_id)
         finally:
             self.db.close_thread()
+
+    def _reads_around(self) -> AbstractContextManager[Any]:
+        """What a turn's reads run in besides its write transactions: nothing (autocommit),
+        as in the app."""
+        return nullcontext()
 
 
 def _capture(sent: SentRequest, system: list[dict]) -> prompt_record.SentCapture:
@@ -179,3 +194,64 @@ def _capture(sent: SentRequest, system: list[dict]) -> prompt_record.SentCapture
     capture = prompt_record.SentCapture(RequestConfig(system_prompt=blocks, messages=[]))
     capture(sent)
     return capture
+
+
+class MergedStore(AppStore):
+    """`AppStore`'s statements in two transactions a turn: the session read, the orphan check,
+    the counters and the history inside the start's write transaction, the cortex trigger's
+    read inside the final one (each transaction begun after another connection committed
+    reads its pages afresh)."""
+
+    def _reads_around(self) -> AbstractContextManager[Any]:
+        return self.db.transaction()
+
+
+class GroupedStore(AppStore):
+    """`AppStore` whose final transactions are grouped: the first turn to finish yields once,
+    so the turns ending in the same moment queue behind it, then commits every queued turn's
+    final writes (and reads each trigger count) in one transaction; the others wait for it."""
+
+    def __init__(self, path: str, gather: Callable[[], object] = lambda: time.sleep(0)):
+        super().__init__(path)
+        self._queue: list[tuple[Opened, str, SentRequest | None, dict | None, list[dict],
+                                threading.Event]] = []
+        self._lock = threading.Lock()
+        self._gather = gather  # what the first turn to finish does before it commits
+
+    def queued(self) -> int:
+        """Turns waiting for the next group's commit (the tests' `gather` looks)."""
+        with self._lock:
+            return len(self._queue)
+
+    def finish(self, turn: Opened, text: str, sent: SentRequest | None, usage: dict | None,
+               system: list[dict]) -> None:
+        done = threading.Event()
+        with self._lock:
+            self._queue.append((turn, text, sent, usage, system, done))
+            lead = len(self._queue) == 1
+        try:
+            if not lead:
+                done.wait()
+                return
+            self._gather()  # under gevent, a yield: the turns ready now queue up first
+            with self._lock:
+                batch, self._queue = self._queue, []
+            conn = self.db.conn()  # the turn's own, unless it started on another thread
+            with self.db.transaction():
+                for each in batch:
+                    _final_writes(conn, *each[:5])
+                    cortex_input.trigger_state(conn, each[0].persona_id)
+            for each in batch:
+                each[5].set()
+        finally:
+            self.db.close_thread()
+
+
+def _final_writes(conn: sqlite3.Connection, turn: Opened, text: str, sent: SentRequest | None,
+                  usage: dict | None, system: list[dict]) -> None:
+    """A turn's final writes (the reply's text, its prompt record), in the caller's transaction
+    on `conn`."""
+    stored = messages.finish_reply(conn, turn.reply_id, text, "complete", "end_turn", None,
+                                   (REVISIONS, []))
+    if stored is not None and sent is not None:
+        prompt_record.store(conn, turn.reply_id, _capture(sent, system), usage)

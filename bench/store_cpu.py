@@ -1,6 +1,7 @@
 """CPU per chat turn of the storage alone: the lean server's one table against the app's SQL (issue #23).
 
     .venv/bin/python bench/store_cpu.py [--processes 2] [--streams 8] [--rounds 60] [--runs 2]
+        [--stores plain app app-merged app-grouped] [--dir /dev/shm]
 
 No server, no upstream: each process runs the storage half of a chat turn the way a lean
 server's greenlets do (bench/lean_store.py: `PlainStore`, the lean server's one table, and
@@ -12,7 +13,11 @@ reply's stream, during which the other greenlets' turns commit, then the finish)
 `--processes` processes sharing one database (as the two lean processes or the app's two
 workers do). Sessions are warmed first (25 turns each: histories of 50 messages, more than the
 context limit of 40). CPU per turn is each process's own (`getrusage`) over its rounds, the
-processes' mean; the two stores alternate, `--runs` times each.
+processes' mean; the stores take turns (the order rotating from run to run), `--runs` times each.
+`--stores` adds the floors for fewer commits (bench/lean_store.py): `app-merged`, the same
+statements in two transactions a turn, and `app-grouped`, the final writes of the turns that end
+together in one transaction. `--dir` puts the database elsewhere (the default is the system's
+temporary directory; `/dev/shm` shows what the file system's writes cost).
 
 What the chat bench's floors cannot tell apart from noise (one run of `floor_store.py` moves
 ±10 % on this machine), this tells to a few microseconds: the storage's own share of the app's
@@ -33,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 WARM_TURNS = 25
 PAUSE_SECONDS = 0.03
+STORES = ("plain", "app", "app-merged", "app-grouped")
 SYSTEM = [{"type": "text", "text": ("You are Lean 0, a warm and curious companion who remembers "
                                     "what the person tells you and asks about it later. ") * 14,
            "cache_control": {"type": "ephemeral"}},
@@ -69,9 +75,9 @@ def run_process(kind: str, path: str, first: int, streams: int, rounds: int) -> 
     print(json.dumps({"ms": spent / (rounds * streams) * 1000}), flush=True)
 
 
-def measure(kind: str, processes: int, streams: int, rounds: int) -> float:
+def measure(kind: str, processes: int, streams: int, rounds: int, where: str | None) -> float:
     """Mean CPU per turn (ms) of `processes` processes on a new database of `kind`."""
-    with tempfile.TemporaryDirectory() as data:
+    with tempfile.TemporaryDirectory(dir=where) as data:
         path = os.path.join(data, "store.db")
         subprocess.run([sys.executable, __file__, "--create", kind, path], check=True)
         children = [subprocess.Popen([sys.executable, __file__, "--child", kind, path,
@@ -87,8 +93,10 @@ def measure(kind: str, processes: int, streams: int, rounds: int) -> float:
 def open_store(kind: str, path: str) -> Any:
     """`kind`'s store on `path` (made, and for `app` migrated, if new)."""
     sys.path.insert(0, str(ROOT))
-    from bench.lean_store import AppStore, PlainStore
-    return AppStore(path) if kind == "app" else PlainStore(path)
+    from bench.lean_store import AppStore, GroupedStore, MergedStore, PlainStore
+    stores = {"plain": PlainStore, "app": AppStore, "app-merged": MergedStore,
+              "app-grouped": GroupedStore}
+    return stores[kind](path)
 
 
 def main() -> None:
@@ -103,17 +111,25 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--stores", nargs="+", default=list(STORES), choices=STORES)
+    parser.add_argument("--dir", default=None, help="where the database is made")
     args = parser.parse_args()
-    print(f"`bench/store_cpu.py`: {args.processes} processes on one database, {args.streams} "
-          f"greenlets each, {args.rounds} rounds, ms of CPU per turn\n")
-    print("| run | plain (lean server) | app's storage | app − plain |")
-    print("|---|---|---|---|")
+    print(f"`bench/store_cpu.py`: {args.processes} processes on one database "
+          f"({args.dir or tempfile.gettempdir()}), {args.streams} greenlets each, "
+          f"{args.rounds} rounds, ms of CPU per turn\n")
+    others = [kind for kind in args.stores if kind != "plain"]
+    print("| run | " + " | ".join(args.stores) + "".join(f" | {kind} − plain" for kind in others
+                                                        if "plain" in args.stores) + " |")
+    print("|---|" + "---|" * (len(args.stores) + (len(others) if "plain" in args.stores else 0)))
     for run in range(1, args.runs + 1):
-        order = ("plain", "app") if run % 2 else ("app", "plain")
-        got = {kind: measure(kind, args.processes, args.streams, args.rounds) for kind in order}
-        print(f"| {run} | {got['plain']:.3f} | {got['app']:.3f} | "
-              f"{got['app'] - got['plain']:+.3f} |", flush=True)
-
+        shift = (run - 1) % len(args.stores)
+        order = args.stores[shift:] + args.stores[:shift]
+        got = {kind: measure(kind, args.processes, args.streams, args.rounds, args.dir)
+               for kind in order}
+        cells = [f"{got[kind]:.3f}" for kind in args.stores]
+        if "plain" in args.stores:
+            cells += [f"{got[kind] - got['plain']:+.3f}" for kind in others]
+        print(f"| {run} | " + " | ".join(cells) + " |", flush=True)
 
 if __name__ == "__main__":
     main()
