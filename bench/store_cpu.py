@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--stores", nargs="+", default=list(STORES), choices=STORES)
+    parser.add_argument("--stores", nargs="+", default=["plain", "app"], choices=STORES)
     parser.add_argument("--dir", default=None, help="where the database is made")
     args = parser.parse_args()
     print(f"`bench/store_cpu.py`: {args.processes} processes on one database "
