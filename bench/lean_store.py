@@ -217,6 +217,7 @@ class GroupedStore(AppStore):
                                 threading.Event]] = []
         self._lock = threading.Lock()
         self._gather = gather  # what the first turn to finish does before it commits
+        self._failed: dict[int, Exception] = {}  # a waiting turn's group failed with this
 
     def queued(self) -> int:
         """Turns waiting for the next group's commit (the tests' `gather` looks)."""
@@ -225,6 +226,8 @@ class GroupedStore(AppStore):
 
     def finish(self, turn: Opened, text: str, sent: SentRequest | None, usage: dict | None,
                system: list[dict]) -> None:
+        """Queues the turn's final writes; the first turn queued commits the group, the others
+        wait for that commit and raise what failed it."""
         done = threading.Event()
         with self._lock:
             self._queue.append((turn, text, sent, usage, system, done))
@@ -232,19 +235,31 @@ class GroupedStore(AppStore):
         try:
             if not lead:
                 done.wait()
+                if self._failed.get(id(done)) is not None:
+                    raise self._failed.pop(id(done))
                 return
             self._gather()  # under gevent, a yield: the turns ready now queue up first
             with self._lock:
                 batch, self._queue = self._queue, []
-            conn = self.db.conn()  # the turn's own, unless it started on another thread
+            self._commit(batch)
+        finally:
+            self.db.close_thread()
+
+    def _commit(self, batch: list) -> None:
+        """One transaction for the batch; every waiting turn is released, also when it fails."""
+        conn = self.db.conn()  # the leader's own, unless it started on another thread
+        try:
             with self.db.transaction():
                 for each in batch:
                     _final_writes(conn, *each[:5])
                     cortex_input.trigger_state(conn, each[0].persona_id)
+        except Exception as err:
+            for each in batch[1:]:
+                self._failed[id(each[5])] = err
+            raise
+        finally:
             for each in batch:
                 each[5].set()
-        finally:
-            self.db.close_thread()
 
 
 def _final_writes(conn: sqlite3.Connection, turn: Opened, text: str, sent: SentRequest | None,

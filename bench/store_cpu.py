@@ -131,5 +131,6 @@ def main() -> None:
             cells += [f"{got[kind] - got['plain']:+.3f}" for kind in others]
         print(f"| {run} | " + " | ".join(cells) + " |", flush=True)
 
+
 if __name__ == "__main__":
     main()

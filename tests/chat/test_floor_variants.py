@@ -111,6 +111,39 @@ def test_the_grouped_store_commits_turns_ending_together_once_with_the_same_rows
                     thread.start()
                 for thread in threads:
                     thread.join(30)
+                    assert not thread.is_alive()
             assert sum(s == "BEGIN IMMEDIATE" for s in seen) == 1  # one commit for all
 
     assert _stored(make, tmp_path, "grouped", lockstep) == expected
+
+
+def test_a_failed_group_commit_releases_every_waiting_turn_with_its_error(tmp_path):
+    store: GroupedStore | None = None
+
+    def until_all_queued() -> None:
+        deadline = time.monotonic() + 20
+        while store is not None and store.queued() < len(KEYS) and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+    store = GroupedStore(str(tmp_path / "grouped.db"), gather=until_all_queued)
+    try:
+        opened = {key: store.start(key, "Hi!") for key in KEYS}
+        store.db.close_thread()
+        errors: list[BaseException] = []
+
+        def finish(key: str) -> None:
+            try:  # a lone surrogate cannot be bound: the group's transaction fails
+                store.finish(opened[key], "\ud800" if key == KEYS[-1] else "Reply.", None,
+                             None, SYSTEM_SHAPE)
+            except Exception as err:
+                errors.append(err)
+        threads = [threading.Thread(target=finish, args=(key,)) for key in KEYS]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+            assert not thread.is_alive()  # no turn waits for a commit that never comes
+        assert len(errors) == len(KEYS)
+        assert all(row[4] == 1 for row in _rows(store) if row[1] == "assistant")  # none stored
+    finally:
+        store.db.close()
