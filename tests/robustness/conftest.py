@@ -4,6 +4,8 @@ import pytest
 
 from tests.cortex.update_support import KEY
 
+LOG_TAIL = 8000  # characters of a server's log in a failing test's report
+
 
 @pytest.fixture
 def app_config(app_config, claude):
@@ -19,3 +21,17 @@ def server_env(claude, key_hygiene, data_dir):
     key_hygiene.add_secret(key)
     yield {"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": claude.url, "PERSONA_WORKERS": "1"}
     key_hygiene.add_data_dir(data_dir)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test's report carries the end of each server process's log it used: what a
+    worker warned about (a refusal, a crash) is the first clue when CI alone sees the failure."""
+    from tests.robustness.servers import ServerProcess
+    report = yield
+    if report.failed:
+        for name, value in getattr(item, "funcargs", {}).items():
+            if isinstance(value, ServerProcess) and value.log_path.exists():
+                report.sections.append((f"server log ({name})", value.log()[-LOG_TAIL:]))
+    return report
+
