@@ -14,7 +14,7 @@ with `rejected` set and consumes no scripted reply). Also answers /v1/models and
 content block, with its message's role, is serialised as compact JSON; n is the total length
 of those strings // 4 (at least 1), plus 3 (`usage.count_tokens`). `fake.count_failure` set to
 a status makes count_tokens answer that error instead, `fake.count_delay` (seconds) answer late
-(fallback tests).
+(fallback tests), `fake.count_gate` (an Event) answer only once it is set.
 """
 import selectors
 import socket
@@ -90,6 +90,7 @@ class FakeClaude:
         self.validate = validate
         self.count_failure: int | None = None
         self.count_delay = 0.0
+        self.count_gate: threading.Event | None = None
         self.api_key = api_key
         self.errors: list[BaseException] = []
         self._queue: deque = deque()
@@ -289,6 +290,9 @@ class FakeClaude:
 
         if self.count_delay:
             self._closing.wait(self.count_delay)  # a slow count (ends early when the fake closes)
+        gate = self.count_gate
+        while gate is not None and not gate.wait(0.05) and not self._closing.is_set():
+            pass  # a held count, until the test lets it go (or the fake closes)
         if self.count_failure is not None:
             ex.send_error(self.count_failure, "api_error", "fake: counting is down")
         elif not self._refuse(ex, record, check):
