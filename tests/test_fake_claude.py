@@ -160,7 +160,7 @@ def test_gated_stream_records_the_client_leaving(claude, sdk):
     with stream(sdk) as events:
         first = next(event for event in events if event.type == "text")
     assert first.text == "One two "
-    assert claude.wait_for_disconnect(timeout=5, index=0)
+    assert claude.wait_for_disconnect(index=0)
     gate.set()
 
 

@@ -41,7 +41,7 @@ def user(text="Please update your memory."):
     return [{"role": "user", "content": text}]
 
 
-def wait_until(predicate, timeout=5.0, what="condition"):
+def wait_until(predicate, timeout=20.0, what="condition"):
     """Waits for `predicate()` to hold, failing the test after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     with threading.Condition() as cond:

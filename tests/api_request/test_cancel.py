@@ -7,6 +7,7 @@ from tests.api_request.conftest import TOOLS, blocked_in_socket_read, user, wait
 from tests.fakes.claude import replies
 
 CONFIG = RequestConfig(system_prompt="s", messages=user())
+DEADLINE = 10.0  # only bounds a failure ("at once" is the gate: the reply never ends by itself)
 
 
 def test_cancel_from_another_thread_while_waiting_for_the_next_delta(api, claude):
@@ -22,11 +23,11 @@ def test_cancel_from_another_thread_while_waiting_for_the_next_delta(api, claude
     consumer = threading.Thread(target=consume)
     consumer.start()
     try:
-        assert received.get(timeout=5).data == "First words,"
+        assert received.get(timeout=DEADLINE).data == "First words,"
         wait_until(lambda: blocked_in_socket_read(consumer), what="the reader to block")
         cancel.set()
-        done = received.get(timeout=2)
-        assert claude.wait_for_disconnect(timeout=2, index=0)
+        done = received.get(timeout=DEADLINE)
+        assert claude.wait_for_disconnect(timeout=DEADLINE, index=0)
     finally:
         gate.set()
         consumer.join(5)
@@ -45,7 +46,7 @@ def test_cancel_between_chunks_in_the_consuming_thread(api, claude):
         for event in api.stream(CONFIG, cancel=cancel):
             events.append(event)
             cancel.set()
-        assert claude.wait_for_disconnect(timeout=2, index=0)
+        assert claude.wait_for_disconnect(timeout=DEADLINE, index=0)
     finally:
         gate.set()
 
@@ -70,7 +71,7 @@ def test_abandoning_the_stream_closes_the_upstream_connection(api, claude):
     try:
         assert next(stream).event_type == "chunk"
         stream.close()
-        assert claude.wait_for_disconnect(timeout=2, index=0)
+        assert claude.wait_for_disconnect(timeout=DEADLINE, index=0)
     finally:
         gate.set()
 
@@ -124,7 +125,7 @@ def test_cancel_signal_closes_upstream_from_the_cancelling_thread(api, claude):
         assert (first.event_type, first.data) == ("chunk", "Hello")
         assert _watcher_threads() <= watchers_before
         cancel.set()
-        assert claude.wait_for_disconnect(timeout=5)
+        assert claude.wait_for_disconnect(timeout=DEADLINE)
         rest = list(events)
         assert [e.event_type for e in rest] == ["done"]
         assert (rest[0].data["stop_reason"], rest[0].data["text"]) == ("cancelled", "Hello")

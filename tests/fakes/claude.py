@@ -34,6 +34,7 @@ __all__ = ["FakeClaude", "RecordedRequest", "replies"]
 
 MODELS = ("claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5")
 NOTHING_SCRIPTED = "fake: nothing scripted"
+WAIT_SECONDS = 20.0  # the waits' default: it only bounds a failure (a loaded machine is slow)
 
 
 @dataclass
@@ -148,21 +149,21 @@ class FakeClaude:
         with self._cond:
             return list(self._disconnects)
 
-    def wait_for_open_connections(self, n: int, timeout: float = 5.0) -> None:
+    def wait_for_open_connections(self, n: int, timeout: float = WAIT_SECONDS) -> None:
         """Block until exactly `n` client connections are open; AssertionError after `timeout`."""
         with self._cond:
             if not self._cond.wait_for(lambda: len(self._connections) == n, timeout):
                 raise AssertionError(f"fake: {len(self._connections)} connections open, "
                                      f"not {n}, after {timeout}s")
 
-    def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
+    def wait_for_requests(self, n: int, timeout: float = WAIT_SECONDS) -> list[RecordedRequest]:
         """Block until `n` requests arrived; AssertionError after `timeout` seconds."""
         with self._cond:
             if not self._cond.wait_for(lambda: len(self._requests) >= n, timeout):
                 raise AssertionError(f"fake: {len(self._requests)} of {n} requests in {timeout}s")
             return list(self._requests)
 
-    def wait_for_disconnect(self, timeout: float = 5.0, index: int | None = None) -> bool:
+    def wait_for_disconnect(self, timeout: float = WAIT_SECONDS, index: int | None = None) -> bool:
         """Block until a client left mid-answer (request `index`, or any); AssertionError after
         `timeout`."""
         def seen() -> bool:
