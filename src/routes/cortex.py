@@ -8,9 +8,10 @@ import re
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from ..utils.cortex.paths import validate_filename
-from ..utils.models.cortex import CortexFile
+from ..utils.models.conversations import NoFields
+from ..utils.models.cortex import CortexFile, FileContent
 from ..utils.provider import get_cortex_service, get_memory_settings
-from .errors import ApiError, json_body
+from .errors import ApiError, body, json_body
 
 bp = Blueprint("cortex", __name__)
 FILE_URL = "/api/personas/<pid>/cortex/<filename>"
@@ -45,9 +46,7 @@ def write_file(pid: str, filename: str) -> Response:
     """Replace the file's content (a `user` revision)."""
     pid, filename = _persona(pid), _filename(filename)
     expected = _expected_revision(required=True)
-    content = json_body().get("content")
-    if not isinstance(content, str):
-        raise ApiError(400, "invalid_content", 'Send {"content": "<the whole file as text>"}.')
+    content = body(FileContent).content
     service = get_cortex_service()
     service.write_file(pid, filename, content, author="user", expected_revision=expected)
     return _file_response(service.read_file_info(pid, filename))
@@ -57,7 +56,7 @@ def write_file(pid: str, filename: str) -> Response:
 def reset_file(pid: str, filename: str) -> Response:
     """Put the template back (a `template` revision)."""
     pid, filename = _persona(pid), _filename(filename)
-    json_body(required=False)
+    body(NoFields, required=False)
     service = get_cortex_service()
     service.reset(pid, filename, expected_revision=_expected_revision(required=False))
     return _file_response(service.read_file_info(pid, filename))
@@ -83,7 +82,7 @@ def file_revision(pid: str, filename: str, rev: int) -> Response:
 def restore_revision(pid: str, filename: str, rev: int) -> Response:
     """Make an old revision current again (a `restore` revision)."""
     pid, filename = _persona(pid), _filename(filename)
-    json_body(required=False)
+    body(NoFields, required=False)
     service = get_cortex_service()
     service.restore(pid, filename, rev, expected_revision=_expected_revision(required=False))
     return _file_response(service.read_file_info(pid, filename))

@@ -4,9 +4,10 @@ import re
 from flask import Blueprint, Response, jsonify
 
 from ..utils.cortex.trigger import CortexDisabled
+from ..utils.models.conversations import NoFields
 from ..utils.models.cortex import UpdateQueued
 from ..utils.provider import get_cortex_trigger, get_proposal_service
-from .errors import ApiError, json_body
+from .errors import ApiError, body
 from .guards import existing_persona
 
 bp = Blueprint("cortex_jobs", __name__)
@@ -25,7 +26,7 @@ def read_status(pid: str) -> Response:
 def start_update(pid: str) -> tuple[Response, int]:
     """Queue a cortex update now (joins a queued one)."""
     existing_persona(pid)
-    json_body(required=False)
+    body(NoFields, required=False)
     try:
         job, created = get_cortex_trigger().request_update(pid)
     except CortexDisabled as err:

@@ -9,9 +9,10 @@ from flask import Blueprint, Response, jsonify, request
 
 from ..utils.cortex import pins
 from ..utils.cortex.paths import CORTEX_FILES
+from ..utils.models.review import Acceptance, FileChoice
 from ..utils.provider import get_cortex_service, get_memory_settings, get_proposal_service
 from .cortex import _expected_revision
-from .errors import ApiError, json_body
+from .errors import ApiError, body, json_body
 from .guards import existing_persona as _persona
 
 bp = Blueprint("cortex_review", __name__)
@@ -64,10 +65,8 @@ def read_proposal(pid: str, proposal_id: str) -> Response:
 def accept_proposal(pid: str, proposal_id: str) -> Response:
     """Apply the proposal (or one file, maybe edited)."""
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
-    body = json_body(required=False)
-    filename, content = _filename(body), body.get("content")
-    if content is not None and not isinstance(content, str):
-        raise ApiError(400, "invalid_content", '"content" must be the whole file as text.')
+    choice = body(Acceptance, required=False)
+    filename, content = choice.filename, choice.content
     expected = _expected_revision(required=False)
     accepted = get_proposal_service().accept(pid, proposal_id, filename=filename,
                                              content=content, expected_revision=expected)
@@ -78,7 +77,7 @@ def accept_proposal(pid: str, proposal_id: str) -> Response:
 def reject_proposal(pid: str, proposal_id: str) -> Response:
     """Drop the proposal (or one file of it)."""
     pid, proposal_id = _persona(pid), _proposal_id(proposal_id)
-    filename = _filename(json_body(required=False))
+    filename = body(FileChoice, required=False).filename
     rejected = get_proposal_service().reject(pid, proposal_id, filename=filename)
     return jsonify(rejected.model_dump(mode="json"))
 
@@ -93,12 +92,3 @@ def read_pins(pid: str, filename: str) -> Response:
     spans, warnings = pins.parse(info.content)
     return jsonify({"filename": filename, "revision": info.revision,
                     "pins": [span.to_dict() for span in spans], "warnings": warnings})
-
-
-def _filename(body: dict) -> str | None:
-    filename = body.get("filename")
-    if filename is not None and filename not in CORTEX_FILES:
-        raise ApiError(400, "invalid_filename",
-                       f'"filename" must be one of {", ".join(CORTEX_FILES)}.')
-    return filename
-

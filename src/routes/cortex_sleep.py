@@ -2,11 +2,12 @@
 from flask import Blueprint, Response, jsonify, request
 
 from ..utils.cortex.paths import CORTEX_FILES
-from ..utils.models.review import ConsolidationQueued
+from ..utils.models.conversations import NoFields
+from ..utils.models.review import ArchiveRestore, ConsolidationQueued
 from ..utils.provider import get_cortex_service, get_memory_settings, get_sleep_schedule
 from .cortex import _expected_revision
 from .cortex_review import _RULE, BASE
-from .errors import ApiError, json_body
+from .errors import ApiError, body
 from .guards import existing_persona as _persona
 
 bp = Blueprint("cortex_sleep", __name__)
@@ -28,7 +29,7 @@ def read_sleep(pid: str) -> Response:
 def consolidate_now(pid: str) -> tuple[Response, int]:
     """Queue a consolidation ("sleep") now."""
     pid = _persona(pid)
-    json_body(required=False)
+    body(NoFields, required=False)
     if not get_memory_settings().cortex().enabled:
         raise ApiError(409, "cortex_disabled",
                        "The cortex is disabled: enable it in the settings first.")
@@ -54,9 +55,7 @@ def read_archive(pid: str, filename: str) -> Response:
 def restore_from_archive(pid: str, filename: str, entry_id: int) -> Response:
     """Append an archive entry (or a part of it) to the file (a `restore` revision)."""
     pid, filename = _persona(pid), _file(filename)
-    text = json_body(required=False).get("text")
-    if text is not None and not isinstance(text, str):
-        raise ApiError(400, "invalid_text", '"text" must be a part of the entry, as text.')
+    text = body(ArchiveRestore, required=False).text
     if not 0 < entry_id < 2 ** 63:
         raise ApiError(404, "archive_entry_not_found", "No archive entry with that id.")
     service = get_cortex_service()

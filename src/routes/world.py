@@ -4,8 +4,9 @@ from collections.abc import Sequence
 from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel
 
+from ..utils.models.conversations import NoFields
 from ..utils.provider import get_world_book_service
-from .errors import ApiError, json_body
+from .errors import ApiError, body, json_body
 from .guards import no_body_or_json, persona_id
 
 bp = Blueprint("world", __name__, url_prefix="/api")
@@ -90,7 +91,7 @@ def persona_books(pid: str) -> Response:
 def attach_book(pid: str, bid: int) -> Response:
     """Make the persona use a book."""
     pid = persona_id(pid)
-    json_body(required=False)
+    body(NoFields, required=False)
     return _books(get_world_book_service().attach(pid, _id(bid, "book")))
 
 

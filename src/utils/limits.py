@@ -56,5 +56,6 @@ def as_document() -> dict:
         "world": {**model_limits(BookPatch, "name", "description"),
                   **model_limits(EntryPatch, "comment", "content"), "key": _length(KEY_MAX),
                   **model_limits(BookPatch, "scan_depth", "token_budget"),
-                  **model_limits(EntryPatch, "insertion_order")},
+                  **model_limits(EntryPatch, "insertion_order"),
+                  **{name: {"max_items": most} for name, most in WORLD_LISTS.items()}},
     }

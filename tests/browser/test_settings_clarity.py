@@ -31,6 +31,10 @@ def test_form_limits_match_the_server(page, server):
         "min", str(served["settings"]["context_limit"]["min"]))
     expect(page.locator("#cx-idle")).to_have_attribute(
         "max", str(served["cortex_settings"]["idle_minutes"]["max"]))
+    expect(page.locator("#wb-scan-depth")).to_have_attribute(
+        "max", str(served["world"]["scan_depth"]["max"]))
+    expect(page.locator("#wb-budget")).to_have_attribute(
+        "min", str(served["world"]["token_budget"]["min"]))
 
 
 def test_out_of_range_values_are_explained_in_words_before_sending(page, server):

@@ -6,7 +6,7 @@ from src.utils import provider
 from src.utils.limits import as_document
 from src.utils.models import Invalid, parse
 from src.utils.models.conversations import ChatMessage, SessionCreate, SessionPatch
-from src.utils.models.settings import CortexSettings, SettingsPatch
+from src.utils.models.settings import CortexSettings, Limits, SettingsPatch
 from src.utils.models.user_personas import UserPersonaCreate
 from src.utils.openapi import build_document
 from src.utils.openapi.table import model_schemas
@@ -141,3 +141,13 @@ def test_every_json_body_and_answer_is_a_generated_schema():
             assert schema == {"type": "object"}, where
             loose.append(where)
     assert len(loose) <= 8, loose
+
+
+def test_the_limits_document_is_its_model_whole():
+    """Every form `GET /api/limits` serves is a field of `Limits` (the OpenAPI answer), so the
+    document cannot leave a form out (it left out `user_persona` and `world`)."""
+    limits = as_document()
+    assert set(limits) == set(Limits.model_fields)
+    assert Limits.model_validate(limits).model_dump(exclude_none=True) == limits
+    assert limits["world"]["keys"] == {"max_items": 64}
+    assert limits["world"]["entries"] == {"max_items": 1000}

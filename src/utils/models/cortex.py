@@ -1,7 +1,7 @@
 """The cortex as the API answers it: files, revisions, update jobs (DESIGN §5, §7)."""
 from typing import Any, Literal, NamedTuple
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from .base import Body
 from .ids import JOB_ID, PERSONA_ID, shaped
@@ -16,7 +16,6 @@ class FileContent(Body):
     """PUT …/cortex/{filename}: the whole file as text (needs `If-Match`, 428 without it).
     Over the hard cap: `413 cortex_file_too_large`; nothing is written."""
 
-    model_config = ConfigDict(extra="ignore", strict=True)
     content: str
 
 

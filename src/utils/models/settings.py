@@ -239,12 +239,13 @@ class ConnectionReport(Resource):
 
 
 class Limit(Resource):
-    """`min`/`max` for numbers, `min_length`/`max_length` for text."""
+    """`min`/`max` for numbers, `min_length`/`max_length` for text, `max_items` for lists."""
 
     min: int | None = None
     max: int | None = None
     min_length: int | None = None
     max_length: int | None = None
+    max_items: int | None = None
 
 
 class Limits(Resource):
@@ -256,6 +257,9 @@ class Limits(Resource):
     session: dict[str, Limit]
     message: dict[str, Limit]
     search: dict[str, Limit]
+    user_persona: dict[str, Limit]
+    world: dict[str, Limit] = Field(description="Also `keys` (per list) and `entries` (per book) "
+                                    "as `max_items`.")
 
 
 class SignIn(Resource):

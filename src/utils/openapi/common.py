@@ -26,8 +26,6 @@ ERRORS = {
             "past its time limit and was stopped."),
 }
 # Non-JSON parts a row may name instead of a model: an uploaded file, a picture answer.
-ANY_OBJECT = {"required": False, "description": "None, or a JSON object such as `{}` (its fields "
-              "are ignored).", "content": {"application/json": {"schema": {"type": "object"}}}}
 FILE_FORM = {"required": True, "content": {"multipart/form-data": {"schema": {"type": "object",
     "properties": {"file": {"type": "string", "format": "binary"}}, "required": ["file"]}}}}
 PICTURE = {"description": "The picture.", "content": {mime: {"schema": {"type": "string",

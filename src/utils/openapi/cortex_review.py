@@ -1,7 +1,6 @@
 """Review mode, pins and sleep: per-persona memory settings, proposals, archive (issue 16)."""
 from ...routes import cortex_review, cortex_sleep
-from ..models import cortex, review as r, settings
-from .common import ANY_OBJECT
+from ..models import conversations as cv, cortex, review as r, settings
 from .table import Op, header, json_response, model_ref, query
 
 _IF_MATCH = header("If-Match", "With edited `content`: the file's current revision (`\"12\"`) "
@@ -16,14 +15,16 @@ ROUTES = {"cortex": (
     Op(cortex_review.write_memory_settings, _MEMORY, _MEMORY, "400 404"),
     Op(cortex_review.read_pins, r.Pins, errors="404"),
     Op(cortex_sleep.read_sleep, r.SleepStatus, errors="404"),
-    Op(cortex_sleep.consolidate_now, r.ConsolidationQueued, ANY_OBJECT, "400 404 409", "202"),
+    Op(cortex_sleep.consolidate_now, r.ConsolidationQueued, cv.NoFields, "400 404 409", "202",
+       optional_body=True),
     Op(cortex_sleep.read_archive, r.Archive, errors="400 404",
        params=(query("q", None, "Only entries containing this text (any case)."),)),
     Op(cortex_sleep.restore_from_archive, cortex.CortexFile, r.ArchiveRestore, "400 404",
        more=_STALE, optional_body=True, params=(header("If-Match"),)),
     Op(cortex_review.list_proposals, r.ProposalList, errors="400 404", params=(_DECISION,)),
-    Op(cortex_review.read_proposal, r.Proposal, errors="404"),
-    Op(cortex_review.accept_proposal, r.Proposal, r.Acceptance, "400 404 409 413", more=_STALE,
-       optional_body=True, params=(_IF_MATCH,)),
-    Op(cortex_review.reject_proposal, r.Proposal, r.FileChoice, "400 404 409", optional_body=True),
+    Op(cortex_review.read_proposal, r.Proposal, errors="404 503"),
+    Op(cortex_review.accept_proposal, r.Proposal, r.Acceptance, "400 404 409 413 503",
+       more=_STALE, optional_body=True, params=(_IF_MATCH,)),
+    Op(cortex_review.reject_proposal, r.Proposal, r.FileChoice, "400 404 409 503",
+       optional_body=True),
 )}

@@ -26,7 +26,7 @@ ROUTES = {"personas": (
     Op(portability.put_avatar, personas.Persona, FILE_FORM, "400 404 413 415 503"),
     Op(portability.delete_avatar, personas.Persona, errors="400 404"),
 ), "sessions": (
-    Op(portability.import_chat, p.ImportedChat, FILE_FORM, "400 404 413 415", "201",
+    Op(portability.import_chat, p.ImportedChat, FILE_FORM, "400 404 413 415 503", "201",
        params=_PREVIEW, more=_PREVIEWED[p.ChatImportSummary],
        description="Refusals are `400 invalid_chat` or `413 too_large` with a `reason`; "
                    f"limits: {CHAT_IMPORT['messages']} messages (swipes included), "

@@ -10,8 +10,8 @@ ROUTES = {"personas": (
     Op(user_personas.set_default, u.UserPersonaList, u.DefaultChoice, "400 404"),
     Op(user_personas.get_user_persona, u.UserPersona, errors="404"),
     Op(user_personas.update_user_persona, u.UserPersona, u.UserPersonaPatch, "400 404"),
-    Op(user_personas.delete_user_persona, u.UserPersonaList, errors="404 409"),
+    Op(user_personas.delete_user_persona, u.UserPersonaList, errors="400 404 409"),
     Op(user_personas.get_avatar, PICTURE, errors="404"),
-    Op(user_personas.put_avatar, u.UserPersona, FILE_FORM, "400 404 413 415"),
-    Op(user_personas.delete_avatar, u.UserPersona, errors="404"),
+    Op(user_personas.put_avatar, u.UserPersona, FILE_FORM, "400 404 413 415 503"),
+    Op(user_personas.delete_avatar, u.UserPersona, errors="400 404"),
 )}
