@@ -81,15 +81,17 @@ def test_unfinished_stream_has_no_stop_reason(claude, sdk):
     assert final.stop_reason is None and "message_stop" not in names and final.content[0].text
 
 
-@pytest.mark.parametrize("after_headers, error", [
-    (False, anthropic.APITimeoutError),  # no headers in time: the SDK's own timeout error
-    (True, httpx2.ReadTimeout),          # headers, then silence: a raw httpx2 timeout mid-stream
+@pytest.mark.parametrize("after_headers, error, timeout", [
+    (False, anthropic.APITimeoutError, 0.3),  # no headers in time: the SDK's own timeout error
+    # headers, then silence: a raw httpx2 timeout mid-stream (the headers must come in time, so
+    # the timeout leaves a loaded machine room to send them)
+    (True, httpx2.ReadTimeout, 3.0),
 ])
-def test_hang_times_the_client_out_and_does_not_block_close(after_headers, error):
+def test_hang_times_the_client_out_and_does_not_block_close(after_headers, error, timeout):
     with FakeClaude() as fake:
         fake.enqueue(replies.hang(after_headers=after_headers))
         with anthropic.Anthropic(api_key="k", base_url=fake.url, max_retries=0,
-                                 timeout=0.3) as sdk, pytest.raises(error), stream(sdk) as events:
+                                 timeout=timeout) as sdk, pytest.raises(error), stream(sdk) as events:
             list(events)
         assert fake.wait_for_disconnect(index=0)
         # the hanging reply never ends by itself: close() must release it, not wait for it

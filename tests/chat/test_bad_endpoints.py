@@ -10,7 +10,7 @@ from tests.fakes.openai_compat import replies
 
 @pytest.fixture
 def app_config(app_config, openai_fake):
-    return live_config(app_config, openai_fake, ANTHROPIC_TIMEOUT=2.0)
+    return live_config(app_config, openai_fake, ANTHROPIC_TIMEOUT=3.0)
 
 
 def chat(client, text="Are you there?") -> tuple[int, list[tuple[str, dict]]]:

@@ -32,12 +32,15 @@ from tests.support.concurrency import run_all
 
 API_KEY = "sk-ant-faults-test-0123456789abcdef"
 EDITS = 12
+# The hang and stall faults wait it out; every other reply must keep its gaps under it while six
+# clients share the process, so it leaves a loaded machine room.
+UPSTREAM_TIMEOUT = 3.0
 
 
 @pytest.fixture
 def app_config(app_config, claude):
     return {**app_config, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": claude.url,
-            "ANTHROPIC_TIMEOUT": 1.0, "CORTEX_WORKER": True}
+            "ANTHROPIC_TIMEOUT": UPSTREAM_TIMEOUT, "CORTEX_WORKER": True}
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """Counting tokens for the prompt inspector never holds a gevent worker (issue 24): the app as it
 runs in production (`python -m src.app`, one gevent worker, gevent's blocking monitor on), three
 inspectors opened at once while Claude's count_tokens holds their counts (a gate the test opens),
-and `/healthz` is answered meanwhile. A held loop could answer it only once a count had timed out
-(`CALL_SECONDS`) and fallen back to an estimate, so every count being the provider's is the proof;
-no duration is asserted. Also no report of the event loop blocked inside the inspector's code."""
+and `/healthz` is answered meanwhile. A held loop could answer it only once a count had timed
+out (`CALL_SECONDS`) and fallen back to an estimate, so the held counts being the provider's is
+the proof; no duration is asserted. Also no report of the event loop blocked inside the
+inspector's code."""
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -45,16 +46,13 @@ def test_slow_counting_does_not_hold_the_worker(data_dir, tmp_path):
         log = server.log()
     assert [status for status, _, _ in results] == [200, 200, 200]
     assert all(body["recorded"] for _, _, body in results)
-    # Every count is the provider's: none had timed out (and fallen back to an estimate) by the
-    # time /healthz was answered, so the worker answered it while they were all still waiting.
-    assert {_counted_by(body) for _, _, body in results} == {frozenset({"provider"})}
+    # Each opening's held count (its first section) is the provider's: none had timed out into
+    # an estimate by the time /healthz was answered, so the worker answered while they waited.
+    # (Later sections may run out of the opening's budget on a loaded machine; that is allowed.)
+    assert [body["sections"][0]["counted_by"] for _, _, body in results] == ["provider"] * 3
     stacks = [part.split("Info:")[0] for part in log.split("Blocked Stack")[1:]]
     blocked = [stack for stack in stacks if any(frame in stack for frame in INSPECTOR_FRAMES)]
     assert not blocked, blocked[0][:3000]
-
-
-def _counted_by(body: dict) -> frozenset[str]:
-    return frozenset([body["total"]["counted_by"], *(s["counted_by"] for s in body["sections"])])
 
 
 def _counts(fake: FakeClaude) -> int:
