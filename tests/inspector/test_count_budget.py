@@ -25,4 +25,6 @@ def test_a_slow_count_is_not_waited_for(server, client, claude, script):
     assert {s["counted_by"] for s in prompt["sections"]} == {"estimate"}
     assert prompt["total"]["counted_by"] == "estimate"
     counted = [r for r in claude.requests if r.path == "/v1/messages/count_tokens"]
-    assert len(counted) == 1  # the budget ran out on the first: nothing more was asked
+    # The budget ran out on the first (or, on a machine slow enough to spend it before, none
+    # was sent): nothing more was asked.
+    assert len(counted) <= 1
