@@ -1,8 +1,8 @@
 """Recording the request a reply was generated from, as it went on the wire (issue 24).
 
 The engine hands over the SDK's own body bytes once the request is sent (`RequestConfig.on_sent`);
-`SentCapture` keeps them in memory while the reply streams (the reply's thread holds no SQLite
-connection then), and `store` writes them with the reply's usage in the transaction that
+`SentCapture` keeps them in memory while the reply streams (nothing is written before the end),
+and `store` writes them with the reply's usage in the transaction that
 stores the reply (one write per turn). The
 first system text (persona and cortex) is the prefix stored once per content. It is found by
 looking for its JSON encoding in the body (one search in C); only a body that does not hold it
