@@ -212,6 +212,14 @@ def test_card_placeholders_are_filled_in_entries(chat, client):
     assert talk.fired() == ["Mira built Sam's ship."]
 
 
+def test_without_a_name_entries_say_user_as_card_text_does(chat):
+    """No name set: `{{user}}` in an entry is "User", as in the card's own text (an entry is
+    card text, often imported with it), not the prose word "the user"."""
+    talk = chat([{"keys": ["{{user}}'s ship"], "content": "{{char}} built {{user}}'s ship."}])
+    talk.say("Where is User's ship?")
+    assert talk.fired() == ["Mira built User's ship."]
+
+
 def test_a_german_persona_gets_the_german_section(chat):
     talk = chat([{"keys": ["Leuchtturm"], "content": "Der Leuchtturm steht auf dem Felsen."}],
                 language="de")
