@@ -19,6 +19,7 @@ SESSION_TITLE = TITLE_MAX
 MESSAGE = MESSAGE_MAX
 SEARCH_QUERY = SEARCH_MAX
 USER_PERSONAS = 200
+MESSAGE_PAGE = {"default": 50, "max": 200}  # messages per page of a session's history
 WORLD_LISTS = {"keys": KEYS_MAX, "entries": ENTRIES_MAX}
 PERSONA_TEXT = TEXT_LIMITS
 CHAT_IMPORT = {"line_bytes": 1024 * 1024, "lines": 50_001, "messages": 50_000, "swipes": 100,

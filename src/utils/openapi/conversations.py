@@ -1,12 +1,13 @@
 """Personas, sessions and the last message of a session (DESIGN §7)."""
 from ...routes import branches, messages, personas, sessions
+from ..limits import MESSAGE_PAGE
 from ..models import conversations as c, personas as p, sessions as s
 from .table import Op, query
 
 _PAGE = (query("before", {"type": "integer", "minimum": 1}, "Only messages with a smaller id (the "
                "smallest id you have)."),
-         query("limit", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
-               "Messages per page."))
+         query("limit", {"type": "integer", "minimum": 1, "maximum": MESSAGE_PAGE["max"],
+                         "default": MESSAGE_PAGE["default"]}, "Messages per page."))
 _OF_PERSONA = (query("persona_id", {"type": "string", "minLength": 1}, required=True),)
 ROUTES = {"personas": (
     Op(personas.list_personas, p.PersonaList),

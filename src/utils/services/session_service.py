@@ -4,7 +4,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 
-from ..limits import SESSION_TITLE
+from ..limits import MESSAGE_PAGE, SESSION_TITLE
 from ..models.sessions import Message, MessageDetail, Session
 from ..storage import (
     Database,
@@ -21,8 +21,7 @@ from .ids import is_persona_id, is_session_id, new_id
 log = logging.getLogger(__name__)
 ID_LENGTH = 16
 TITLE_MAX = SESSION_TITLE
-PAGE_DEFAULT = 50
-PAGE_MAX = 200
+PAGE_DEFAULT, PAGE_MAX = MESSAGE_PAGE["default"], MESSAGE_PAGE["max"]
 _WHITESPACE = re.compile(r"\s+")
 
 
