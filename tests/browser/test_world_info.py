@@ -77,3 +77,28 @@ def test_the_book_editor_changes_an_entry(page, server, model):
         f"{server.url}/api/personas/{persona['id']}/export?format=json").body())
     assert exported["data"]["character_book"]["entries"][0]["extensions"] == \
         {"position": 0, "probability": None, "useProbability": False}
+
+
+def test_book_settings_outside_their_limits_are_explained_before_sending(page, server, model):
+    """The scan depth's bounds come from `/api/limits`; a value outside them is named in words
+    beside the form, the field focused, and nothing is sent (the server's refusal came as a
+    bare toast before)."""
+    _import(page, server)
+    page.locator(".persona-card", has_text="Seraphina").get_by_role(
+        "button", name="Edit Seraphina").click()
+    expect(page.locator("#world-panel")).to_be_visible()
+    patches = []
+    page.on("request", lambda r: patches.append(r.url) if r.method == "PATCH" else None)
+    page.fill("#wb-scan-depth", "5000")
+    page.click("#wb-save")
+    expect(page.locator("#wb-error")).to_have_text(
+        "Scan depth (messages) must be a whole number from 0 to 1000.")
+    expect(page.locator("#wb-scan-depth")).to_be_focused()
+    expect(page.locator("#wb-scan-depth")).to_have_attribute("aria-invalid", "true")
+    assert patches == []
+    page.fill("#wb-scan-depth", "4")
+    with page.expect_response(lambda r: r.request.method == "PATCH") as answer:
+        page.click("#wb-save")
+    assert answer.value.status == 200
+    expect(page.locator("#wb-error")).to_have_text("")
+    expect(page.locator("#wb-scan-depth")).not_to_have_attribute("aria-invalid", "true")

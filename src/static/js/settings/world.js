@@ -2,6 +2,7 @@
 // entries, one entry editor, and shared books to attach or detach (docs/world-info.md).
 import { api, listOf, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
+import { limitProblem, showProblem } from '../lib/forms.js';
 import { icon } from '../lib/icons.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { t } from '../lib/i18n.js';
@@ -12,6 +13,16 @@ const CHECKS = { enabled: 'we-enabled', constant: 'we-constant', case_sensitive:
 /** Comma-separated keys as a list (blank ones dropped). */
 function keysOf(text) {
   return text.split(',').map((key) => key.trim()).filter(Boolean);
+}
+
+/** Clears `error` and the marks in `fields`; shows the first control outside its limits
+ * (`/api/limits`) instead, focused. True when everything fits. */
+function withinLimits(fields, error) {
+  error.textContent = '';
+  fields.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+  const problem = limitProblem(fields);
+  if (problem) showProblem(error, problem.el, problem.message);
+  return !problem;
 }
 
 /** The world info panel under the persona form. */
@@ -82,6 +93,7 @@ export class WorldSettings {
     byId('wb-scan-depth').value = String(this.book.scan_depth);
     byId('wb-budget').value = String(this.book.token_budget);
     byId('wb-recursive').checked = this.book.recursive_scanning;
+    withinLimits(byId('wb-fields'), byId('wb-error'));  // a new book starts without marks
     byId('world-entries').replaceChildren(...this.book.entries.map((entry) => this.entryRow(entry)));
   }
 
@@ -125,6 +137,7 @@ export class WorldSettings {
   }
 
   async saveEntry() {
+    if (!withinLimits(byId('world-entry-form'), byId('we-error'))) return;
     const order = Number(byId('we-order').value);
     const body = { comment: byId('we-comment').value.trim(), keys: keysOf(byId('we-keys').value),
       secondary_keys: keysOf(byId('we-secondary').value), content: byId('we-content').value,
@@ -151,9 +164,16 @@ export class WorldSettings {
   }
 
   async saveBook() {
-    await api.patch(`/api/world-books/${seg(this.book.id)}`, {
-      name: byId('wb-name').value.trim(), scan_depth: Number(byId('wb-scan-depth').value),
-      token_budget: Number(byId('wb-budget').value), recursive_scanning: byId('wb-recursive').checked });
+    const error = byId('wb-error');
+    if (!withinLimits(byId('wb-fields'), error)) return;
+    try {
+      await api.patch(`/api/world-books/${seg(this.book.id)}`, {
+        name: byId('wb-name').value.trim(), scan_depth: Number(byId('wb-scan-depth').value),
+        token_budget: Number(byId('wb-budget').value), recursive_scanning: byId('wb-recursive').checked });
+    } catch (err) {
+      error.textContent = err.message;
+      return;
+    }
     toast(t('settings.world.book_saved'));
     await this.load(this.book.id);
   }
