@@ -5,6 +5,7 @@ import pytest
 from src.utils import provider
 from src.utils.limits import as_document
 from src.utils.models import Invalid, parse
+from src.utils.models.base import KEY_SHOWN
 from src.utils.models.conversations import ChatMessage, SessionCreate, SessionPatch
 from src.utils.models.settings import CortexSettings, Limits, SettingsPatch
 from src.utils.models.user_personas import UserPersonaCreate
@@ -62,6 +63,16 @@ def test_a_refusal_names_the_first_field_in_todays_shape(data, code, field, mess
     assert (caught.value.code, caught.value.field) == (code, field)
     if message is not None:
         assert caught.value.message == message
+
+
+def test_a_huge_unknown_key_is_named_cut_short():
+    """A refusal names an unknown key, but not a megabyte of it twice (field and message)."""
+    key = "k" * 1_000_000
+    with pytest.raises(Invalid) as caught:
+        parse(SettingsPatch, {key: 1})
+    assert caught.value.code == "unknown_field"
+    assert caught.value.field == "k" * KEY_SHOWN + "…"
+    assert len(caught.value.message) < 1_000
 
 
 def test_a_partial_update_knows_which_fields_were_given():

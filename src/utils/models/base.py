@@ -15,6 +15,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 M = TypeVar("M", bound="Body")
+KEY_SHOWN = 80  # characters of an unknown key a refusal names
 
 
 class Invalid(ValueError):
@@ -72,7 +73,7 @@ def _refusal(model: type[Body], data: Any, errors: list) -> Invalid:
     order = list(data) if isinstance(data, dict) else []
     unknown = [e for e in errors if e["type"] == "extra_forbidden"]
     if unknown:
-        field = str(unknown[0]["loc"][0])
+        field = _named(str(unknown[0]["loc"][0]))
         allowed = ", ".join(sorted(model.model_fields))
         message = model.unknown_format.format(field=field, allowed=allowed)
         return Invalid("unknown_field" if model.error_code == "validation_error"
@@ -83,6 +84,12 @@ def _refusal(model: type[Body], data: Any, errors: list) -> Invalid:
     info = model.model_fields.get(field)
     rule = model.rules.get(field) or _rule(info, first)
     return Invalid(model.error_code, model.message_format.format(field=field, rule=rule), field)
+
+
+def _named(key: str) -> str:
+    """An unknown key as the refusal names it: cut at `KEY_SHOWN` characters, so a key of
+    megabytes is not echoed back twice (in `field` and in the message)."""
+    return key if len(key) <= KEY_SHOWN else key[:KEY_SHOWN] + "…"
 
 
 def _rule(info: FieldInfo | None, error: dict) -> str:
