@@ -63,3 +63,40 @@ def test_rename_and_delete_a_session_with_confirmation(page, server, model):
     expect(page.locator("#session-list li")).to_have_count(1)
     sessions = page.request.get(server.url + "/api/sessions?persona_id=default").json()["sessions"]
     assert [s["title"] for s in sessions] == [""]
+
+
+
+def _session_list(request) -> bool:
+    return "/api/sessions?persona_id=" in request.url
+
+
+def test_a_late_session_list_neither_undoes_a_change_nor_takes_the_rename_away(page, server,
+                                                                               model):
+    """The list asked for when a reply ends comes late here (the test holds it, then answers it
+    with the list as it was before): it is older than the session made meanwhile, so it is not
+    shown but asked for again, and the name being typed stays in its input. On a loaded
+    machine a late list undid a rename."""
+    model.chat.append(replies.text("Sure."))
+    open_page(page, server)
+    held = []
+    page.route("**/api/sessions?persona_id=*", lambda route: held.append(route), times=1)
+    with page.expect_request(_session_list):
+        send(page, "First chat")
+        page.wait_for_selector(REPLY_DONE)
+    page.click("#new-session")
+    expect(page.locator("#session-list li")).to_have_count(2)
+    stale = {"sessions": [{**s, "title": "Old news"} for s in page.request.get(
+        server.url + "/api/sessions?persona_id=default").json()["sessions"]]}
+
+    page.locator("#session-list li").nth(1).get_by_role("button", name="Rename").click()
+    page.fill(".rename-input", "Trip planning")
+    with page.expect_request(_session_list) as again:
+        held.pop().fulfill(json=stale)
+    assert again.value.response().ok
+    expect(page.locator(".rename-input")).to_have_value("Trip planning")
+    page.press(".rename-input", "Enter")
+    expect(page.locator("#session-list")).to_contain_text("Trip planning")
+    expect(page.locator("#session-list")).not_to_contain_text("Old news")
+    titles = [s["title"] for s in page.request.get(
+        server.url + "/api/sessions?persona_id=default").json()["sessions"]]
+    assert sorted(titles) == ["", "Trip planning"]

@@ -68,6 +68,7 @@ const search = new ConversationSearch({
 watchScroll(byId('messages'), byId('jump-latest'));
 const userPersona = new UserPersonaPicker({
   onChanged: (updated) => {
+    sessionsVersion += 1;
     state.sessions = state.sessions.map((s) => (s.id === updated.id ? { ...s, ...updated } : s));
     renderHeader();
   },
@@ -136,9 +137,20 @@ function renderSessions() {
   sidebar.renderSessions(state.sessions, state.sessionId);
 }
 
+/** Bumped by every change made here to `state.sessions`: a list asked for before one may lack
+ * it (a late answer undid a rename made meanwhile), so it is asked for again. */
+let sessionsVersion = 0;
+let sessionsAsked = 0;
+
 async function refreshSessions() {
   if (!state.personaId) return;
-  const data = await api.get(`/api/sessions?persona_id=${seg(state.personaId)}`);
+  const [ticket, version, personaId] = [++sessionsAsked, sessionsVersion, state.personaId];
+  const data = await api.get(`/api/sessions?persona_id=${seg(personaId)}`);
+  if (ticket !== sessionsAsked || personaId !== state.personaId) return;  // a newer one is on its way
+  if (version !== sessionsVersion) {
+    await refreshSessions();
+    return;
+  }
   state.sessions = listOf(data, 'sessions');
   renderSessions();
   renderHeader();
@@ -170,6 +182,7 @@ async function selectSession(sessionId) {
 
 async function createSession(greetingIndex = conversation.greetingIndex || 0) {
   const created = await api.post('/api/sessions', { persona_id: state.personaId, greeting_index: greetingIndex });
+  sessionsVersion += 1;
   state.sessions = [created, ...state.sessions.filter((s) => s.id !== created.id)];
   state.sessionId = created.id;
   renderSessions();
@@ -191,6 +204,7 @@ async function newSession() {
 async function renameSession(target, title) {
   try {
     const updated = await api.patch(`/api/sessions/${seg(target.id)}`, { title });
+    sessionsVersion += 1;
     state.sessions = state.sessions.map((s) => (s.id === updated.id ? { ...s, ...updated } : s));
   } catch (err) {
     toast(err.message, { error: true });
@@ -206,6 +220,7 @@ async function deleteSession(target) {
     `/api/sessions/${seg(target.id)}`,
   );
   if (!done) return;
+  sessionsVersion += 1;
   state.sessions = state.sessions.filter((s) => s.id !== target.id);
   toast(t('chat.delete.done'));
   memory.load();
@@ -219,6 +234,7 @@ async function deleteSession(target) {
 function titleChanged(frame) {
   const target = state.sessions.find((s) => s.id === frame.session_id);
   if (!target) return;
+  sessionsVersion += 1;
   target.title = frame.title;
   renderSessions();
   renderHeader();

@@ -56,9 +56,12 @@ export class Sidebar {
     }));
   }
 
-  /** Lists the persona's sessions, marking `activeId`. */
+  /** Lists the persona's sessions, marking `activeId`. While a name is being typed the list
+   * stays as it is (a title or a refresh arriving then would take the input away); the rename's
+   * end renders it anew. */
   renderSessions(sessions, activeId) {
     this.empty.hidden = sessions.length > 0;
+    if (this.renaming) return;
     this.sessionList.replaceChildren(...sessions.map((session) => this.sessionItem(session, activeId)));
   }
 
@@ -90,9 +93,11 @@ export class Sidebar {
       'aria-label': t('chat.sidebar.rename_input'),
     });
     let finished = false;
+    this.renaming = true;
     const finish = async (save) => {
       if (finished) return;
       finished = true;
+      this.renaming = false;
       const title = input.value.trim();
       if (save && title && title !== session.title) {
         await this.handlers.renameSession(session, title);
