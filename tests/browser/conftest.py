@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from tests.browser.support import Model
 from tests.fakes.claude import replies
@@ -16,6 +16,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 API_KEY = "sk-ant-test-accepted-key-7f3a"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT_MS = 15000
+# `expect` has its own default (5 s), which the context's timeout does not change: a loaded
+# machine exceeded it waiting for a page to show what it was sent. A passing check returns as
+# soon as it holds, so only a failure waits the longer bound.
+expect.set_options(timeout=TIMEOUT_MS)
 # Chromium reports every non-2xx fetch on the console; the tests provoke some on purpose.
 _EXPECTED_CONSOLE = ("Failed to load resource",)
 # CSP violations are judged by the events the page's document receives (below), not by the

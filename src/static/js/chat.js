@@ -141,19 +141,23 @@ function renderSessions() {
  * it (a late answer undid a rename made meanwhile), so it is asked for again. */
 let sessionsVersion = 0;
 let sessionsAsked = 0;
+let newestSessions = Promise.resolve();
 
-async function refreshSessions() {
-  if (!state.personaId) return;
+/** Shows the persona's sessions as the server lists them now. Only the newest request's answer
+ * is shown; an older call settles when that one has (so its caller reads the newest list). */
+function refreshSessions() {
+  if (!state.personaId) return Promise.resolve();
   const [ticket, version, personaId] = [++sessionsAsked, sessionsVersion, state.personaId];
-  const data = await api.get(`/api/sessions?persona_id=${seg(personaId)}`);
-  if (ticket !== sessionsAsked || personaId !== state.personaId) return;  // a newer one is on its way
-  if (version !== sessionsVersion) {
-    await refreshSessions();
-    return;
-  }
-  state.sessions = listOf(data, 'sessions');
-  renderSessions();
-  renderHeader();
+  newestSessions = (async () => {
+    const data = await api.get(`/api/sessions?persona_id=${seg(personaId)}`);
+    if (ticket !== sessionsAsked) return newestSessions;
+    if (version !== sessionsVersion) return refreshSessions();
+    state.sessions = listOf(data, 'sessions');
+    renderSessions();
+    renderHeader();
+    return undefined;
+  })();
+  return newestSessions;
 }
 
 async function selectPersona(personaId, sessionId = null) {
