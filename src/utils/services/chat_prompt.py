@@ -71,7 +71,7 @@ class ChatPrompt:
                                                    max(app.context_limit, 1), parent_id)
         books = self._kept(counters.config, "world_books", persona.id,
                            lambda: world_info.books_for(conn, persona.id))
-        fired = world_info.fire(books, persona, card_user, history)  # entries are card text
+        fired = world_info.fire(books, persona, card_user, history)
         sources = PromptSources(used, [hit.record() for hit in fired])
         system = prompts.system_blocks(persona, user_name, cortex, language, self._clock(),
                                        [hit.content for hit in fired], about, card_user)

@@ -20,15 +20,15 @@ def books_for(conn: sqlite3.Connection, persona_id: str) -> list[Book]:
             for book in book_store.books_of_persona(conn, persona_id)]
 
 
-def fire(books: list[Book], persona: Persona, user_name: str,
+def fire(books: list[Book], persona: Persona, card_user: str,
          history: Sequence[HistoryMessage]) -> list[Fired]:
     """The entries the conversation `history` (oldest first) activates in `books` (the
     persona's, `books_for`), in prompt order. Messages are scanned as `Name: text`, as
-    SillyTavern does by default."""
+    SillyTavern does by default; `card_user` is what `{{user}}` is in card text."""
     if not books:
         return []
     char = card_macros.char_name(persona)
-    names = {"user": user_name, "assistant": char}
+    names = {"user": card_user, "assistant": char}
     messages = [f"{names.get(turn.role, char)}: {turn.content}" for turn in reversed(history)]
-    fired = activate(books, messages, lambda text: card_macros.resolve(text, char, user_name))
+    fired = activate(books, messages, lambda text: card_macros.resolve(text, char, card_user))
     return prompt_order(fired)

@@ -58,6 +58,21 @@ export function errorInWords(err, form) {
   return t('common.forms.rejected', { label: labelOf(el), detail });
 }
 
+/** Empties `target` and takes the invalid marks off `form`'s controls. */
+export function clearProblems(form, target) {
+  target.textContent = '';
+  form.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+}
+
+/** Clears earlier problems, then shows the first control of `form` outside its limits in
+ * `target`, focused. True when everything fits. */
+export function withinLimits(form, target) {
+  clearProblems(form, target);
+  const problem = limitProblem(form);
+  if (problem) showProblem(target, problem.el, problem.message);
+  return !problem;
+}
+
 /** Marks `el` invalid, focuses it and shows `message` in `target`. */
 export function showProblem(target, el, message) {
   target.textContent = message;

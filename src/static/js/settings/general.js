@@ -3,7 +3,7 @@
 import { api, request } from '../lib/api.js';
 import { enteredKey, showKeyRefused } from '../lib/api_key.js';
 import { byId, h } from '../lib/dom.js';
-import { errorInWords, limitProblem, showProblem } from '../lib/forms.js';
+import { errorInWords, showProblem, withinLimits } from '../lib/forms.js';
 import { setPersonName } from '../lib/persona_view.js';
 import { currentTheme, setTheme } from '../lib/theme.js';
 import { confirmedDelete, toast } from '../lib/ui.js';
@@ -122,13 +122,7 @@ export class GeneralSettings {
   }
 
   async save() {
-    this.formError.textContent = '';
-    this.form.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
-    const problem = limitProblem(this.form);
-    if (problem) {
-      showProblem(this.formError, problem.el, problem.message);
-      return;
-    }
+    if (!withinLimits(this.form, this.formError)) return;
     const body = {};
     for (const [name, id] of Object.entries(FIELDS)) {
       const raw = byId(id).value.trim();

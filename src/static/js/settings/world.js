@@ -2,7 +2,7 @@
 // entries, one entry editor, and shared books to attach or detach (docs/world-info.md).
 import { api, listOf, seg } from '../lib/api.js';
 import { byId, h } from '../lib/dom.js';
-import { limitProblem, showProblem } from '../lib/forms.js';
+import { clearProblems, withinLimits } from '../lib/forms.js';
 import { icon } from '../lib/icons.js';
 import { confirmAction, toast } from '../lib/ui.js';
 import { t } from '../lib/i18n.js';
@@ -13,16 +13,6 @@ const CHECKS = { enabled: 'we-enabled', constant: 'we-constant', case_sensitive:
 /** Comma-separated keys as a list (blank ones dropped). */
 function keysOf(text) {
   return text.split(',').map((key) => key.trim()).filter(Boolean);
-}
-
-/** Clears `error` and the marks in `fields`; shows the first control outside its limits
- * (`/api/limits`) instead, focused. True when everything fits. */
-function withinLimits(fields, error) {
-  error.textContent = '';
-  fields.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
-  const problem = limitProblem(fields);
-  if (problem) showProblem(error, problem.el, problem.message);
-  return !problem;
 }
 
 /** The world info panel under the persona form. */
@@ -93,7 +83,7 @@ export class WorldSettings {
     byId('wb-scan-depth').value = String(this.book.scan_depth);
     byId('wb-budget').value = String(this.book.token_budget);
     byId('wb-recursive').checked = this.book.recursive_scanning;
-    withinLimits(byId('wb-fields'), byId('wb-error'));  // a new book starts without marks
+    clearProblems(byId('wb-fields'), byId('wb-error'));
     byId('world-entries').replaceChildren(...this.book.entries.map((entry) => this.entryRow(entry)));
   }
 
