@@ -16,8 +16,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 API_KEY = "sk-ant-test-accepted-key-7f3a"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT_MS = 15000
-# `expect` has its own default (5 s), which the context's timeout does not change: a loaded
-# machine exceeded it waiting for a page to show what it was sent. A passing check returns as
+# `expect` has its own default (5 s), which the context's timeout does not change; it gets the
+# same bound as every other wait of a page, for a loaded machine. A passing check returns as
 # soon as it holds, so only a failure waits the longer bound.
 expect.set_options(timeout=TIMEOUT_MS)
 # Chromium reports every non-2xx fetch on the console; the tests provoke some on purpose.
